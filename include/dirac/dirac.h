@@ -1,0 +1,12 @@
+/// @file dirac.h
+/// The one header users include: libdirac, Lagrange–Dirac systems and their structure-
+/// preserving integrators. Anything not declared under include/dirac/ is not API.
+#ifndef DIRAC_DIRAC_H
+#define DIRAC_DIRAC_H
+
+#include <dirac/status.h>
+#include <dirac/structure.h>
+#include <dirac/subspace.h>
+#include <dirac/version.h>
+
+#endif

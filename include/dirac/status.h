@@ -1,0 +1,52 @@
+/// @file status.h
+/// Status codes returned by every fallible libdirac call, and the caller-owned error record
+/// that carries the detailed message of a failed call.
+#ifndef DIRAC_STATUS_H
+#define DIRAC_STATUS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The one list of status codes, with the short message of each (X-macro).
+#define DIRAC_STATUS_LIST(X)                                                          \
+    X(DIRAC_OK, "success")                                                            \
+    X(DIRAC_ERR_ARGUMENT, "invalid argument")                                         \
+    X(DIRAC_ERR_SIZE, "dimension mismatch")                                           \
+    X(DIRAC_ERR_NOT_FINITE, "non-finite value (NaN or infinity)")                     \
+    X(DIRAC_ERR_NOT_SKEW, "matrix is not skew-symmetric")                             \
+    X(DIRAC_ERR_RANK, "rank-deficient input")                                         \
+    X(DIRAC_ERR_NOT_DIRAC, "not a Dirac structure")                                   \
+    X(DIRAC_ERR_NOMEM, "out of memory")                                               \
+    X(DIRAC_ERR_LINALG, "linear-algebra routine failed")                              \
+    X(DIRAC_ERR_IO, "input/output error")                                             \
+    X(DIRAC_ERR_PARSE, "model error")
+
+/// Status of a libdirac call; DIRAC_OK (zero) means success.
+typedef enum dirac_status {
+#define DIRAC_STATUS_ENUM(code, text) code,
+    DIRAC_STATUS_LIST(DIRAC_STATUS_ENUM)
+#undef DIRAC_STATUS_ENUM
+        DIRAC_STATUS_COUNT
+} dirac_status;
+
+/// The short, static description of a status code ("dimension mismatch"); never NULL.
+const char *dirac_status_string(dirac_status status);
+
+/// Maximum length of a detailed error message, including the terminating zero.
+#define DIRAC_ERROR_MESSAGE_SIZE 512
+
+/// Detailed report of a failed call, owned by the caller (typically on the stack).
+/// Functions that cannot keep a message in an object of their own (constructors, stateless
+/// operations) take a `dirac_error *`, which may be NULL when the caller only wants the status.
+/// On success the record is left untouched.
+typedef struct dirac_error {
+    dirac_status status;                      ///< status of the failed call
+    char message[DIRAC_ERROR_MESSAGE_SIZE];   ///< what was wrong, in one English sentence
+} dirac_error;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

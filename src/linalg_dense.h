@@ -1,0 +1,56 @@
+// Internal: small dense linear algebra on column-major matrices, on top of LAPACKE.
+//
+// Rank decisions use one rule everywhere: a singular value σ_i counts as zero when
+// σ_i <= LINALG_RANK_RTOL * σ_max (σ_max >= 1 is assumed for inputs that are zero).
+// These routines allocate their LAPACK workspace; they are for set-up work, never for
+// code inside a time step.
+#ifndef DIRAC_SRC_LINALG_DENSE_H
+#define DIRAC_SRC_LINALG_DENSE_H
+
+#include <dirac/status.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/// Relative singular-value threshold below which directions are treated as dependent.
+#define LINALG_RANK_RTOL 1e-10
+
+/// Singular values and, on request, full U (m x m) and V^T (k x k) of the column-major
+/// m x k matrix `a` (leading dimension m, not modified). `s` has min(m, k) entries, descending.
+/// `u` / `vt` may be NULL when not wanted. Returns DIRAC_ERR_LINALG if LAPACK fails.
+dirac_status linalg_svd(int m, int k, const double *a, double *s, double *u, double *vt,
+                        dirac_error *err);
+
+/// Numerical rank of the singular values `s` (count min_mk) under LINALG_RANK_RTOL.
+int linalg_rank_of_singular_values(const double *s, int min_mk);
+
+/// Orthonormal basis of the column range of the m x k matrix `a`: writes `*range` (m x r,
+/// malloc'ed; NULL when r = 0) and `*rank` = r. If `complement` is non-NULL it also receives
+/// an m x (m - r) orthonormal basis of the range's orthogonal complement (NULL when r = m).
+dirac_status linalg_range(int m, int k, const double *a, double **range, int *rank,
+                          double **complement, dirac_error *err);
+
+/// Orthonormal basis of the null space of the m x k matrix `a`: `*null` (k x d, malloc'ed,
+/// NULL when d = 0) and `*nullity` = d.
+dirac_status linalg_null_space(int m, int k, const double *a, double **null, int *nullity,
+                               dirac_error *err);
+
+/// Largest singular value of the m x k matrix `a`.
+dirac_status linalg_norm2(int m, int k, const double *a, double *norm, dirac_error *err);
+
+/// C (m x n) = A (m x p) * B (p x n), all column-major with leading dimensions m, m, p.
+void linalg_matmul(int m, int p, int n, const double *a, const double *b, double *c);
+
+/// C (m x n) = A^T * B with A (p x m) and B (p x n).
+void linalg_matmul_tn(int m, int p, int n, const double *a, const double *b, double *c);
+
+/// True when every one of the `count` entries is finite.
+bool linalg_all_finite(const double *x, size_t count);
+
+/// Largest absolute entry of the `count` values (0 for count 0).
+double linalg_max_abs(const double *x, size_t count);
+
+/// Euclidean norm of the `count` values.
+double linalg_norm(const double *x, size_t count);
+
+#endif
