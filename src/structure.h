@@ -10,9 +10,14 @@ struct dirac_structure {
     double basis[];   // 2n x n, column-major, orthonormal columns (v in rows 0..n-1, α below)
 };
 
+/// Computed subspaces whose isotropy residual lies between DIRAC_ISOTROPY_TOL and this are
+/// taken as Dirac structures spoilt by rounding (ill-conditioned intersections amplify it) and
+/// polished by one Newton step; beyond it they are reported as not Dirac.
+#define STRUCTURE_POLISH_TOL 1e-8
+
 /// The Dirac structure spanned by the `count` columns (length 2n) of `pairs`, which may be
-/// dependent. Orthonormalises, then verifies dimension n and isotropy (DIRAC_ERR_NOT_DIRAC
-/// otherwise, the message naming `what` was being built).
+/// dependent. Orthonormalises, polishes rounding-level isotropy defects, then verifies
+/// dimension n and isotropy (DIRAC_ERR_NOT_DIRAC otherwise, the message naming `what`).
 dirac_status structure_from_columns(int n, int count, const double *pairs, const char *what,
                                     dirac_structure **out, dirac_error *err);
 

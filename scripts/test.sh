@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The whole test suite: set up, then build and test twice — an optimised build, and a debug
+# build under AddressSanitizer + UndefinedBehaviorSanitizer. Ends with "N passed, N failed"
+# counting the test programs of both builds.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh || exit 1
+
+passed=0
+failed=0
+run_suite() {   # run_suite DIR CMAKE-ARGS...
+  local dir=$1
+  shift
+  echo "== build $dir ($*)"
+  if ! bash scripts/build.sh "$dir" "$@"; then
+    echo "build of $dir failed"
+    failed=$((failed + 1))
+    return
+  fi
+  local log="$dir/ctest.log"
+  (cd "$dir" && ctest --output-on-failure -j"$(nproc)") 2>&1 | tee "$log"
+  local total bad
+  total=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\2/p' "$log")
+  bad=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\1/p' "$log")
+  if [ -z "$total" ]; then
+    failed=$((failed + 1))
+    return
+  fi
+  passed=$((passed + total - bad))
+  failed=$((failed + bad))
+}
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+run_suite build
+run_suite build-asan -DDIRAC_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+
+echo "tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
