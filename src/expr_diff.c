@@ -1,0 +1,533 @@
+// Symbolic differentiation on the DAG: forward mode with a per-(node, variable) memo for
+// single derivatives, and reverse mode (one adjoint sweep per output) for sparse Jacobians
+// and Hessians. Both use the same local rule, s * d node / d child, and neither recurses.
+#include "expr_pool.h"
+
+#include "error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+// ---------------------------------------------------------------------------------------
+// Local rule.
+
+// s * (d e / d child k) for the node e, with its children x = a, y = b
+static expr_id scaled_partial(expr_pool *pool, expr_id e, int k, expr_id s)
+{
+    const expr_node n = pool->nodes[e];
+    expr_id x = n.a, y = n.b, one = expr_const(pool, 1.0);
+    switch ((expr_kind)n.kind) {
+    case EXPR_ADD:   // d(x + y) = dx + dy
+        return s;
+    case EXPR_SUB:   // d(x - y) = dx - dy
+        return k == 0 ? s : expr_neg(pool, s);
+    case EXPR_MUL:   // d(x y) = y dx + x dy
+        return expr_mul(pool, s, k == 0 ? y : x);
+    case EXPR_DIV:   // d(x / y) = dx / y - (x/y) dy / y
+        if (k == 0)
+            return expr_div(pool, s, y);
+        return expr_neg(pool, expr_div(pool, expr_mul(pool, s, e), y));
+    case EXPR_POW:
+        if (pool->nodes[y].kind == EXPR_CONST) {   // d(x^c) = c x^(c-1) dx
+            double c = pool->nodes[y].value;
+            return expr_mul(pool, s, expr_mul(pool, y, expr_powc(pool, x, c - 1.0)));
+        }
+        if (k == 0)   // d(x^y)/dx = y x^(y-1)
+            return expr_mul(pool, s, expr_mul(pool, y, expr_pow(pool, x, expr_sub(pool, y, one))));
+        // d(x^y)/dy = x^y log x   (from x^y = exp(y log x); only built when y varies)
+        return expr_mul(pool, s, expr_mul(pool, e, expr_fn(pool, EXPR_LOG, x)));
+    case EXPR_ATAN2: {   // d atan2(x, y) = (y dx - x dy) / (x^2 + y^2)
+        expr_id r2 = expr_add(pool, expr_powc(pool, x, 2.0), expr_powc(pool, y, 2.0));
+        if (k == 0)
+            return expr_div(pool, expr_mul(pool, s, y), r2);
+        return expr_neg(pool, expr_div(pool, expr_mul(pool, s, x), r2));
+    }
+    case EXPR_NEG:
+        return expr_neg(pool, s);
+    case EXPR_SIN:   // d sin x = cos x dx
+        return expr_mul(pool, s, expr_fn(pool, EXPR_COS, x));
+    case EXPR_COS:   // d cos x = -sin x dx
+        return expr_neg(pool, expr_mul(pool, s, expr_fn(pool, EXPR_SIN, x)));
+    case EXPR_TAN:   // d tan x = (1 + tan^2 x) dx
+        return expr_mul(pool, s, expr_add(pool, one, expr_powc(pool, e, 2.0)));
+    case EXPR_ASIN:   // d asin x = dx / sqrt(1 - x^2)
+        return expr_div(pool, s, expr_fn(pool, EXPR_SQRT, expr_sub(pool, one, expr_powc(pool, x, 2.0))));
+    case EXPR_ACOS:   // d acos x = -dx / sqrt(1 - x^2)
+        return expr_neg(pool, expr_div(pool, s, expr_fn(pool, EXPR_SQRT,
+                                                        expr_sub(pool, one, expr_powc(pool, x, 2.0)))));
+    case EXPR_ATAN:   // d atan x = dx / (1 + x^2)
+        return expr_div(pool, s, expr_add(pool, one, expr_powc(pool, x, 2.0)));
+    case EXPR_SINH:   // d sinh x = cosh x dx
+        return expr_mul(pool, s, expr_fn(pool, EXPR_COSH, x));
+    case EXPR_COSH:   // d cosh x = sinh x dx
+        return expr_mul(pool, s, expr_fn(pool, EXPR_SINH, x));
+    case EXPR_TANH:   // d tanh x = (1 - tanh^2 x) dx
+        return expr_mul(pool, s, expr_sub(pool, one, expr_powc(pool, e, 2.0)));
+    case EXPR_EXP:   // d exp x = exp x dx
+        return expr_mul(pool, s, e);
+    case EXPR_LOG:   // d log x = dx / x
+        return expr_div(pool, s, x);
+    case EXPR_SQRT:   // d sqrt x = dx / (2 sqrt x)
+        return expr_div(pool, s, expr_mul(pool, expr_const(pool, 2.0), e));
+    case EXPR_ABS:   // d |x| = sign(x) dx
+        return expr_mul(pool, s, expr_fn(pool, EXPR_SIGN, x));
+    case EXPR_SIGN:   // piecewise constant
+        return expr_const(pool, 0.0);
+    default:
+        return expr_pool_fail(pool, DIRAC_ERR_ARGUMENT, "cannot differentiate node %d of kind %s",
+                              (int)e, expr_kind_name((expr_kind)n.kind));
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Memo of d node / d var, open addressing in the pool.
+
+static uint32_t memo_hash(expr_id node, int32_t var)
+{
+    uint64_t h = ((uint64_t)(uint32_t)node << 32) | (uint32_t)var;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return (uint32_t)h;
+}
+
+static expr_id memo_get(const expr_pool *pool, expr_id node, int32_t var)
+{
+    if (!pool->memo)
+        return EXPR_NONE;
+    uint32_t slot = memo_hash(node, var) & pool->memo_mask;
+    for (;;) {
+        const expr_memo_entry *m = &pool->memo[slot];
+        if (m->node == EXPR_NONE)
+            return EXPR_NONE;
+        if (m->node == node && m->var == var)
+            return m->result;
+        slot = (slot + 1u) & pool->memo_mask;
+    }
+}
+
+static void memo_insert(expr_memo_entry *table, uint32_t mask, expr_memo_entry entry)
+{
+    uint32_t slot = memo_hash(entry.node, entry.var) & mask;
+    while (table[slot].node != EXPR_NONE)
+        slot = (slot + 1u) & mask;
+    table[slot] = entry;
+}
+
+// records d node / d var = result; -1 when out of memory (the pool error is set)
+static int memo_put(expr_pool *pool, expr_id node, int32_t var, expr_id result)
+{
+    uint32_t size = pool->memo ? pool->memo_mask + 1u : 0u;
+    if (2u * (pool->memo_count + 1u) > size) {   // keep at most half full
+        uint32_t grown = size ? 2u * size : 1024u;
+        expr_memo_entry *table = grown <= (1u << 30) ? malloc((size_t)grown * sizeof *table) : NULL;
+        if (!table) {
+            expr_pool_fail(pool, DIRAC_ERR_NOMEM, "out of memory for %u derivative memo entries",
+                           pool->memo_count + 1u);
+            return -1;
+        }
+        for (uint32_t i = 0; i < grown; i++)
+            table[i].node = EXPR_NONE;
+        for (uint32_t i = 0; i < size; i++)
+            if (pool->memo[i].node != EXPR_NONE)
+                memo_insert(table, grown - 1u, pool->memo[i]);
+        free(pool->memo);
+        pool->memo = table;
+        pool->memo_mask = grown - 1u;
+    }
+    memo_insert(pool->memo, pool->memo_mask, (expr_memo_entry){ node, var, result });
+    pool->memo_count++;
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// Forward mode.
+
+// growable stack of ids
+typedef struct id_stack {
+    expr_id *items;
+    size_t depth, capacity;
+} id_stack;
+
+static int stack_push(id_stack *s, expr_id id)
+{
+    if (s->depth == s->capacity) {
+        size_t capacity = s->capacity ? 2 * s->capacity : 64;
+        expr_id *items = realloc(s->items, capacity * sizeof *items);
+        if (!items)
+            return -1;
+        s->items = items;
+        s->capacity = capacity;
+    }
+    s->items[s->depth++] = id;
+    return 0;
+}
+
+// d child / d var of an already differentiated (or independent) child
+static expr_id child_derivative(expr_pool *pool, expr_id child, int32_t var)
+{
+    if (!expr_may_depend(pool, child, var))
+        return expr_const(pool, 0.0);
+    return memo_get(pool, child, var);
+}
+
+// d e / d var from the derivatives of e's children (both known)
+static expr_id combine(expr_pool *pool, expr_id e, int32_t var)
+{
+    const expr_node n = pool->nodes[e];
+    expr_id sum = EXPR_NONE;
+    for (int k = 0; k < 2; k++) {
+        expr_id child = k == 0 ? n.a : n.b;
+        if (child == EXPR_NONE)
+            continue;
+        expr_id d = child_derivative(pool, child, var);
+        if (d == EXPR_NONE)
+            return EXPR_NONE;
+        if (expr_is_const(pool, d, 0.0))
+            continue;
+        expr_id term = scaled_partial(pool, e, k, d);
+        sum = sum == EXPR_NONE ? term : expr_add(pool, sum, term);
+        if (sum == EXPR_NONE)
+            return EXPR_NONE;
+    }
+    return sum == EXPR_NONE ? expr_const(pool, 0.0) : sum;
+}
+
+expr_id expr_diff(expr_pool *pool, expr_id e, int32_t var)
+{
+    if (e == EXPR_NONE)
+        return EXPR_NONE;
+    if (!expr_valid(pool, e))
+        return expr_pool_fail(pool, DIRAC_ERR_ARGUMENT, "expr_diff: expression id %d out of range",
+                              (int)e);
+    if (var < 0)
+        return expr_pool_fail(pool, DIRAC_ERR_ARGUMENT, "expr_diff: variable index %d is negative",
+                              (int)var);
+    if (!expr_may_depend(pool, e, var))
+        return expr_const(pool, 0.0);
+    expr_id known = memo_get(pool, e, var);
+    if (known != EXPR_NONE)
+        return known;
+
+    // post-order with an explicit stack: a node is finished once its children are
+    id_stack stack = { NULL, 0, 0 };
+    expr_id result = EXPR_NONE;
+    if (stack_push(&stack, e) != 0)
+        goto out_of_memory;
+    while (stack.depth > 0) {
+        expr_id id = stack.items[stack.depth - 1];
+        if (memo_get(pool, id, var) != EXPR_NONE) {
+            stack.depth--;
+            continue;
+        }
+        const expr_node n = pool->nodes[id];
+        expr_id d;
+        if (n.kind == EXPR_VAR) {
+            d = expr_const(pool, n.a == var ? 1.0 : 0.0);
+        } else {
+            int pending = 0;
+            for (int k = 0; k < 2; k++) {
+                expr_id child = k == 0 ? n.a : n.b;
+                if (child != EXPR_NONE && expr_may_depend(pool, child, var)
+                    && memo_get(pool, child, var) == EXPR_NONE) {
+                    if (stack_push(&stack, child) != 0)
+                        goto out_of_memory;
+                    pending = 1;
+                }
+            }
+            if (pending)
+                continue;
+            d = combine(pool, id, var);
+        }
+        if (d == EXPR_NONE || memo_put(pool, id, var, d) != 0)
+            goto done;
+        stack.depth--;
+    }
+    result = memo_get(pool, e, var);
+    goto done;
+
+out_of_memory:
+    expr_pool_fail(pool, DIRAC_ERR_NOMEM, "out of memory differentiating node %d", (int)e);
+done:
+    free(stack.items);
+    return result;
+}
+
+// ---------------------------------------------------------------------------------------
+// Reverse mode: sparse Jacobians.
+
+void expr_sparse_free(expr_sparse *m)
+{
+    if (!m)
+        return;
+    free(m->row_start);
+    free(m->col);
+    free(m->value);
+    memset(m, 0, sizeof *m);
+}
+
+static int compare_ids(const void *pa, const void *pb)
+{
+    expr_id a = *(const expr_id *)pa, b = *(const expr_id *)pb;
+    return (a > b) - (a < b);
+}
+
+// scratch shared by the sweeps of one Jacobian
+typedef struct jacobian_work {
+    int32_t *stamp;     // per node (below `limit`): sweep number that reached it
+    expr_id *adjoint;   // per node: adjoint expression in the current sweep (EXPR_NONE: none)
+    unsigned char *flag;   // per node: depends on a requested variable
+    int *column;        // per variable index: column, -1 if not requested
+    int32_t top_var;
+    id_stack cone;      // nodes of the current output
+    id_stack walk;      // DFS stack
+    // entries found so far, row by row
+    int *col;
+    expr_id *value;
+    int nnz, capacity;
+} jacobian_work;
+
+static int add_entry(jacobian_work *w, int col, expr_id value)
+{
+    if (w->nnz == w->capacity) {
+        int capacity = w->capacity ? 2 * w->capacity : 64;
+        int *cols = realloc(w->col, (size_t)capacity * sizeof *cols);
+        if (cols)
+            w->col = cols;
+        expr_id *values = cols ? realloc(w->value, (size_t)capacity * sizeof *values) : NULL;
+        if (!values)
+            return -1;
+        w->value = values;
+        w->capacity = capacity;
+    }
+    w->col[w->nnz] = col;
+    w->value[w->nnz] = value;
+    w->nnz++;
+    return 0;
+}
+
+// the nodes output `o` depends on, in increasing id order, into w->cone
+static int collect_cone(const expr_pool *pool, jacobian_work *w, expr_id o, int32_t sweep)
+{
+    w->cone.depth = 0;
+    w->walk.depth = 0;
+    w->stamp[o] = sweep;
+    if (stack_push(&w->walk, o) != 0)
+        return -1;
+    while (w->walk.depth > 0) {
+        expr_id id = w->walk.items[--w->walk.depth];
+        if (stack_push(&w->cone, id) != 0)
+            return -1;
+        const expr_node *n = &pool->nodes[id];
+        if (n->kind == EXPR_CONST || n->kind == EXPR_VAR)
+            continue;
+        for (int k = 0; k < 2; k++) {
+            expr_id child = k == 0 ? n->a : n->b;
+            if (child != EXPR_NONE && w->stamp[child] != sweep) {
+                w->stamp[child] = sweep;
+                if (stack_push(&w->walk, child) != 0)
+                    return -1;
+            }
+        }
+    }
+    qsort(w->cone.items, w->cone.depth, sizeof *w->cone.items, compare_ids);
+    return 0;
+}
+
+// one reverse sweep: appends row entries of d o / d vars; 0 ok, -1 out of memory or pool error
+static int jacobian_row(expr_pool *pool, jacobian_work *w, expr_id o, int32_t sweep)
+{
+    if (collect_cone(pool, w, o, sweep) != 0)
+        return -1;
+    expr_id *cone = w->cone.items;
+    size_t length = w->cone.depth;
+
+    // which nodes depend on a requested variable (children come first)
+    for (size_t i = 0; i < length; i++) {
+        const expr_node *n = &pool->nodes[cone[i]];
+        unsigned char f = 0;
+        if (n->kind == EXPR_VAR)
+            f = n->a <= w->top_var && w->column[n->a] >= 0;
+        else if (n->kind != EXPR_CONST)
+            f = w->flag[n->a] || (n->b != EXPR_NONE && w->flag[n->b]);
+        w->flag[cone[i]] = f;
+        w->adjoint[cone[i]] = EXPR_NONE;
+    }
+    if (!w->flag[o])
+        return 0;
+
+    // adjoints from the output down: adj(child) += adj(node) * d node / d child
+    int row_first = w->nnz;
+    w->adjoint[o] = expr_const(pool, 1.0);
+    for (size_t i = length; i-- > 0;) {
+        expr_id id = cone[i];
+        expr_id adj = w->adjoint[id];
+        if (adj == EXPR_NONE || !w->flag[id] || expr_is_const(pool, adj, 0.0))
+            continue;
+        const expr_node n = pool->nodes[id];
+        if (n.kind == EXPR_VAR) {
+            if (add_entry(w, w->column[n.a], adj) != 0)
+                return -1;
+            continue;
+        }
+        for (int k = 0; k < 2; k++) {
+            expr_id child = k == 0 ? n.a : n.b;
+            if (child == EXPR_NONE || !w->flag[child])
+                continue;
+            expr_id term = scaled_partial(pool, id, k, adj);
+            expr_id sum = w->adjoint[child] == EXPR_NONE ? term
+                                                         : expr_add(pool, w->adjoint[child], term);
+            if (sum == EXPR_NONE)
+                return -1;
+            w->adjoint[child] = sum;
+        }
+    }
+
+    // the row's entries by increasing column (insertion sort: rows are short)
+    for (int i = row_first + 1; i < w->nnz; i++) {
+        int c = w->col[i];
+        expr_id v = w->value[i];
+        int j = i;
+        for (; j > row_first && w->col[j - 1] > c; j--) {
+            w->col[j] = w->col[j - 1];
+            w->value[j] = w->value[j - 1];
+        }
+        w->col[j] = c;
+        w->value[j] = v;
+    }
+    return 0;
+}
+
+static void jacobian_work_free(jacobian_work *w)
+{
+    free(w->stamp);
+    free(w->adjoint);
+    free(w->flag);
+    free(w->column);
+    free(w->cone.items);
+    free(w->walk.items);
+    free(w->col);
+    free(w->value);
+}
+
+dirac_status expr_jacobian(expr_pool *pool, int n_outputs, const expr_id *outputs, int n_vars,
+                           const int32_t *vars, expr_sparse *jac, dirac_error *err)
+{
+    memset(jac, 0, sizeof *jac);
+    if (n_outputs < 0 || n_vars < 0)
+        return error_set(err, DIRAC_ERR_ARGUMENT, "expr_jacobian: negative size (%d outputs, %d variables)",
+                         n_outputs, n_vars);
+    jacobian_work w;
+    memset(&w, 0, sizeof w);
+    w.top_var = -1;
+    expr_id top = -1;
+    for (int r = 0; r < n_outputs; r++) {
+        if (!expr_valid(pool, outputs[r]))
+            return error_set(err, DIRAC_ERR_ARGUMENT, "expr_jacobian: output %d has invalid id %d", r,
+                             (int)outputs[r]);
+        if (outputs[r] > top)
+            top = outputs[r];
+    }
+    for (int c = 0; c < n_vars; c++) {
+        if (vars[c] < 0)
+            return error_set(err, DIRAC_ERR_ARGUMENT, "expr_jacobian: variable %d has negative index %d",
+                             c, (int)vars[c]);
+        if (vars[c] > w.top_var)
+            w.top_var = vars[c];
+    }
+
+    size_t span = (size_t)top + 1, var_span = (size_t)w.top_var + 1;
+    w.stamp = calloc(span, sizeof *w.stamp);
+    w.adjoint = malloc(span * sizeof *w.adjoint);
+    w.flag = malloc(span);
+    w.column = malloc((var_span ? var_span : 1) * sizeof *w.column);
+    jac->row_start = malloc(((size_t)n_outputs + 1) * sizeof *jac->row_start);
+    if ((span && (!w.stamp || !w.adjoint || !w.flag)) || !w.column || !jac->row_start)
+        goto out_of_memory;
+    for (size_t v = 0; v < var_span; v++)
+        w.column[v] = -1;
+    for (int c = 0; c < n_vars; c++) {
+        if (w.column[vars[c]] >= 0) {
+            jacobian_work_free(&w);
+            expr_sparse_free(jac);
+            return error_set(err, DIRAC_ERR_ARGUMENT, "expr_jacobian: variable index %d listed twice",
+                             (int)vars[c]);
+        }
+        w.column[vars[c]] = c;
+    }
+
+    // one reverse sweep per output
+    for (int r = 0; r < n_outputs; r++) {
+        jac->row_start[r] = w.nnz;
+        if (jacobian_row(pool, &w, outputs[r], r + 1) != 0) {
+            if (expr_pool_status(pool) != DIRAC_OK) {
+                jacobian_work_free(&w);
+                expr_sparse_free(jac);
+                return expr_pool_error(pool, err);
+            }
+            goto out_of_memory;
+        }
+    }
+    jac->row_start[n_outputs] = w.nnz;
+    jac->n_rows = n_outputs;
+    jac->n_cols = n_vars;
+    jac->nnz = w.nnz;
+    jac->col = w.col;
+    jac->value = w.value;
+    w.col = NULL;
+    w.value = NULL;
+    jacobian_work_free(&w);
+    return DIRAC_OK;
+
+out_of_memory:
+    jacobian_work_free(&w);
+    expr_sparse_free(jac);
+    return error_set(err, DIRAC_ERR_NOMEM, "out of memory for a %d x %d Jacobian", n_outputs, n_vars);
+}
+
+dirac_status expr_hessian(expr_pool *pool, expr_id e, int n_vars, const int32_t *vars,
+                          expr_sparse *gradient, expr_sparse *hessian, dirac_error *err)
+{
+    expr_sparse g, h;
+    if (gradient)
+        memset(gradient, 0, sizeof *gradient);
+    if (hessian)
+        memset(hessian, 0, sizeof *hessian);
+    dirac_status status = expr_jacobian(pool, 1, &e, n_vars, vars, &g, err);
+    if (status != DIRAC_OK)
+        return status;
+    if (!hessian) {
+        *gradient = g;
+        return DIRAC_OK;
+    }
+
+    // rows of the Hessian: the Jacobians of the nonzero gradient entries
+    status = expr_jacobian(pool, g.nnz, g.value, n_vars, vars, &h, err);
+    int *row_start = status == DIRAC_OK ? malloc(((size_t)n_vars + 1) * sizeof *row_start) : NULL;
+    if (status == DIRAC_OK && !row_start) {
+        expr_sparse_free(&h);
+        status = error_set(err, DIRAC_ERR_NOMEM, "out of memory for a %d x %d Hessian", n_vars, n_vars);
+    }
+    if (status != DIRAC_OK) {
+        expr_sparse_free(&g);
+        return status;
+    }
+    int k = 0;
+    for (int i = 0; i < n_vars; i++) {
+        row_start[i] = h.row_start[k];
+        if (k < g.nnz && g.col[k] == i)
+            k++;
+    }
+    row_start[n_vars] = h.nnz;
+    free(h.row_start);
+    h.row_start = row_start;
+    h.n_rows = n_vars;
+    *hessian = h;
+    if (gradient)
+        *gradient = g;
+    else
+        expr_sparse_free(&g);
+    return DIRAC_OK;
+}

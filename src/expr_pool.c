@@ -1,0 +1,855 @@
+// Expression pool: node storage, hash-consing and the constructors, which fold constants and
+// apply cheap local simplifications before a node is stored.
+#include "expr_pool.h"
+
+#include "error.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POOL_INITIAL_CAPACITY 256
+
+// largest |n| an integer exponent may have to take part in integer-power rewrites
+#define POOL_POWI_LIMIT 1024.0
+
+expr_id expr_pool_fail(expr_pool *pool, dirac_status status, const char *format, ...)
+{
+    if (pool->error.status == DIRAC_OK) {
+        va_list args;
+        va_start(args, format);
+        pool->error.status = status;
+        vsnprintf(pool->error.message, sizeof pool->error.message, format, args);
+        va_end(args);
+    }
+    return EXPR_NONE;
+}
+
+dirac_status expr_pool_create(expr_pool **out, dirac_error *err)
+{
+    *out = NULL;
+    expr_pool *pool = calloc(1, sizeof *pool);
+    if (!pool)
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory for an expression pool");
+    pool->nodes = malloc(POOL_INITIAL_CAPACITY * sizeof *pool->nodes);
+    pool->table = malloc(2 * POOL_INITIAL_CAPACITY * sizeof *pool->table);
+    if (!pool->nodes || !pool->table) {
+        expr_pool_destroy(pool);
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory for an expression pool");
+    }
+    pool->capacity = POOL_INITIAL_CAPACITY;
+    pool->table_mask = 2 * POOL_INITIAL_CAPACITY - 1;
+    memset(pool->table, 0xff, 2 * POOL_INITIAL_CAPACITY * sizeof *pool->table);
+    pool->error.status = DIRAC_OK;
+    pool->error.message[0] = '\0';
+    *out = pool;
+    return DIRAC_OK;
+}
+
+void expr_pool_destroy(expr_pool *pool)
+{
+    if (!pool)
+        return;
+    free(pool->nodes);
+    free(pool->table);
+    free(pool->memo);
+    free(pool);
+}
+
+int32_t expr_pool_size(const expr_pool *pool)
+{
+    return pool->count;
+}
+
+dirac_status expr_pool_status(const expr_pool *pool)
+{
+    return pool->error.status;
+}
+
+dirac_status expr_pool_error(const expr_pool *pool, dirac_error *err)
+{
+    if (pool->error.status != DIRAC_OK && err)
+        *err = pool->error;
+    return pool->error.status;
+}
+
+void expr_pool_clear_error(expr_pool *pool)
+{
+    pool->error.status = DIRAC_OK;
+    pool->error.message[0] = '\0';
+}
+
+// ---------------------------------------------------------------------------------------
+// Hash-consing.
+
+static uint64_t mix64(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+static uint64_t double_bits(double x)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    return bits;
+}
+
+static uint32_t node_hash(int32_t kind, expr_id a, expr_id b, uint64_t bits)
+{
+    uint64_t h = ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
+    h = mix64(h ^ mix64(bits + (uint64_t)kind));
+    return (uint32_t)h;
+}
+
+static int node_equals(const expr_node *n, int32_t kind, expr_id a, expr_id b, uint64_t bits)
+{
+    return n->kind == kind && n->a == a && n->b == b && double_bits(n->value) == bits;
+}
+
+// doubles the hash table and reinserts every node
+static int table_grow(expr_pool *pool)
+{
+    uint32_t size = (pool->table_mask + 1u) * 2u;
+    if (size == 0 || size > (1u << 31))
+        return -1;
+    int32_t *table = malloc((size_t)size * sizeof *table);
+    if (!table)
+        return -1;
+    memset(table, 0xff, (size_t)size * sizeof *table);
+    uint32_t mask = size - 1u;
+    for (expr_id id = 0; id < pool->count; id++) {
+        const expr_node *n = &pool->nodes[id];
+        uint32_t slot = node_hash(n->kind, n->a, n->b, double_bits(n->value)) & mask;
+        while (table[slot] != EXPR_NONE)
+            slot = (slot + 1u) & mask;
+        table[slot] = id;
+    }
+    free(pool->table);
+    pool->table = table;
+    pool->table_mask = mask;
+    return 0;
+}
+
+static int nodes_grow(expr_pool *pool)
+{
+    if (pool->capacity > INT32_MAX / 2)
+        return -1;
+    int32_t capacity = pool->capacity * 2;
+    expr_node *nodes = realloc(pool->nodes, (size_t)capacity * sizeof *nodes);
+    if (!nodes)
+        return -1;
+    pool->nodes = nodes;
+    pool->capacity = capacity;
+    return 0;
+}
+
+// the id of the node (kind, a, b, value), created if it does not exist yet
+static expr_id intern(expr_pool *pool, expr_kind kind, expr_id a, expr_id b, double value)
+{
+    uint64_t bits = double_bits(value);
+    uint32_t slot = node_hash((int32_t)kind, a, b, bits) & pool->table_mask;
+    for (;;) {
+        expr_id id = pool->table[slot];
+        if (id == EXPR_NONE)
+            break;
+        if (node_equals(&pool->nodes[id], (int32_t)kind, a, b, bits))
+            return id;
+        slot = (slot + 1u) & pool->table_mask;
+    }
+
+    // new node: keep the table at most half full
+    if (pool->count == pool->capacity && nodes_grow(pool) != 0)
+        return expr_pool_fail(pool, DIRAC_ERR_NOMEM, "out of memory for %d expression nodes",
+                              pool->count + 1);
+    if (2u * ((uint32_t)pool->count + 1u) > pool->table_mask + 1u) {
+        if (table_grow(pool) != 0)
+            return expr_pool_fail(pool, DIRAC_ERR_NOMEM,
+                                  "out of memory for the table of %d expression nodes",
+                                  pool->count + 1);
+        slot = node_hash((int32_t)kind, a, b, bits) & pool->table_mask;
+        while (pool->table[slot] != EXPR_NONE)
+            slot = (slot + 1u) & pool->table_mask;
+    }
+    expr_id id = pool->count++;
+    expr_node *n = &pool->nodes[id];
+    n->kind = (int32_t)kind;
+    n->a = a;
+    n->b = b;
+    n->value = value;
+    if (kind == EXPR_VAR) {
+        n->lo = n->hi = a;
+    } else {
+        n->lo = INT32_MAX;
+        n->hi = -1;
+        for (int k = 0; k < 2; k++) {
+            expr_id c = k == 0 ? a : b;
+            if (c == EXPR_NONE)
+                continue;
+            if (pool->nodes[c].lo < n->lo)
+                n->lo = pool->nodes[c].lo;
+            if (pool->nodes[c].hi > n->hi)
+                n->hi = pool->nodes[c].hi;
+        }
+    }
+    pool->table[slot] = id;
+    return id;
+}
+
+// ---------------------------------------------------------------------------------------
+// Kinds.
+
+static const char *const kind_names[EXPR_KIND_COUNT] = {
+#define EXPR_KIND_NAME(kind, name, arity) [kind] = name,
+    EXPR_KIND_LIST(EXPR_KIND_NAME)
+#undef EXPR_KIND_NAME
+};
+
+static const signed char kind_arity[EXPR_KIND_COUNT] = {
+#define EXPR_KIND_ARITY(kind, name, arity) [kind] = arity,
+    EXPR_KIND_LIST(EXPR_KIND_ARITY)
+#undef EXPR_KIND_ARITY
+};
+
+const char *expr_kind_name(expr_kind kind)
+{
+    if ((int)kind < 0 || kind >= EXPR_KIND_COUNT)
+        return "?";
+    return kind_names[kind];
+}
+
+int expr_kind_arity(expr_kind kind)
+{
+    if ((int)kind < 0 || kind >= EXPR_KIND_COUNT)
+        return -1;
+    return kind_arity[kind];
+}
+
+int expr_function_lookup(const char *name, size_t length, expr_kind *kind)
+{
+    for (int k = EXPR_ATAN2; k < EXPR_KIND_COUNT; k++) {
+        if (k == EXPR_NEG)
+            continue;
+        const char *candidate = kind_names[k];
+        if (strlen(candidate) == length && memcmp(candidate, name, length) == 0) {
+            *kind = (expr_kind)k;
+            return kind_arity[k];
+        }
+    }
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// Accessors.
+
+expr_kind expr_kind_of(const expr_pool *pool, expr_id id)
+{
+    return (expr_kind)pool->nodes[id].kind;
+}
+
+expr_id expr_child(const expr_pool *pool, expr_id id, int which)
+{
+    const expr_node *n = &pool->nodes[id];
+    if (n->kind == EXPR_CONST || n->kind == EXPR_VAR)
+        return EXPR_NONE;
+    return which == 0 ? n->a : which == 1 ? n->b : EXPR_NONE;
+}
+
+double expr_const_value(const expr_pool *pool, expr_id id)
+{
+    const expr_node *n = &pool->nodes[id];
+    return n->kind == EXPR_CONST ? n->value : (double)NAN;
+}
+
+int32_t expr_var_index(const expr_pool *pool, expr_id id)
+{
+    const expr_node *n = &pool->nodes[id];
+    return n->kind == EXPR_VAR ? n->a : -1;
+}
+
+int expr_is_const(const expr_pool *pool, expr_id id, double value)
+{
+    const expr_node *n = &pool->nodes[id];
+    return n->kind == EXPR_CONST && n->value == value;
+}
+
+void expr_var_range(const expr_pool *pool, expr_id id, int32_t *lo, int32_t *hi)
+{
+    *lo = pool->nodes[id].lo;
+    *hi = pool->nodes[id].hi;
+}
+
+// ---------------------------------------------------------------------------------------
+// Constructors with folding and simplification. Each rule looks at most two levels down and
+// builds strictly smaller terms, so the mutual calls below are bounded in depth.
+
+expr_id expr_const(expr_pool *pool, double value)
+{
+    if (value == 0.0)
+        value = 0.0;   // one zero: -0.0 and 0.0 share a node
+    return intern(pool, EXPR_CONST, EXPR_NONE, EXPR_NONE, value);
+}
+
+expr_id expr_var(expr_pool *pool, int32_t index)
+{
+    if (index < 0)
+        return expr_pool_fail(pool, DIRAC_ERR_ARGUMENT, "variable index %d is negative",
+                              (int)index);
+    return intern(pool, EXPR_VAR, index, EXPR_NONE, 0.0);
+}
+
+static int is_const(const expr_pool *pool, expr_id id)
+{
+    return pool->nodes[id].kind == EXPR_CONST;
+}
+
+static double value_of(const expr_pool *pool, expr_id id)
+{
+    return pool->nodes[id].value;
+}
+
+static int kind_is(const expr_pool *pool, expr_id id, expr_kind kind)
+{
+    return pool->nodes[id].kind == (int32_t)kind;
+}
+
+// c*y with a constant c: writes c and y
+static int is_scaled(const expr_pool *pool, expr_id id, double *c, expr_id *y)
+{
+    const expr_node *n = &pool->nodes[id];
+    if (n->kind != EXPR_MUL || !is_const(pool, n->a))
+        return 0;
+    *c = value_of(pool, n->a);
+    *y = n->b;
+    return 1;
+}
+
+static int is_small_integer(double x)
+{
+    return x == floor(x) && fabs(x) <= POOL_POWI_LIMIT;
+}
+
+// folds kind(a, b) of constants when the result is finite; EXPR_NONE otherwise
+static expr_id fold(expr_pool *pool, expr_kind kind, expr_id a, expr_id b)
+{
+    double x = value_of(pool, a), y = b == EXPR_NONE ? 0.0 : value_of(pool, b);
+    double r = expr_apply(kind, x, y);
+    if (!isfinite(r))
+        return EXPR_NONE;
+    return expr_const(pool, r);
+}
+
+static expr_id make_neg(expr_pool *pool, expr_id a);
+static expr_id make_add(expr_pool *pool, expr_id a, expr_id b);
+static expr_id make_sub(expr_pool *pool, expr_id a, expr_id b);
+static expr_id make_mul(expr_pool *pool, expr_id a, expr_id b);
+static expr_id make_div(expr_pool *pool, expr_id a, expr_id b);
+static expr_id make_pow(expr_pool *pool, expr_id a, expr_id b);
+
+// -a
+static expr_id make_neg(expr_pool *pool, expr_id a)
+{
+    const expr_node n = pool->nodes[a];   // copies: constructors below may move the nodes
+    double c;
+    expr_id y;
+    if (n.kind == EXPR_CONST)
+        return expr_const(pool, -n.value);
+    if (n.kind == EXPR_NEG)   // --x = x
+        return n.a;
+    if (n.kind == EXPR_SUB)   // -(x - y) = y - x
+        return make_sub(pool, n.b, n.a);
+    if (is_scaled(pool, a, &c, &y))   // -(c*y) = (-c)*y
+        return make_mul(pool, expr_const(pool, -c), y);
+    return intern(pool, EXPR_NEG, a, EXPR_NONE, 0.0);
+}
+
+// a + b
+static expr_id make_add(expr_pool *pool, expr_id a, expr_id b)
+{
+    double c;
+    expr_id y;
+    if (is_const(pool, a) && is_const(pool, b)) {
+        expr_id r = fold(pool, EXPR_ADD, a, b);
+        if (r != EXPR_NONE)
+            return r;
+    }
+    if (is_const(pool, b) && !is_const(pool, a)) {   // constant first
+        expr_id t = a;
+        a = b;
+        b = t;
+    }
+    if (a == b)   // x + x = 2*x
+        return make_mul(pool, expr_const(pool, 2.0), a);
+    if (expr_is_const(pool, a, 0.0))
+        return b;
+    if (kind_is(pool, b, EXPR_NEG))   // a + (-y) = a - y
+        return make_sub(pool, a, pool->nodes[b].a);
+    if (kind_is(pool, a, EXPR_NEG))   // (-x) + b = b - x
+        return make_sub(pool, b, pool->nodes[a].a);
+    if (is_scaled(pool, b, &c, &y) && c < 0.0)   // a + (-c)*y = a - c*y
+        return make_sub(pool, a, make_mul(pool, expr_const(pool, -c), y));
+    if (is_scaled(pool, a, &c, &y) && c < 0.0 && !is_const(pool, b))
+        return make_sub(pool, b, make_mul(pool, expr_const(pool, -c), y));
+    if (is_const(pool, a)) {
+        const expr_node m = pool->nodes[b];
+        if (m.kind == EXPR_ADD && is_const(pool, m.a))   // c1 + (c2 + y) = (c1+c2) + y
+            return make_add(pool, expr_const(pool, value_of(pool, a) + value_of(pool, m.a)), m.b);
+        if (m.kind == EXPR_SUB && is_const(pool, m.a))   // c1 + (c2 - y) = (c1+c2) - y
+            return make_sub(pool, expr_const(pool, value_of(pool, a) + value_of(pool, m.a)), m.b);
+    } else if (a > b) {   // canonical order of non-constant terms
+        expr_id t = a;
+        a = b;
+        b = t;
+    }
+    return intern(pool, EXPR_ADD, a, b, 0.0);
+}
+
+// a - b
+static expr_id make_sub(expr_pool *pool, expr_id a, expr_id b)
+{
+    double c;
+    expr_id y;
+    if (is_const(pool, a) && is_const(pool, b)) {
+        expr_id r = fold(pool, EXPR_SUB, a, b);
+        if (r != EXPR_NONE)
+            return r;
+    }
+    if (a == b)
+        return expr_const(pool, 0.0);
+    if (is_const(pool, b))   // x - c = (-c) + x, exactly
+        return make_add(pool, expr_const(pool, -value_of(pool, b)), a);
+    if (expr_is_const(pool, a, 0.0))
+        return make_neg(pool, b);
+    if (kind_is(pool, b, EXPR_NEG))   // a - (-y) = a + y
+        return make_add(pool, a, pool->nodes[b].a);
+    if (is_scaled(pool, b, &c, &y) && c < 0.0)   // a - (-c)*y = a + c*y
+        return make_add(pool, a, make_mul(pool, expr_const(pool, -c), y));
+    if (is_const(pool, a)) {
+        const expr_node m = pool->nodes[b];
+        if (m.kind == EXPR_ADD && is_const(pool, m.a))   // c1 - (c2 + y) = (c1-c2) - y
+            return make_sub(pool, expr_const(pool, value_of(pool, a) - value_of(pool, m.a)), m.b);
+        if (m.kind == EXPR_SUB && is_const(pool, m.a))   // c1 - (c2 - y) = (c1-c2) + y
+            return make_add(pool, expr_const(pool, value_of(pool, a) - value_of(pool, m.a)), m.b);
+    }
+    return intern(pool, EXPR_SUB, a, b, 0.0);
+}
+
+// x^n as (x, n) when n is a small integer constant (x^1 counts, with n = 1)
+static int integer_power(const expr_pool *pool, expr_id id, expr_id *x, double *n)
+{
+    const expr_node *p = &pool->nodes[id];
+    if (p->kind == EXPR_POW && is_const(pool, p->b) && is_small_integer(value_of(pool, p->b))) {
+        *x = p->a;
+        *n = value_of(pool, p->b);
+        return 1;
+    }
+    if (p->kind != EXPR_CONST) {
+        *x = id;
+        *n = 1.0;
+        return 1;
+    }
+    return 0;
+}
+
+// a * b
+static expr_id make_mul(expr_pool *pool, expr_id a, expr_id b)
+{
+    double c, na, nb;
+    expr_id y, xa, xb;
+    if (is_const(pool, a) && is_const(pool, b)) {
+        expr_id r = fold(pool, EXPR_MUL, a, b);
+        if (r != EXPR_NONE)
+            return r;
+    }
+    if (is_const(pool, b) && !is_const(pool, a)) {   // constant first
+        expr_id t = a;
+        a = b;
+        b = t;
+    }
+    const expr_node ma = pool->nodes[a], mb = pool->nodes[b];
+    if (ma.kind == EXPR_CONST && mb.kind != EXPR_CONST) {
+        double ca = ma.value;
+        if (ca == 0.0)
+            return a;
+        if (ca == 1.0)
+            return b;
+        if (ca == -1.0)
+            return make_neg(pool, b);
+        if (mb.kind == EXPR_NEG)   // c*(-y) = (-c)*y
+            return make_mul(pool, expr_const(pool, -ca), mb.a);
+        if (is_scaled(pool, b, &c, &y))   // c1*(c2*y) = (c1*c2)*y
+            return make_mul(pool, expr_const(pool, ca * c), y);
+        if (mb.kind == EXPR_DIV && is_const(pool, mb.a))   // c1*(c2/y) = (c1*c2)/y
+            return make_div(pool, expr_const(pool, ca * value_of(pool, mb.a)), mb.b);
+        return intern(pool, EXPR_MUL, a, b, 0.0);
+    }
+    if (ma.kind == EXPR_NEG)   // (-x)*b = -(x*b)
+        return make_neg(pool, make_mul(pool, ma.a, b));
+    if (mb.kind == EXPR_NEG)
+        return make_neg(pool, make_mul(pool, a, mb.a));
+    if (is_scaled(pool, a, &c, &y))   // (c*y)*b = c*(y*b)
+        return make_mul(pool, ma.a, make_mul(pool, y, b));
+    if (is_scaled(pool, b, &c, &y))
+        return make_mul(pool, mb.a, make_mul(pool, a, y));
+    if (integer_power(pool, a, &xa, &na) && integer_power(pool, b, &xb, &nb) && xa == xb)
+        return make_pow(pool, xa, expr_const(pool, na + nb));   // x^n * x^m = x^(n+m)
+    if (a > b) {
+        expr_id t = a;
+        a = b;
+        b = t;
+    }
+    return intern(pool, EXPR_MUL, a, b, 0.0);
+}
+
+// 1 if x is a power of two (so 1/x is exact)
+static int is_power_of_two(double x)
+{
+    int e;
+    return isfinite(x) && x != 0.0 && fabs(frexp(x, &e)) == 0.5;
+}
+
+// a / b
+static expr_id make_div(expr_pool *pool, expr_id a, expr_id b)
+{
+    if (is_const(pool, a) && is_const(pool, b)) {
+        expr_id r = fold(pool, EXPR_DIV, a, b);
+        if (r != EXPR_NONE)
+            return r;
+    }
+    if (a == b)
+        return expr_const(pool, 1.0);
+    if (expr_is_const(pool, a, 0.0))   // 0/x = 0
+        return a;
+    if (kind_is(pool, b, EXPR_NEG))   // a/(-y) = -(a/y)
+        return make_neg(pool, make_div(pool, a, pool->nodes[b].a));
+    if (kind_is(pool, a, EXPR_NEG))   // (-x)/b = -(x/b)
+        return make_neg(pool, make_div(pool, pool->nodes[a].a, b));
+    if (is_const(pool, b) && is_power_of_two(value_of(pool, b)))   // x/2^k = 2^-k * x exactly
+        return make_mul(pool, expr_const(pool, 1.0 / value_of(pool, b)), a);
+    return intern(pool, EXPR_DIV, a, b, 0.0);
+}
+
+// a ^ b
+static expr_id make_pow(expr_pool *pool, expr_id a, expr_id b)
+{
+    if (is_const(pool, a) && is_const(pool, b)) {
+        expr_id r = fold(pool, EXPR_POW, a, b);
+        if (r != EXPR_NONE)
+            return r;
+    }
+    if (is_const(pool, b)) {
+        double n = value_of(pool, b);
+        const expr_node base = pool->nodes[a];
+        if (n == 0.0)   // x^0 = 1 (as pow(x, 0) for every x)
+            return expr_const(pool, 1.0);
+        if (n == 1.0)
+            return a;
+        if (n == 0.5)
+            return expr_fn(pool, EXPR_SQRT, a);
+        if (n == -1.0)
+            return make_div(pool, expr_const(pool, 1.0), a);
+        if (is_small_integer(n) && base.kind == EXPR_POW && is_const(pool, base.b)
+            && is_small_integer(value_of(pool, base.b))) {   // (x^m)^n = x^(m*n), integers
+            return make_pow(pool, base.a, expr_const(pool, n * value_of(pool, base.b)));
+        }
+        if (is_small_integer(n) && ((int64_t)n) % 2 == 0 && base.kind == EXPR_NEG)
+            return make_pow(pool, base.a, b);   // (-x)^(2k) = x^(2k)
+    }
+    if (expr_is_const(pool, a, 1.0))
+        return a;
+    return intern(pool, EXPR_POW, a, b, 0.0);
+}
+
+// kind(a) for a unary function
+static expr_id make_function(expr_pool *pool, expr_kind kind, expr_id a)
+{
+    const expr_node node = pool->nodes[a], *n = &node;
+    if (n->kind == EXPR_CONST) {
+        expr_id r = fold(pool, kind, a, EXPR_NONE);
+        if (r != EXPR_NONE)
+            return r;
+    }
+    switch (kind) {
+    case EXPR_NEG:
+        return make_neg(pool, a);
+    case EXPR_ABS:
+        if (n->kind == EXPR_NEG || n->kind == EXPR_ABS)   // |-x| = ||x|| = |x|
+            return make_function(pool, EXPR_ABS, n->a);
+        break;
+    case EXPR_COS:
+    case EXPR_COSH:
+        if (n->kind == EXPR_NEG)   // even: f(-x) = f(x)
+            return make_function(pool, kind, n->a);
+        break;
+    case EXPR_SIN:
+    case EXPR_TAN:
+    case EXPR_SINH:
+    case EXPR_TANH:
+    case EXPR_ASIN:
+    case EXPR_ATAN:
+    case EXPR_SIGN:
+        if (n->kind == EXPR_NEG)   // odd: f(-x) = -f(x)
+            return make_neg(pool, make_function(pool, kind, n->a));
+        break;
+    case EXPR_LOG:
+        if (n->kind == EXPR_EXP)   // log(exp(x)) = x
+            return n->a;
+        break;
+    case EXPR_SQRT:
+        if (n->kind == EXPR_POW && expr_is_const(pool, n->b, 2.0))   // sqrt(x^2) = |x|
+            return make_function(pool, EXPR_ABS, n->a);
+        break;
+    default:
+        break;
+    }
+    return intern(pool, kind, a, EXPR_NONE, 0.0);
+}
+
+expr_id expr_make(expr_pool *pool, expr_kind kind, expr_id a, expr_id b)
+{
+    int arity = expr_kind_arity(kind);
+    if (arity < 1)
+        return expr_pool_fail(pool, DIRAC_ERR_ARGUMENT,
+                              "expr_make: kind %d is not an operator or function", (int)kind);
+    if (a == EXPR_NONE || (arity == 2 && b == EXPR_NONE))
+        return EXPR_NONE;   // an earlier failure, already recorded
+    if (!expr_valid(pool, a) || (arity == 2 && !expr_valid(pool, b)))
+        return expr_pool_fail(pool, DIRAC_ERR_ARGUMENT, "expr_make(%s): child id %d out of range",
+                              expr_kind_name(kind), (int)(expr_valid(pool, a) ? b : a));
+    switch (kind) {
+    case EXPR_ADD:
+        return make_add(pool, a, b);
+    case EXPR_SUB:
+        return make_sub(pool, a, b);
+    case EXPR_MUL:
+        return make_mul(pool, a, b);
+    case EXPR_DIV:
+        return make_div(pool, a, b);
+    case EXPR_POW:
+        return make_pow(pool, a, b);
+    case EXPR_ATAN2:
+        if (is_const(pool, a) && is_const(pool, b)) {
+            expr_id r = fold(pool, EXPR_ATAN2, a, b);
+            if (r != EXPR_NONE)
+                return r;
+        }
+        return intern(pool, EXPR_ATAN2, a, b, 0.0);
+    default:
+        return make_function(pool, kind, a);
+    }
+}
+
+expr_id expr_add(expr_pool *pool, expr_id a, expr_id b)
+{
+    return expr_make(pool, EXPR_ADD, a, b);
+}
+
+expr_id expr_sub(expr_pool *pool, expr_id a, expr_id b)
+{
+    return expr_make(pool, EXPR_SUB, a, b);
+}
+
+expr_id expr_mul(expr_pool *pool, expr_id a, expr_id b)
+{
+    return expr_make(pool, EXPR_MUL, a, b);
+}
+
+expr_id expr_div(expr_pool *pool, expr_id a, expr_id b)
+{
+    return expr_make(pool, EXPR_DIV, a, b);
+}
+
+expr_id expr_pow(expr_pool *pool, expr_id a, expr_id b)
+{
+    return expr_make(pool, EXPR_POW, a, b);
+}
+
+expr_id expr_neg(expr_pool *pool, expr_id a)
+{
+    return expr_make(pool, EXPR_NEG, a, EXPR_NONE);
+}
+
+expr_id expr_powc(expr_pool *pool, expr_id a, double n)
+{
+    if (a == EXPR_NONE)
+        return EXPR_NONE;
+    return expr_make(pool, EXPR_POW, a, expr_const(pool, n));
+}
+
+expr_id expr_fn(expr_pool *pool, expr_kind kind, expr_id a)
+{
+    if (expr_kind_arity(kind) != 1)
+        return expr_pool_fail(pool, DIRAC_ERR_ARGUMENT, "expr_fn: %s is not a unary function",
+                              expr_kind_name(kind));
+    return expr_make(pool, kind, a, EXPR_NONE);
+}
+
+// ---------------------------------------------------------------------------------------
+// Whole-expression traversals.
+
+dirac_status expr_collect(const expr_pool *pool, int count, const expr_id *ids, expr_id **list,
+                          int32_t *length, dirac_error *err)
+{
+    *list = NULL;
+    *length = 0;
+    expr_id top = -1;
+    for (int k = 0; k < count; k++) {
+        if (!expr_valid(pool, ids[k]))
+            return error_set(err, DIRAC_ERR_ARGUMENT, "expression id %d out of range (pool has %d)",
+                             (int)ids[k], (int)pool->count);
+        if (ids[k] > top)
+            top = ids[k];
+    }
+    size_t span = (size_t)top + 1;
+    unsigned char *seen = calloc(span, 1);
+    expr_id *stack = malloc(span * sizeof *stack);
+    if (!seen || !stack) {
+        free(seen);
+        free(stack);
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory walking %zu expression nodes", span);
+    }
+
+    // mark: every node is pushed at most once, so the stack never exceeds `span`
+    size_t depth = 0, found = 0;
+    for (int k = 0; k < count; k++) {
+        if (!seen[ids[k]]) {
+            seen[ids[k]] = 1;
+            stack[depth++] = ids[k];
+        }
+        while (depth > 0) {
+            const expr_node *n = &pool->nodes[stack[--depth]];
+            found++;
+            if (n->kind == EXPR_CONST || n->kind == EXPR_VAR)
+                continue;
+            if (n->a != EXPR_NONE && !seen[n->a]) {
+                seen[n->a] = 1;
+                stack[depth++] = n->a;
+            }
+            if (n->b != EXPR_NONE && !seen[n->b]) {
+                seen[n->b] = 1;
+                stack[depth++] = n->b;
+            }
+        }
+    }
+
+    // the marked ids in increasing order, written over the stack
+    size_t at = 0;
+    for (size_t id = 0; id < span; id++)
+        if (seen[id])
+            stack[at++] = (expr_id)id;
+    free(seen);
+    *list = stack;
+    *length = (int32_t)found;
+    return DIRAC_OK;
+}
+
+dirac_status expr_count_reachable(const expr_pool *pool, int count, const expr_id *ids,
+                                  int64_t *nodes, dirac_error *err)
+{
+    expr_id *list;
+    int32_t length;
+    *nodes = 0;
+    dirac_status status = expr_collect(pool, count, ids, &list, &length, err);
+    if (status != DIRAC_OK)
+        return status;
+    free(list);
+    *nodes = length;
+    return DIRAC_OK;
+}
+
+dirac_status expr_variables(const expr_pool *pool, int count, const expr_id *ids,
+                            int32_t **vars, int *n_vars, dirac_error *err)
+{
+    expr_id *list;
+    int32_t length;
+    *vars = NULL;
+    *n_vars = 0;
+    dirac_status status = expr_collect(pool, count, ids, &list, &length, err);
+    if (status != DIRAC_OK)
+        return status;
+
+    // variables by increasing index (variable nodes are unique per index)
+    int found = 0;
+    for (int32_t k = 0; k < length; k++)
+        if (pool->nodes[list[k]].kind == EXPR_VAR)
+            list[found++] = pool->nodes[list[k]].a;
+    for (int i = 1; i < found; i++) {   // insertion sort by index
+        int32_t v = list[i];
+        int j = i;
+        for (; j > 0 && list[j - 1] > v; j--)
+            list[j] = list[j - 1];
+        list[j] = v;
+    }
+    if (found == 0) {
+        free(list);
+        return DIRAC_OK;
+    }
+    *vars = list;
+    *n_vars = found;
+    return DIRAC_OK;
+}
+
+dirac_status expr_substitute(expr_pool *pool, expr_id e, int count, const int32_t *vars,
+                             const expr_id *with, expr_id *out, dirac_error *err)
+{
+    *out = EXPR_NONE;
+    int32_t top_var = -1;
+    for (int k = 0; k < count; k++) {
+        if (vars[k] < 0)
+            return error_set(err, DIRAC_ERR_ARGUMENT, "substitution variable index %d is negative",
+                             (int)vars[k]);
+        if (!expr_valid(pool, with[k]))
+            return error_set(err, DIRAC_ERR_ARGUMENT, "substitution %d: expression id %d out of range",
+                             k, (int)with[k]);
+        if (vars[k] > top_var)
+            top_var = vars[k];
+    }
+    expr_id *list;
+    int32_t length;
+    dirac_status status = expr_collect(pool, 1, &e, &list, &length, err);
+    if (status != DIRAC_OK)
+        return status;
+
+    // replacement of each variable index (EXPR_NONE: keep), and the new id of each old node
+    expr_id *replace = malloc(((size_t)top_var + 1) * sizeof *replace);
+    expr_id *image = malloc(((size_t)e + 1) * sizeof *image);
+    if (!replace || !image) {
+        free(list);
+        free(replace);
+        free(image);
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory substituting in %d nodes",
+                         (int)length);
+    }
+    for (int32_t v = 0; v <= top_var; v++)
+        replace[v] = EXPR_NONE;
+    for (int k = 0; k < count; k++)
+        replace[vars[k]] = with[k];
+
+    for (int32_t k = 0; k < length; k++) {
+        expr_id id = list[k];
+        expr_node n = pool->nodes[id];   // copy: the pool may grow below
+        if (n.kind == EXPR_CONST)
+            image[id] = id;
+        else if (n.kind == EXPR_VAR)
+            image[id] = n.a <= top_var && replace[n.a] != EXPR_NONE ? replace[n.a] : id;
+        else
+            image[id] = expr_make(pool, (expr_kind)n.kind, image[n.a],
+                                  n.b == EXPR_NONE ? EXPR_NONE : image[n.b]);
+        if (image[id] == EXPR_NONE)
+            break;
+    }
+    expr_id result = image[e];
+    free(list);
+    free(replace);
+    free(image);
+    if (result == EXPR_NONE)
+        return expr_pool_error(pool, err);
+    *out = result;
+    return DIRAC_OK;
+}

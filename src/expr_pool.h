@@ -1,0 +1,61 @@
+// Internal to the expression engine: the pool's representation, shared by expr_pool.c,
+// expr_diff.c, expr_tape.c, expr_eval.c and expr_print.c. Other modules use expr.h only.
+#ifndef DIRAC_SRC_EXPR_POOL_H
+#define DIRAC_SRC_EXPR_POOL_H
+
+#include "expr.h"
+
+#include <stdint.h>
+
+/// One node. Leaves: CONST keeps `value`; VAR keeps its input index in `a`. Unary nodes use
+/// `a`, binary nodes `a` and `b` (both < the node's own id); unused children are EXPR_NONE.
+typedef struct expr_node {
+    int32_t kind;    // expr_kind
+    expr_id a, b;    // children, or the input index of a VAR in a
+    int32_t lo, hi;  // range of variable indices below this node (lo > hi: none)
+    double value;    // CONST only; 0 otherwise
+} expr_node;
+
+/// Derivative memo entry: d node / d var = result (node == EXPR_NONE: empty slot).
+typedef struct expr_memo_entry {
+    expr_id node;
+    int32_t var;
+    expr_id result;
+} expr_memo_entry;
+
+struct expr_pool {
+    expr_node *nodes;         // count nodes, in id order
+    int32_t count, capacity;
+    int32_t *table;           // hash-consing table of node ids (EXPR_NONE: empty), power of 2
+    uint32_t table_mask;      // table size - 1
+    expr_memo_entry *memo;    // derivative memo (open addressing), power of 2 or NULL
+    uint32_t memo_mask;
+    uint32_t memo_count;
+    dirac_error error;        // sticky: first failure since the last clear
+};
+
+/// Records a failure in the pool's sticky error (the first one is kept); returns EXPR_NONE.
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+expr_id expr_pool_fail(expr_pool *pool, dirac_status status, const char *format, ...);
+
+/// 1 if id names an existing node.
+static inline int expr_valid(const expr_pool *pool, expr_id id)
+{
+    return id >= 0 && id < pool->count;
+}
+
+/// 1 if the node may depend on variable `var` (its variable range contains var).
+static inline int expr_may_depend(const expr_pool *pool, expr_id id, int32_t var)
+{
+    const expr_node *n = &pool->nodes[id];
+    return n->lo <= var && var <= n->hi;
+}
+
+/// All nodes reachable from the `count` ids, in increasing id order: *list (malloc'ed) and
+/// *length. The ids must be valid. Iterative (explicit stack).
+dirac_status expr_collect(const expr_pool *pool, int count, const expr_id *ids, expr_id **list,
+                          int32_t *length, dirac_error *err);
+
+#endif
