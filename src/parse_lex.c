@@ -1,0 +1,424 @@
+// Lexer of the model language: tokens with line and column, line continuation, and the
+// byte-level checks (NUL bytes, invalid UTF-8, characters outside the language).
+#include "parse.h"
+
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void lex_init(parse_lexer *lx, spec *s, diag_source *src)
+{
+    memset(lx, 0, sizeof *lx);
+    lx->s = s;
+    lx->src = src;
+    lx->p = src->text;
+    lx->end = src->text + src->size;
+    lx->line = lx->col = 1;
+    lx->last = TOK_NEWLINE;
+    // a UTF-8 byte-order mark is not part of the text
+    if (src->size >= 3 && memcmp(src->text, "\xEF\xBB\xBF", 3) == 0)
+        lx->p += 3;
+}
+
+static bool is_name_start(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool is_name_char(int c)
+{
+    return is_name_start(c) || (c >= '0' && c <= '9');
+}
+
+static bool is_digit(int c)
+{
+    return c >= '0' && c <= '9';
+}
+
+// a token after which a line break does not end the statement
+static bool continues_line(parse_tok k)
+{
+    switch (k) {
+    case TOK_PLUS: case TOK_MINUS: case TOK_STAR: case TOK_SLASH: case TOK_CARET:
+    case TOK_COMMA: case TOK_EQUALS: case TOK_COLON: case TOK_ARROW: case TOK_LPAREN:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static spec_loc lex_loc(const parse_lexer *lx, int line, int col)
+{
+    spec_loc loc = { lx->src->name, line, col };
+    return loc;
+}
+
+// one character outside the language at lx->p: reports it, skips it
+static void lex_bad_char(parse_lexer *lx)
+{
+    const unsigned char *u = (const unsigned char *)lx->p;
+    size_t avail = (size_t)(lx->end - lx->p);
+    spec_loc here = lex_loc(lx, lx->line, lx->col);
+    size_t n = diag_utf8_length(u, avail);
+    if (*u == 0) {
+        spec_error(lx->s, DIRAC_ERR_PARSE, here, "NUL byte in the file (is it a text file?)");
+        n = 1;
+    } else if (n == 0) {
+        spec_error(lx->s, DIRAC_ERR_PARSE, here, "invalid UTF-8 byte 0x%02X", (unsigned)*u);
+        n = 1;
+    } else if (n > 1) {
+        spec_error(lx->s, DIRAC_ERR_PARSE, here,
+                   "unexpected character '%.*s' (names and operators are ASCII)", (int)n, lx->p);
+    } else if (*u == '\'') {
+        spec_error(lx->s, DIRAC_ERR_PARSE, here,
+                   "a prime (') must follow a name directly, as in x'");
+    } else if (*u == '"') {
+        spec_error(lx->s, DIRAC_ERR_PARSE, here, "unexpected string");
+    } else if (*u < 0x20 || *u == 0x7F) {
+        spec_error(lx->s, DIRAC_ERR_PARSE, here, "unexpected control character 0x%02X",
+                   (unsigned)*u);
+    } else {
+        spec_error(lx->s, DIRAC_ERR_PARSE, here, "unexpected character '%c'", *u);
+    }
+    lx->p += n;
+    lx->col++;
+}
+
+// converts the number text[0..len) (already checked to be a decimal literal)
+static bool lex_number_value(parse_lexer *lx, const char *text, size_t len, double *value)
+{
+    char small[128], *buf = small;
+    if (len + 1 > sizeof small) {
+        buf = spec_mem_alloc(&lx->s->mem, len + 1);
+        if (!buf) {
+            spec_out_of_memory(lx->s);
+            return false;
+        }
+    }
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    // strtod follows the locale's decimal point; the language's is always '.'
+    const struct lconv *lc = localeconv();
+    char point = lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point[0] : '.';
+    if (point != '.')
+        for (size_t i = 0; i < len; i++)
+            if (buf[i] == '.')
+                buf[i] = point;
+    *value = strtod(buf, NULL);
+    if (buf != small)
+        spec_mem_free(&lx->s->mem, buf);
+    return true;
+}
+
+// lexes one token into *t (never TOK_NEWLINE handling of continuation: see lex_fill)
+static void lex_scan(parse_lexer *lx, parse_token *t)
+{
+    for (;;) {
+        memset(t, 0, sizeof *t);
+        // skip blanks and comments
+        while (lx->p < lx->end) {
+            char c = *lx->p;
+            if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+                lx->p++;
+                lx->col++;
+            } else if (c == '#') {
+                // comments may hold any bytes but NUL
+                const char *nl = memchr(lx->p, '\n', (size_t)(lx->end - lx->p));
+                const char *stop = nl ? nl : lx->end;
+                const char *nul = memchr(lx->p, '\0', (size_t)(stop - lx->p));
+                if (nul) {
+                    for (const char *q = lx->p; q < nul; q++)
+                        if (((unsigned char)*q & 0xC0) != 0x80)
+                            lx->col++;
+                    lx->p = nul;
+                    t->kind = TOK_ERROR;
+                    t->line = lx->line;
+                    t->col = lx->col;
+                    lex_bad_char(lx);
+                    // skip the rest of the comment
+                    lx->p = stop;
+                    return;
+                }
+                lx->p = stop;
+            } else {
+                break;
+            }
+        }
+        t->line = lx->line;
+        t->col = lx->col;
+        t->text = lx->p;
+        t->line_start = !lx->line_has_token;
+        if (lx->p >= lx->end) {
+            t->kind = TOK_EOF;
+            if (lx->col == 1 && lx->line > 1 && lx->p > lx->src->text && lx->p[-1] == '\n') {
+                // report the end of the file at the end of its last line
+                t->line = lx->line - 1;
+                t->col = lx->last_line_len + 1;
+            }
+            return;
+        }
+        char c = *lx->p;
+        if (c == '\n') {
+            t->kind = TOK_NEWLINE;
+            t->len = 1;
+            lx->last_line_len = lx->col - 1;
+            lx->p++;
+            lx->line++;
+            lx->col = 1;
+            lx->line_has_token = false;
+            return;
+        }
+        lx->line_has_token = true;
+        const char *start = lx->p;
+        if (is_name_start((unsigned char)c)) {
+            // NAME ('.' NAME)* '*
+            const char *q = lx->p;
+            for (;;) {
+                while (q < lx->end && is_name_char((unsigned char)*q))
+                    q++;
+                if (q < lx->end && *q == '.') {
+                    if (q + 1 < lx->end && is_name_start((unsigned char)q[1])) {
+                        t->qualified = true;
+                        q++;
+                        continue;
+                    }
+                    lx->col += (int)(q + 1 - lx->p);
+                    lx->p = q + 1;
+                    spec_error(lx->s, DIRAC_ERR_PARSE, lex_loc(lx, t->line, t->col),
+                               "invalid name '%.*s': a name must follow '.'",
+                               (int)(q + 1 - start), start);
+                    t->kind = TOK_ERROR;
+                    return;
+                }
+                break;
+            }
+            t->kind = TOK_NAME;
+            t->len = (size_t)(q - start);
+            while (q < lx->end && *q == '\'') {
+                t->primes++;
+                q++;
+            }
+            lx->col += (int)(q - lx->p);
+            lx->p = q;
+            return;
+        }
+        if (is_digit((unsigned char)c) || (c == '.' && lx->p + 1 < lx->end &&
+                                           is_digit((unsigned char)lx->p[1]))) {
+            // digits [. digits] [e [+-] digits]
+            const char *q = lx->p;
+            bool ok = true;
+            while (q < lx->end && is_digit((unsigned char)*q))
+                q++;
+            if (q < lx->end && *q == '.') {
+                q++;
+                while (q < lx->end && is_digit((unsigned char)*q))
+                    q++;
+            }
+            if (q < lx->end && (*q == 'e' || *q == 'E')) {
+                const char *e = q + 1;
+                if (e < lx->end && (*e == '+' || *e == '-'))
+                    e++;
+                if (e < lx->end && is_digit((unsigned char)*e)) {
+                    while (e < lx->end && is_digit((unsigned char)*e))
+                        e++;
+                    q = e;
+                } else {
+                    ok = false;
+                }
+            }
+            size_t len = (size_t)(q - start);
+            // glued letters, digits or dots make a malformed number: 1e, 1.2.3, 2x
+            const char *r = q;
+            while (r < lx->end && (is_name_char((unsigned char)*r) || *r == '.'))
+                r++;
+            if (r > q)
+                ok = false;
+            lx->col += (int)(r - lx->p);
+            lx->p = r;
+            if (!ok) {
+                size_t shown = (size_t)(r - start);
+                if (r > q && is_name_start((unsigned char)*q) && len > 0 && !(*q == 'e' || *q == 'E'))
+                    spec_error(lx->s, DIRAC_ERR_PARSE, lex_loc(lx, t->line, t->col),
+                               "invalid number '%.*s' (write %.*s*%.*s for a product)",
+                               (int)shown, start, (int)len, start, (int)(r - q), q);
+                else
+                    spec_error(lx->s, DIRAC_ERR_PARSE, lex_loc(lx, t->line, t->col),
+                               "invalid number '%.*s'", (int)shown, start);
+                t->kind = TOK_ERROR;
+                return;
+            }
+            t->kind = TOK_NUMBER;
+            t->len = len;
+            if (!lex_number_value(lx, start, len, &t->number)) {
+                t->kind = TOK_ERROR;
+                return;
+            }
+            if (isinf(t->number)) {
+                spec_error(lx->s, DIRAC_ERR_PARSE, lex_loc(lx, t->line, t->col),
+                           "number '%.*s' is out of range", (int)len, start);
+                t->kind = TOK_ERROR;
+            }
+            return;
+        }
+        if (c == '"') {
+            // "..." on one line, valid UTF-8, no NUL
+            const char *q = lx->p + 1;
+            int col = lx->col + 1;
+            while (q < lx->end && *q != '"' && *q != '\n') {
+                size_t n = diag_utf8_length((const unsigned char *)q, (size_t)(lx->end - q));
+                if (n == 0 || *q == '\0' || (n == 1 && (unsigned char)*q < 0x20 && *q != '\t')) {
+                    lx->p = q;
+                    lx->col = col;
+                    lex_bad_char(lx);
+                    t->kind = TOK_ERROR;
+                    // skip the rest of the line
+                    const char *nl = memchr(lx->p, '\n', (size_t)(lx->end - lx->p));
+                    lx->p = nl ? nl : lx->end;
+                    return;
+                }
+                q += n;
+                col++;
+            }
+            if (q >= lx->end || *q != '"') {
+                spec_error(lx->s, DIRAC_ERR_PARSE, lex_loc(lx, t->line, t->col),
+                           "unterminated string");
+                lx->p = q;
+                lx->col = col;
+                t->kind = TOK_ERROR;
+                return;
+            }
+            t->kind = TOK_STRING;
+            t->text = lx->p + 1;
+            t->len = (size_t)(q - lx->p - 1);
+            lx->p = q + 1;
+            lx->col = col + 1;
+            return;
+        }
+        lx->p++;
+        lx->col++;
+        t->len = 1;
+        switch (c) {
+        case '+': t->kind = TOK_PLUS; return;
+        case '*': t->kind = TOK_STAR; return;
+        case '/': t->kind = TOK_SLASH; return;
+        case '^': t->kind = TOK_CARET; return;
+        case '(': t->kind = TOK_LPAREN; return;
+        case ')': t->kind = TOK_RPAREN; return;
+        case ',': t->kind = TOK_COMMA; return;
+        case '=': t->kind = TOK_EQUALS; return;
+        case ':': t->kind = TOK_COLON; return;
+        case '-':
+            if (lx->p < lx->end && *lx->p == '>') {
+                lx->p++;
+                lx->col++;
+                t->kind = TOK_ARROW;
+                t->len = 2;
+                return;
+            }
+            t->kind = TOK_MINUS;
+            return;
+        default:
+            break;
+        }
+        // not a character of the language
+        lx->p--;
+        lx->col--;
+        lex_bad_char(lx);
+        t->kind = TOK_ERROR;
+        return;
+    }
+}
+
+// appends the next significant token to the ring buffer
+static void lex_fill(parse_lexer *lx)
+{
+    parse_token t;
+    for (;;) {
+        lex_scan(lx, &t);
+        if (t.kind == TOK_NEWLINE) {
+            // line continuation: inside parentheses, after an operator, or a blank line
+            if (lx->depth > 0 || continues_line(lx->last) || lx->last == TOK_NEWLINE)
+                continue;
+        }
+        break;
+    }
+    if (t.kind == TOK_LPAREN)
+        lx->depth++;
+    else if (t.kind == TOK_RPAREN && lx->depth > 0)
+        lx->depth--;
+    lx->last = t.kind;
+    lx->ahead[(lx->head + lx->count) % PARSE_LOOKAHEAD] = t;
+    lx->count++;
+}
+
+const parse_token *lex_peek(parse_lexer *lx, int k)
+{
+    while (lx->count <= k)
+        lex_fill(lx);   // at the end of the text, TOK_EOF repeats
+    return &lx->ahead[(lx->head + k) % PARSE_LOOKAHEAD];
+}
+
+parse_token lex_next(parse_lexer *lx)
+{
+    parse_token t = *lex_peek(lx, 0);
+    if (t.kind != TOK_EOF) {
+        lx->head = (lx->head + 1) % PARSE_LOOKAHEAD;
+        lx->count--;
+    }
+    return t;
+}
+
+static const char *const statement_keywords[] = {
+    "model", "parameter", "coordinate", "let", "lagrangian", "constraint", "force", "initial",
+    "simulate", "output", "component", "twoform", "entropy", "friction", "heat", "heat_input",
+};
+
+// a statement keyword at the start of a line: where a new statement probably begins
+static bool starts_statement(const parse_token *t)
+{
+    if (t->kind != TOK_NAME || !t->line_start || t->primes || t->qualified)
+        return false;
+    for (size_t i = 0; i < sizeof statement_keywords / sizeof *statement_keywords; i++)
+        if (strlen(statement_keywords[i]) == t->len &&
+            memcmp(statement_keywords[i], t->text, t->len) == 0)
+            return true;
+    return false;
+}
+
+void lex_recover(parse_lexer *lx)
+{
+    lx->depth = 0;
+    for (bool first = true;; first = false) {
+        const parse_token *t = lex_peek(lx, 0);
+        if (t->kind == TOK_EOF || (!first && starts_statement(t)))
+            return;
+        if (t->kind == TOK_NEWLINE) {
+            lex_next(lx);
+            return;
+        }
+        lx->depth = 0;
+        lex_next(lx);
+    }
+}
+
+void lex_describe(const parse_token *t, char *buf, size_t size)
+{
+    switch (t->kind) {
+    case TOK_EOF: snprintf(buf, size, "end of file"); break;
+    case TOK_NEWLINE: snprintf(buf, size, "end of line"); break;
+    case TOK_NAME:
+        snprintf(buf, size, "'%.*s%s'", t->len > 40 ? 40 : (int)t->len, t->text,
+                 t->len > 40 ? "..." : (t->primes ? "'" : ""));
+        break;
+    case TOK_NUMBER:
+        snprintf(buf, size, "number '%.*s%s'", t->len > 40 ? 40 : (int)t->len, t->text,
+                 t->len > 40 ? "..." : "");
+        break;
+    case TOK_STRING: snprintf(buf, size, "a string"); break;
+    case TOK_ARROW: snprintf(buf, size, "'->'"); break;
+    case TOK_ERROR: snprintf(buf, size, "an invalid token"); break;
+    default: snprintf(buf, size, "'%c'", t->text[0]); break;
+    }
+}

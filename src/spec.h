@@ -1,0 +1,383 @@
+// Internal: the syntax tree ("spec") of `.dirac` model files, as produced by the parser
+// (parse_*.c), checked by the resolve pass (spec_resolve.c) and read by the compile step.
+// The language is documented in docs/model-language.md.
+//
+// Ownership: one `spec` owns everything reachable from it (models, statements, expression
+// nodes, strings, the source texts); spec_destroy frees it all. Nothing here is global: error
+// messages live in the spec (spec_errmsg).
+//
+// Expressions: every expression is stored as an array of nodes in postorder (children before
+// parents; the root is the last node; every subtree is a contiguous block ending at its root).
+// Trees can be very deep (a sum of n terms is a left-deep chain of depth n), so walk
+// `expr->nodes[0 .. count)` in order, or use an explicit stack, never recursion on the tree.
+#ifndef DIRAC_SRC_SPEC_H
+#define DIRAC_SRC_SPEC_H
+
+#include <dirac/status.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/// Deepest nesting of parentheses, function calls, pending unary operators and chains of `^`
+/// accepted in one expression ("expression nested too deeply (limit N)" beyond).
+#define SPEC_NESTING_MAX 256
+/// Deepest chain of components (a model including a model including ...).
+#define SPEC_COMPONENT_DEPTH_MAX 16
+
+/// Where something is in a source file. `file` is the file name as shown in messages (owned by
+/// the spec); line and column are 1-based, the column counting characters (a tab counts 1).
+typedef struct spec_loc {
+    const char *file;
+    int line;
+    int col;
+} spec_loc;
+
+// --- expressions ---------------------------------------------------------------------------
+
+typedef enum spec_expr_kind {
+    SPEC_EXPR_NUMBER,   ///< a literal: `number`
+    SPEC_EXPR_NAME,     ///< a name, maybe qualified (`rotor.theta`): `name`, `ref`
+    SPEC_EXPR_PRIME,    ///< the velocity of a coordinate (`x'`): `name` (without the '), `ref`
+    SPEC_EXPR_UNARY,    ///< `-arg[0]` (op SPEC_OP_NEG; unary plus is dropped by the parser)
+    SPEC_EXPR_BINARY,   ///< `arg[0] op arg[1]`
+    SPEC_EXPR_CALL,     ///< `func(arg[0])` or `func(arg[0], arg[1])` (argc arguments)
+} spec_expr_kind;
+
+typedef enum spec_op {
+    SPEC_OP_ADD,   // +
+    SPEC_OP_SUB,   // -
+    SPEC_OP_MUL,   // *
+    SPEC_OP_DIV,   // /
+    SPEC_OP_POW,   // ^ (right-associative)
+    SPEC_OP_NEG,   // unary -
+} spec_op;
+
+/// The built-in functions (arity in parentheses).
+typedef enum spec_func {
+    SPEC_FUNC_SIN,    // sin(x)
+    SPEC_FUNC_COS,    // cos(x)
+    SPEC_FUNC_TAN,    // tan(x)
+    SPEC_FUNC_ASIN,   // asin(x)
+    SPEC_FUNC_ACOS,   // acos(x)
+    SPEC_FUNC_ATAN,   // atan(x)
+    SPEC_FUNC_ATAN2,  // atan2(y, x)
+    SPEC_FUNC_SINH,   // sinh(x)
+    SPEC_FUNC_COSH,   // cosh(x)
+    SPEC_FUNC_TANH,   // tanh(x)
+    SPEC_FUNC_EXP,    // exp(x)
+    SPEC_FUNC_LOG,    // log(x), natural logarithm
+    SPEC_FUNC_SQRT,   // sqrt(x)
+    SPEC_FUNC_ABS,    // abs(x)
+    SPEC_FUNC_COUNT
+} spec_func;
+
+/// What a name refers to (filled by the resolve pass; SPEC_SYM_NONE before).
+typedef enum spec_sym_kind {
+    SPEC_SYM_NONE,
+    SPEC_SYM_PARAMETER,
+    SPEC_SYM_COORDINATE,
+    SPEC_SYM_LET,
+    SPEC_SYM_ENTROPY,
+    SPEC_SYM_COMPONENT,
+    SPEC_SYM_CONSTRAINT,
+    SPEC_SYM_TWOFORM,
+    SPEC_SYM_OUTPUT,
+    SPEC_SYM_TIME,        // the built-in `t`
+    SPEC_SYM_PI,          // the built-in `pi`
+    SPEC_SYM_QUALIFIED,   // `comp.name`: see spec_ref
+} spec_sym_kind;
+
+/// The target of a name. Plain names: `kind` and `index` into the model's array of that kind
+/// (params, coords, lets, entropies, ...). Qualified names `a.b.c`: kind SPEC_SYM_QUALIFIED,
+/// `index` the component `a` of this model, and `member` the kind of `c` inside the innermost
+/// component's model (SPEC_SYM_NONE when that component file was not loaded);
+/// spec_lookup_qualified finds the model and index.
+typedef struct spec_ref {
+    uint8_t kind;     // spec_sym_kind
+    uint8_t member;   // spec_sym_kind of the final name of a qualified reference
+    int32_t index;
+} spec_ref;
+
+typedef struct spec_expr_node spec_expr_node;
+
+/// One node; `loc` is the token that made it (the operator of a unary/binary node, the
+/// function name of a call).
+struct spec_expr_node {
+    uint8_t kind;   // spec_expr_kind
+    uint8_t op;     // spec_op (UNARY, BINARY) or spec_func (CALL)
+    uint8_t argc;   // CALL: number of arguments
+    spec_loc loc;
+    union {
+        double number;                                    // NUMBER
+        struct { const char *name; spec_ref ref; } sym;   // NAME, PRIME
+        spec_expr_node *arg[2];                           // UNARY, BINARY, CALL
+    } u;
+};
+
+/// An expression: `count` nodes in postorder; the root is nodes[count - 1].
+typedef struct spec_expr {
+    spec_expr_node *nodes;
+    int32_t count;
+} spec_expr;
+
+static inline const spec_expr_node *spec_expr_root(const spec_expr *e)
+{
+    return &e->nodes[e->count - 1];
+}
+
+/// Name of a function ("atan2") and its number of arguments.
+const char *spec_func_name(spec_func func);
+int spec_func_arity(spec_func func);
+/// The function called `name`, or -1.
+int spec_func_lookup(const char *name, size_t len);
+
+// --- statements ----------------------------------------------------------------------------
+
+/// A name used in a statement (not an expression), e.g. the coordinate of `force x: ...`.
+typedef struct spec_name_ref {
+    const char *name;   // as written, maybe qualified
+    spec_loc loc;
+    spec_ref ref;       // after resolve
+} spec_name_ref;
+
+/// `parameter NAME = EXPR`. An override (-p NAME=VALUE) replaces the value.
+typedef struct spec_param {
+    const char *name;
+    spec_loc loc;
+    spec_expr value;
+    bool overridden;
+    double override_value;
+} spec_param;
+
+/// `coordinate NAME` and `entropy NAME`.
+typedef struct spec_var {
+    const char *name;
+    spec_loc loc;
+} spec_var;
+
+/// `let NAME = EXPR` (a named subexpression; may use only names defined before it).
+typedef struct spec_let {
+    const char *name;
+    spec_loc loc;
+    spec_expr value;
+    // filled by resolve
+    const spec_expr_node *state_use;   // first use of a coordinate, velocity, entropy or t
+                                       // (maybe through another let); NULL if constant
+    int velocity_degree;               // 0, 1, or 2 meaning "nonlinear in the velocities"
+} spec_let;
+
+/// One `lagrangian EXPR` (all of them add up).
+typedef struct spec_term {
+    spec_loc loc;
+    spec_expr value;
+} spec_term;
+
+typedef enum spec_constraint_kind {
+    SPEC_CONSTRAINT_HOLONOMIC,      ///< no velocities: φ(q, t) = 0
+    SPEC_CONSTRAINT_NONHOLONOMIC,   ///< linear in velocities: ⟨ω(q, t), v⟩ + b(q, t) = 0
+} spec_constraint_kind;
+
+/// `constraint NAME: LHS = RHS` (the equation is LHS - RHS = 0; `has_rhs` false: LHS = 0).
+typedef struct spec_constraint {
+    const char *name;
+    spec_loc loc;
+    spec_expr lhs, rhs;
+    bool has_rhs;
+    spec_constraint_kind kind;   // after resolve
+} spec_constraint;
+
+/// `force COORD: EXPR`.
+typedef struct spec_force {
+    spec_loc loc;
+    spec_name_ref coord;
+    spec_expr value;
+} spec_force;
+
+/// One assignment of `initial x = EXPR, x' = EXPR`.
+typedef struct spec_initial {
+    spec_name_ref var;   // a coordinate (velocity when `velocity`) or an entropy variable
+    bool velocity;
+    spec_expr value;
+} spec_initial;
+
+/// One `simulate KEY = VALUE`: `word` for `method` (a name), else `value`.
+typedef struct spec_setting {
+    const char *key;
+    spec_loc loc;
+    const char *word;   // method = NAME; NULL for numeric settings
+    spec_loc word_loc;
+    spec_expr value;    // count 0 when `word` is set
+} spec_setting;
+
+/// `output NAME = EXPR` (an extra CSV column).
+typedef struct spec_output {
+    const char *name;
+    spec_loc loc;
+    spec_expr value;
+} spec_output;
+
+/// `NAME = EXPR` inside `component c = MODEL(NAME = EXPR, ...)`.
+typedef struct spec_arg {
+    const char *name;
+    spec_loc loc;
+    spec_expr value;
+} spec_arg;
+
+typedef struct spec_model spec_model;
+
+/// `component NAME = MODEL(ARGS) [from "FILE"]`.
+typedef struct spec_component {
+    const char *name;
+    spec_loc loc;
+    const char *model_name;
+    spec_loc model_loc;
+    const char *file;          // as written; NULL when absent (then MODEL.dirac)
+    spec_loc file_loc;
+    spec_arg *args;
+    int arg_count;
+    const spec_model *model;   // the loaded model; NULL when not loaded
+} spec_component;
+
+/// One term `sign * coefficient * d(A) ^ d(B)` of a two-form.
+typedef struct spec_wedge {
+    int sign;                 // +1 or -1
+    spec_expr coefficient;    // count 0: coefficient 1
+    spec_name_ref a, b;       // coordinates, maybe qualified
+} spec_wedge;
+
+/// `twoform NAME: TERM + TERM ...`.
+typedef struct spec_twoform {
+    const char *name;
+    spec_loc loc;
+    spec_wedge *terms;
+    int term_count;
+} spec_twoform;
+
+/// `friction COORD -> S: EXPR`.
+typedef struct spec_friction {
+    spec_loc loc;
+    spec_name_ref coord, entropy;
+    spec_expr value;
+} spec_friction;
+
+/// `heat S1, S2: EXPR` (conductance between two entropy variables).
+typedef struct spec_heat {
+    spec_loc loc;
+    spec_name_ref a, b;
+    spec_expr value;
+} spec_heat;
+
+/// `heat_input S: EXPR` (external heat power into S).
+typedef struct spec_heat_input {
+    spec_loc loc;
+    spec_name_ref entropy;
+    spec_expr value;
+} spec_heat_input;
+
+typedef struct spec_names spec_names;
+
+/// One model (one file): every statement, by kind, in source order.
+struct spec_model {
+    const char *name;   // from `model NAME`
+    spec_loc loc;       // of NAME
+    const char *file;   // file name as shown in messages
+    const char *dir;    // directory for `from "FILE"` ("" for the current directory)
+    spec_param *params;             int param_count;
+    spec_var *coords;               int coord_count;
+    spec_let *lets;                 int let_count;
+    spec_term *lagrangian;          int lagrangian_count;
+    spec_constraint *constraints;   int constraint_count;
+    spec_force *forces;             int force_count;
+    spec_initial *initials;         int initial_count;
+    spec_setting *settings;         int setting_count;
+    spec_output *outputs;           int output_count;
+    spec_component *components;     int component_count;
+    spec_twoform *twoforms;         int twoform_count;
+    spec_var *entropies;            int entropy_count;
+    spec_friction *frictions;       int friction_count;
+    spec_heat *heats;               int heat_count;
+    spec_heat_input *heat_inputs;   int heat_input_count;
+    // internal
+    spec_names *names;              // every defined name, in definition order
+    int capacity[15];               // allocated lengths of the arrays above
+    bool failed;                    // had errors (its qualified names are not checked)
+};
+
+/// A validated parameter override (-p NAME=VALUE); NAME may be qualified (`rotor.J`).
+typedef struct spec_override {
+    const char *name;
+    double value;
+} spec_override;
+
+/// The parse result: the root model, every loaded component model, the messages.
+typedef struct spec spec;
+
+// --- lifetime ------------------------------------------------------------------------------
+
+/// Options of a parse; zero-initialise, or pass NULL for the defaults.
+typedef struct spec_options {
+    int max_errors;         // messages kept before stopping (0: 20)
+    long fail_alloc_after;  // testing: when > 0, allocation number N and all later ones fail
+} spec_options;
+
+/// Parses the model in text[0..size) (need not be '\0'-terminated; NUL bytes are an error)
+/// and runs the resolve pass; `name` is the file name used in messages and `from "FILE"` is
+/// not followed (components stay unloaded; qualified names are checked only up to the
+/// component). Always sets *out to a spec holding the result or the messages, except on
+/// DIRAC_ERR_NOMEM before one could be made (*out NULL). Returns DIRAC_OK, DIRAC_ERR_PARSE,
+/// or DIRAC_ERR_NOMEM.
+dirac_status spec_parse_buffer(const char *name, const char *text, size_t size,
+                               const spec_options *options, spec **out);
+
+/// Reads, parses and resolves the model file `path`, then loads its components recursively
+/// (`from "FILE"` relative to the including file's directory, default MODEL.dirac), with cycle
+/// detection and a depth limit of SPEC_COMPONENT_DEPTH_MAX, and checks qualified names and
+/// component arguments against the loaded models. Errors in an included file carry its own
+/// name and line, followed by `note: included from FILE:LINE`. Returns DIRAC_OK,
+/// DIRAC_ERR_PARSE, DIRAC_ERR_IO (a file could not be read; the message names it and says
+/// why), or DIRAC_ERR_NOMEM; *out as for spec_parse_buffer.
+dirac_status spec_load_file(const char *path, const spec_options *options, spec **out);
+
+/// Frees everything; NULL is a no-op.
+void spec_destroy(spec *s);
+
+/// Status of the parse (or of the last failed override).
+dirac_status spec_status(const spec *s);
+
+/// All messages, each `FILE:LINE:COL: error: MESSAGE` + source line + caret line (+ notes);
+/// "" when there are none. Owned by the spec, valid until the next call on it.
+const char *spec_errmsg(const spec *s);
+
+/// Copies the status and the first line of the messages into a caller's error record.
+dirac_status spec_fill_error(const spec *s, dirac_error *err);
+
+/// The model of the file that was parsed (NULL if the file had no `model` line).
+const spec_model *spec_root(const spec *s);
+
+// --- lookup --------------------------------------------------------------------------------
+
+/// What `name` (plain) denotes in `model`: kind and index; false if undefined.
+bool spec_lookup(const spec_model *model, const char *name, spec_ref *ref);
+
+/// Follows a qualified name `a.b.c` through loaded components: the model that defines the
+/// last part and its kind/index there. False if some part is undefined or not loaded.
+bool spec_lookup_qualified(const spec_model *model, const char *name, const spec_model **owner,
+                           spec_ref *ref);
+
+/// English name of a symbol kind ("coordinate", "entropy variable", ...).
+const char *spec_sym_kind_name(spec_sym_kind kind);
+
+// --- parameter overrides -------------------------------------------------------------------
+
+/// Applies `-p NAME=VALUE` ("K=0.5", "rotor.J=2e-3") to a successfully parsed spec. NAME must
+/// be a parameter of the root model, or `comp.param` of a loaded component; VALUE a finite
+/// number. On failure returns DIRAC_ERR_ARGUMENT with a message (no file location) that names
+/// the parameter and suggests close names, retrievable with spec_errmsg; the spec is unchanged.
+/// Repeating a name replaces the earlier value.
+dirac_status spec_set_parameter_override(spec *s, const char *assignment);
+
+/// Overrides applied so far, in order.
+const spec_override *spec_overrides(const spec *s, int *count);
+
+#endif

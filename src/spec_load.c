@@ -1,0 +1,314 @@
+// Entry points of the front end: parse a buffer, or load a file and its components
+// recursively (relative paths, cycle detection, depth limit, "included from" notes).
+#define _XOPEN_SOURCE 700   // realpath
+#include "parse.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// the largest model file read (lines and columns must fit an int)
+#define SPEC_FILE_MAX ((size_t)1 << 30)
+
+// the directory part of a path ("" for none), in the arena
+static const char *dir_of(spec *s, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return "";
+    size_t len = slash == path ? 1 : (size_t)(slash - path);
+    const char *d = spec_arena_strndup(&s->arena, path, len);
+    if (!d)
+        spec_out_of_memory(s);
+    return d ? d : "";
+}
+
+// dir/file (file alone when absolute or dir is empty), malloc'd through the spec
+static char *join_path(spec *s, const char *dir, const char *file)
+{
+    size_t ld = file[0] == '/' ? 0 : strlen(dir), lf = strlen(file);
+    bool slash = ld > 0 && dir[ld - 1] != '/';
+    char *p = spec_mem_alloc(&s->mem, ld + slash + lf + 1);
+    if (!p) {
+        spec_out_of_memory(s);
+        return NULL;
+    }
+    memcpy(p, dir, ld);
+    if (slash)
+        p[ld] = '/';
+    memcpy(p + ld + slash, file, lf + 1);
+    return p;
+}
+
+// reads a whole file; errno-style code in *error on failure
+static char *read_file(spec *s, const char *path, size_t *size, int *error)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        *error = errno;
+        return NULL;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = spec_mem_alloc(&s->mem, cap);
+    if (!buf) {
+        fclose(f);
+        *error = ENOMEM;
+        return NULL;
+    }
+    for (;;) {
+        if (cap - len < 2) {
+            if (cap > SPEC_FILE_MAX) {
+                *error = EFBIG;
+                goto fail;
+            }
+            char *t = spec_mem_realloc(&s->mem, buf, cap * 2);
+            if (!t) {
+                *error = ENOMEM;
+                goto fail;
+            }
+            buf = t;
+            cap *= 2;
+        }
+        size_t n = fread(buf + len, 1, cap - len - 1, f);
+        len += n;
+        if (n == 0) {
+            if (ferror(f)) {
+                *error = errno ? errno : EIO;
+                goto fail;
+            }
+            break;
+        }
+    }
+    fclose(f);
+    if (len > SPEC_FILE_MAX) {
+        spec_mem_free(&s->mem, buf);
+        *error = EFBIG;
+        return NULL;
+    }
+    buf[len] = '\0';
+    *size = len;
+    return buf;
+fail:
+    fclose(f);
+    spec_mem_free(&s->mem, buf);
+    return NULL;
+}
+
+static spec_options default_options(const spec_options *options)
+{
+    spec_options o = { 0, 0 };
+    if (options)
+        o = *options;
+    return o;
+}
+
+dirac_status spec_parse_buffer(const char *name, const char *text, size_t size,
+                               const spec_options *options, spec **out)
+{
+    spec_options o = default_options(options);
+    spec *s = spec_create(&o);
+    *out = s;
+    if (!s)
+        return DIRAC_ERR_NOMEM;
+    if (!name)
+        name = "<input>";
+    if (size > SPEC_FILE_MAX) {
+        spec_loc none = { NULL, 0, 0 };
+        spec_error(s, DIRAC_ERR_PARSE, none, "'%s' is too large (more than %zu bytes)", name,
+                   SPEC_FILE_MAX);
+        diag_finish(&s->diag);
+        return s->status;
+    }
+    char *copy = spec_mem_alloc(&s->mem, size + 1);
+    if (!copy) {
+        spec_out_of_memory(s);
+        return s->status;
+    }
+    if (size)
+        memcpy(copy, text, size);
+    copy[size] = '\0';
+    diag_source *src = spec_add_source(s, name, copy, size);
+    if (src) {
+        s->root = parse_model_source(s, src, dir_of(s, name));
+        spec_resolve_model(s, s->root);
+    }
+    if (s->mem.failed)
+        spec_out_of_memory(s);
+    diag_finish(&s->diag);
+    return s->status;
+}
+
+// --- loading files -------------------------------------------------------------------------
+
+typedef struct loader {
+    spec *s;
+    int depth;
+    char *stack_real[SPEC_COMPONENT_DEPTH_MAX + 1];        // files being loaded (realpath)
+    const char *stack_name[SPEC_COMPONENT_DEPTH_MAX + 1];  // and their names in messages
+    char **cache_real;                                     // files loaded so far
+    spec_model **cache_model;
+    int cache_count, cache_cap, cache_model_cap;
+} loader;
+
+static spec_model *load_model(loader *L, const char *path, const spec_loc *from);
+
+// loads the components of m, then checks m against them
+static void load_components(loader *L, spec_model *m)
+{
+    spec *s = L->s;
+    for (int i = 0; i < m->component_count && !diag_full(&s->diag) && !s->mem.failed; i++) {
+        spec_component *c = &m->components[i];
+        char *path;
+        spec_loc at = c->file ? c->file_loc : c->model_loc;
+        if (c->file) {
+            path = join_path(s, m->dir, c->file);
+        } else {
+            size_t n = strlen(c->model_name);
+            char *file = spec_mem_alloc(&s->mem, n + 7);
+            if (!file) {
+                spec_out_of_memory(s);
+                return;
+            }
+            memcpy(file, c->model_name, n);
+            memcpy(file + n, ".dirac", 7);
+            path = join_path(s, m->dir, file);
+            spec_mem_free(&s->mem, file);
+        }
+        if (!path)
+            return;
+        diag_push_include(&s->diag, m->file, c->loc.line);
+        const spec_model *child = load_model(L, path, &at);
+        diag_pop_include(&s->diag);
+        spec_mem_free(&s->mem, path);
+        c->model = child && !child->failed ? child : NULL;
+        if (!c->model)
+            m->failed = true;
+    }
+    if (!m->failed)
+        spec_resolve_components(s, m);
+}
+
+static bool cache_add(loader *L, char *real, spec_model *m)
+{
+    int count = L->cache_count;
+    if (!spec_mem_reserve(&L->s->mem, &L->cache_real, &L->cache_cap, count + 1,
+                          sizeof *L->cache_real) ||
+        !spec_mem_reserve(&L->s->mem, &L->cache_model, &L->cache_model_cap, count + 1,
+                          sizeof *L->cache_model)) {
+        spec_out_of_memory(L->s);
+        return false;
+    }
+    L->cache_real[count] = real;
+    L->cache_model[count] = m;
+    L->cache_count++;
+    return true;
+}
+
+static spec_model *load_model(loader *L, const char *path, const spec_loc *from)
+{
+    spec *s = L->s;
+    spec_loc none = { NULL, 0, 0 };
+    spec_loc at = from ? *from : none;
+    char *real = realpath(path, NULL);
+    if (!real) {
+        int e = errno;
+        if (e == ENOMEM) {
+            spec_out_of_memory(s);
+            return NULL;
+        }
+        if (from)
+            spec_error(s, DIRAC_ERR_IO, at, "cannot read component file '%s': %s", path,
+                       strerror(e));
+        else
+            spec_error(s, DIRAC_ERR_IO, at, "cannot read '%s': %s", path, strerror(e));
+        return NULL;
+    }
+    // a file that includes itself
+    for (int i = 0; i < L->depth; i++)
+        if (strcmp(L->stack_real[i], real) == 0) {
+            char chain[1024];
+            size_t len = 0;
+            for (int j = i; j < L->depth && len < sizeof chain - 1; j++) {
+                int n = snprintf(chain + len, sizeof chain - len, "%s -> ", L->stack_name[j]);
+                len = n < 0 ? len : len + (size_t)n;
+                if (len >= sizeof chain)
+                    len = sizeof chain - 1;
+            }
+            spec_error(s, DIRAC_ERR_PARSE, at, "component cycle: %s%s", chain, path);
+            free(real);
+            return NULL;
+        }
+    for (int i = 0; i < L->cache_count; i++)
+        if (strcmp(L->cache_real[i], real) == 0) {
+            free(real);
+            return L->cache_model[i];
+        }
+    if (L->depth > SPEC_COMPONENT_DEPTH_MAX) {
+        spec_error(s, DIRAC_ERR_PARSE, at, "components nested too deeply (limit %d)",
+                   SPEC_COMPONENT_DEPTH_MAX);
+        free(real);
+        return NULL;
+    }
+    size_t size = 0;
+    int error = 0;
+    char *text = read_file(s, path, &size, &error);
+    if (!text) {
+        free(real);
+        if (error == ENOMEM) {
+            spec_out_of_memory(s);
+            return NULL;
+        }
+        const char *why = error == EFBIG ? "file too large" : strerror(error);
+        if (from)
+            spec_error(s, DIRAC_ERR_IO, at, "cannot read component file '%s': %s", path, why);
+        else
+            spec_error(s, DIRAC_ERR_IO, at, "cannot read '%s': %s", path, why);
+        return NULL;
+    }
+    diag_source *src = spec_add_source(s, path, text, size);
+    if (!src) {
+        free(real);
+        return NULL;
+    }
+    spec_model *m = parse_model_source(s, src, dir_of(s, src->name));
+    if (!m) {
+        free(real);
+        return NULL;
+    }
+    spec_resolve_model(s, m);
+    if (!cache_add(L, real, m)) {
+        free(real);
+        return NULL;
+    }
+    if (!m->failed && m->component_count > 0) {
+        L->stack_real[L->depth] = real;
+        L->stack_name[L->depth] = src->name;
+        L->depth++;
+        load_components(L, m);
+        L->depth--;
+    }
+    return m;
+}
+
+dirac_status spec_load_file(const char *path, const spec_options *options, spec **out)
+{
+    spec_options o = default_options(options);
+    spec *s = spec_create(&o);
+    *out = s;
+    if (!s)
+        return DIRAC_ERR_NOMEM;
+    loader L;
+    memset(&L, 0, sizeof L);
+    L.s = s;
+    s->root = load_model(&L, path, NULL);
+    for (int i = 0; i < L.cache_count; i++)
+        free(L.cache_real[i]);
+    spec_mem_free(&s->mem, L.cache_real);
+    spec_mem_free(&s->mem, L.cache_model);
+    if (s->mem.failed)
+        spec_out_of_memory(s);
+    diag_finish(&s->diag);
+    return s->status;
+}
