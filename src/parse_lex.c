@@ -225,7 +225,8 @@ static void lex_scan(parse_lexer *lx, parse_token *t)
                         e++;
                     q = e;
                 } else {
-                    ok = false;
+                    ok = false;   // "1e", "1e+": show the sign too
+                    q = e;
                 }
             }
             size_t len = (size_t)(q - start);

@@ -76,8 +76,8 @@ static bool define(parse_state *p, const char *name, spec_loc loc, spec_sym_kind
     const spec_symbol *old = spec_names_find(p->m->names, name, strlen(name));
     if (old) {
         spec_error(p->s, DIRAC_ERR_PARSE, loc, "duplicate definition of '%s'", name);
-        spec_note(p->s, old->loc, "'%s' was first defined here, on line %d, as a %s", name,
-                  old->loc.line, spec_sym_kind_name((spec_sym_kind)old->kind));
+        spec_note(p->s, old->loc, "'%s' was first defined here, on line %d, as %s", name,
+                  old->loc.line, spec_sym_kind_phrase((spec_sym_kind)old->kind));
         return false;
     }
     spec_symbol sym = { name, loc, (uint8_t)kind, index, ++p->seq };

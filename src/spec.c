@@ -299,6 +299,23 @@ const char *spec_sym_kind_name(spec_sym_kind kind)
     }
 }
 
+const char *spec_sym_kind_phrase(spec_sym_kind kind)
+{
+    switch (kind) {
+    case SPEC_SYM_ENTROPY: return "an entropy variable";
+    case SPEC_SYM_OUTPUT: return "an output";
+    case SPEC_SYM_TIME: return "the time";
+    case SPEC_SYM_PI: return "a built-in constant";
+    case SPEC_SYM_LET: return "a let";
+    case SPEC_SYM_PARAMETER: return "a parameter";
+    case SPEC_SYM_COORDINATE: return "a coordinate";
+    case SPEC_SYM_COMPONENT: return "a component";
+    case SPEC_SYM_CONSTRAINT: return "a constraint";
+    case SPEC_SYM_TWOFORM: return "a two-form";
+    default: return "a name";
+    }
+}
+
 bool spec_lookup(const spec_model *model, const char *name, spec_ref *ref)
 {
     const spec_symbol *sym = spec_names_find(model->names, name, strlen(name));

@@ -367,6 +367,8 @@ bool spec_lookup_qualified(const spec_model *model, const char *name, const spec
 
 /// English name of a symbol kind ("coordinate", "entropy variable", ...).
 const char *spec_sym_kind_name(spec_sym_kind kind);
+/// The same with its article ("a coordinate", "an entropy variable", "the time").
+const char *spec_sym_kind_phrase(spec_sym_kind kind);
 
 // --- parameter overrides -------------------------------------------------------------------
 

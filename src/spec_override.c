@@ -120,8 +120,8 @@ dirac_status spec_set_parameter_override(spec *s, const char *assignment)
                                  "parameter)", name, assignment, model->name);
     }
     if (sym->kind != SPEC_SYM_PARAMETER)
-        return override_error(s, "'%s' is a %s, not a parameter (in '%s')", name,
-                              spec_sym_kind_name((spec_sym_kind)sym->kind), assignment);
+        return override_error(s, "'%s' is %s, not a parameter (in '%s')", name,
+                              spec_sym_kind_phrase((spec_sym_kind)sym->kind), assignment);
     // the value
     const char *v = eq + 1, *w = eq + strlen(eq);
     while (v < w && is_space(*v))

@@ -85,8 +85,8 @@ static bool resolve_qualified(resolve_ctx *c, const char *name, spec_loc loc, sp
                 const char *close = suggest(model, part, VALUE_KINDS, false);
                 if (sym)
                     spec_error(c->s, DIRAC_ERR_PARSE, loc,
-                               "'%s' is a %s of model '%s', not a value", name,
-                               spec_sym_kind_name((spec_sym_kind)sym->kind), model->name);
+                               "'%s' is %s of model '%s', not a value", name,
+                               spec_sym_kind_phrase((spec_sym_kind)sym->kind), model->name);
                 else if (close)
                     spec_error(c->s, DIRAC_ERR_PARSE, loc,
                                "unknown name '%s': model '%s' has no '%s'; did you mean '%.*s%s'?",
@@ -107,8 +107,8 @@ static bool resolve_qualified(resolve_ctx *c, const char *name, spec_loc loc, sp
             snprintf(first, sizeof first, "%.*s", (int)(dot - name) > 100 ? 100 : (int)(dot - name),
                      name);
             if (sym)
-                spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s' is a %s, not a component, in '%s'",
-                           first, spec_sym_kind_name((spec_sym_kind)sym->kind), name);
+                spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s' is %s, not a component, in '%s'",
+                           first, spec_sym_kind_phrase((spec_sym_kind)sym->kind), name);
             else {
                 const char *close = suggest(model, first + (part - name),
                                             1u << SPEC_SYM_COMPONENT, false);
@@ -219,8 +219,8 @@ static void resolve_leaf(resolve_ctx *c, spec_expr_node *n, int *degree)
                     spec_error(c->s, DIRAC_ERR_PARSE, n->loc,
                                "'%s' is a component; name its members as %s.NAME", name, name);
                 else
-                    spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s' is a %s, not a value", name,
-                               spec_sym_kind_name((spec_sym_kind)sym->kind));
+                    spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s' is %s, not a value", name,
+                               spec_sym_kind_phrase((spec_sym_kind)sym->kind));
                 fail(c);
                 return;
             }
@@ -242,9 +242,8 @@ static void resolve_leaf(resolve_ctx *c, spec_expr_node *n, int *degree)
     int kind = ref.kind == SPEC_SYM_QUALIFIED ? ref.member : ref.kind;
     if (n->kind == SPEC_EXPR_PRIME && kind != SPEC_SYM_COORDINATE && kind != SPEC_SYM_NONE) {
         spec_error(c->s, DIRAC_ERR_PARSE, n->loc,
-                   "'%s' is a %s; only coordinates have velocities (%s')", name,
-                   kind == SPEC_SYM_PI ? "built-in constant" : spec_sym_kind_name((spec_sym_kind)kind),
-                   name);
+                   "'%s' is %s; only coordinates have velocities (%s')", name,
+                   spec_sym_kind_phrase((spec_sym_kind)kind), name);
         fail(c);
         return;
     }
@@ -440,11 +439,11 @@ static bool resolve_target(resolve_ctx *c, spec_name_ref *r, unsigned want, cons
     if (!(want & (1u << kind))) {
         if (want == WANT_ENTROPY)
             spec_error(c->s, DIRAC_ERR_PARSE, r->loc,
-                       "'%s' is a %s, not an entropy variable (declare entropy variables with "
-                       "'entropy NAME')", r->name, spec_sym_kind_name((spec_sym_kind)kind));
+                       "'%s' is %s, not an entropy variable (declare entropy variables with "
+                       "'entropy NAME')", r->name, spec_sym_kind_phrase((spec_sym_kind)kind));
         else
-            spec_error(c->s, DIRAC_ERR_PARSE, r->loc, "'%s' is a %s, not a %s", r->name,
-                       spec_sym_kind_name((spec_sym_kind)kind), wanted);
+            spec_error(c->s, DIRAC_ERR_PARSE, r->loc, "'%s' is %s, not a %s", r->name,
+                       spec_sym_kind_phrase((spec_sym_kind)kind), wanted);
         return false;
     }
     return true;
@@ -681,8 +680,8 @@ void spec_resolve_components(spec *s, spec_model *m)
                 continue;
             if (sym)
                 spec_error(s, DIRAC_ERR_PARSE, a->loc,
-                           "'%s' is a %s of model '%s', not a parameter", a->name,
-                           spec_sym_kind_name((spec_sym_kind)sym->kind), child->name);
+                           "'%s' is %s of model '%s', not a parameter", a->name,
+                           spec_sym_kind_phrase((spec_sym_kind)sym->kind), child->name);
             else {
                 const char *close = suggest(child, a->name, 1u << SPEC_SYM_PARAMETER, false);
                 if (close)
