@@ -38,21 +38,6 @@ diag_source *spec_source_of(const spec *s, const char *file);
 /// New empty model of source `src`; NULL when out of memory.
 spec_model *spec_add_model(spec *s, const diag_source *src, const char *dir);
 
-/// Reports an error at `loc` (file NULL: no location) with status `status` (the spec keeps the
-/// first); false when no more errors should be reported.
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
-bool spec_error(spec *s, dirac_status status, spec_loc loc, const char *format, ...);
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-void spec_note(spec *s, spec_loc loc, const char *format, ...);
-
-/// Marks the spec out of memory (status DIRAC_ERR_NOMEM unless an error came first).
-void spec_out_of_memory(spec *s);
-
 /// Appends one zeroed element to the array whose pointer is stored at `items_field` (a `T **`;
 /// length `*count`, capacity `*cap`); NULL when out of memory.
 void *spec_push(spec *s, void *items_field, int *count, int *cap, size_t size);

@@ -355,6 +355,25 @@ dirac_status spec_fill_error(const spec *s, dirac_error *err);
 /// The model of the file that was parsed (NULL if the file had no `model` line).
 const spec_model *spec_root(const spec *s);
 
+// --- errors of later passes ----------------------------------------------------------------
+
+/// Reports an error at `loc` (file NULL: no location) in the spec's messages, formatted like
+/// the parser's (the compile step uses this for its own errors); the spec keeps the status of
+/// its first error. False when no more errors should be reported (error limit reached).
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+bool spec_error(spec *s, dirac_status status, spec_loc loc, const char *format, ...);
+
+/// A note attached to the last error, with the source line when `loc.file` is set.
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+void spec_note(spec *s, spec_loc loc, const char *format, ...);
+
+/// Marks the spec out of memory (status DIRAC_ERR_NOMEM unless an error came first).
+void spec_out_of_memory(spec *s);
+
 // --- lookup --------------------------------------------------------------------------------
 
 /// What `name` (plain) denotes in `model`: kind and index; false if undefined.
