@@ -11,5 +11,6 @@ typedef struct cli_command {
 
 int cli_help(int argc, char **argv);
 int cli_demo(int argc, char **argv);
+int cli_check(int argc, char **argv);
 
 #endif

@@ -7,6 +7,8 @@
 #include <string.h>
 
 static const cli_command commands[] = {
+    { "check", "parse and compile a model; report sizes, constraints, degeneracy, equations",
+      cli_check },
     { "demo", "build and check Dirac structures of paper 000's examples (DC motor, two masses)",
       cli_demo },
     { "help", "list the commands", cli_help },

@@ -7,6 +7,7 @@
 #include <dirac/status.h>
 #include <dirac/structure.h>
 #include <dirac/subspace.h>
+#include <dirac/model.h>
 #include <dirac/version.h>
 
 #endif

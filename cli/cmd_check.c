@@ -1,0 +1,114 @@
+// `dirac check MODEL [-p NAME=VALUE]... [--latex]`: parse, compile and report on a model.
+#include "commands.h"
+
+#include <dirac/dirac.h>
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *plural(int count, const char *one, const char *many)
+{
+    return count == 1 ? one : many;
+}
+
+static void print_report(const dirac_model *m, const dirac_model_analysis *a)
+{
+    int n = dirac_model_coordinate_count(m), mc = dirac_model_constraint_count(m);
+    int ns = dirac_model_entropy_count(m), nc = dirac_model_component_count(m);
+    printf("model %s\n", dirac_model_name(m));
+    printf("sizes: %d %s, %d %s, %d entropy %s, %d %s\n", n, plural(n, "coordinate", "coordinates"),
+           mc, plural(mc, "constraint", "constraints"), ns, plural(ns, "variable", "variables"), nc,
+           plural(nc, "component", "components"));
+    if (mc > 0) {
+        printf("constraints at the initial state (rank of the constraint forms: %d of %d):\n",
+               a->constraint_rank, mc);
+        for (int c = 0; c < mc; c++) {
+            int holonomic = dirac_model_constraint_kind(m, c) == DIRAC_CONSTRAINT_HOLONOMIC;
+            printf("  %-12s %-12s%s  residual %.3e  velocity residual %.3e", dirac_model_constraint_name(m, c),
+                   holonomic ? "holonomic" : "nonholonomic",
+                   dirac_model_constraint_is_time_dependent(m, c) ? " (time-dependent)" : "",
+                   a->residual[c], a->velocity_residual[c]);
+            if (!holonomic)
+                printf("  %s (Frobenius defect %.3e)",
+                       a->integrable[c] ? "integrable" : "non-integrable",
+                       a->integrability_defect[c]);
+            printf("\n");
+        }
+        printf("constraint distribution: dimension %d\n", a->distribution_dim);
+    }
+    if (n > 0)
+        printf("Lagrangian: %s (rank of d2L/dv2 = %d of %d)\n",
+               a->velocity_hessian_rank == n ? "regular" : "degenerate", a->velocity_hessian_rank,
+               n);
+    printf("initial energy: E = %.17g\n", a->energy);
+}
+
+int cli_check(int argc, char **argv)
+{
+    const char *path = NULL;
+    int latex = 0;
+    const char *overrides[256];
+    int n_overrides = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-p") || !strcmp(argv[i], "--parameter")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "dirac check: error: %s needs NAME=VALUE\n", argv[i]);
+                return 2;
+            }
+            if (n_overrides == (int)(sizeof overrides / sizeof overrides[0])) {
+                fprintf(stderr, "dirac check: error: too many -p options\n");
+                return 2;
+            }
+            overrides[n_overrides++] = argv[++i];
+        } else if (!strcmp(argv[i], "--latex")) {
+            latex = 1;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            fprintf(stderr, "dirac check: error: unknown option '%s'\n", argv[i]);
+            return 2;
+        } else if (path) {
+            fprintf(stderr, "dirac check: error: more than one model file given\n");
+            return 2;
+        } else {
+            path = argv[i];
+        }
+    }
+    if (!path) {
+        fprintf(stderr, "usage: dirac check MODEL [-p NAME=VALUE]... [--latex]\n");
+        return 2;
+    }
+    dirac_spec *spec = NULL;
+    dirac_model *model = NULL;
+    int rc = 0;
+    dirac_status status = dirac_spec_load(path, &spec);
+    for (int k = 0; status == DIRAC_OK && k < n_overrides; k++)
+        status = dirac_spec_set_parameter(spec, overrides[k]);
+    if (status == DIRAC_OK)
+        status = dirac_model_compile(spec, &model);
+    if (status != DIRAC_OK) {
+        const char *msg = spec ? dirac_spec_errmsg(spec) : "error: out of memory\n";
+        fputs(msg, stderr);
+        if (!*msg || msg[strlen(msg) - 1] != '\n')
+            fputc('\n', stderr);
+        dirac_spec_destroy(spec);
+        return 2;
+    }
+    dirac_model_analysis analysis;
+    dirac_error err;
+    if (dirac_model_analyze(model, &analysis, &err) != DIRAC_OK) {
+        fprintf(stderr, "dirac check: error: %s\n", err.message);
+        rc = 3;
+    } else {
+        print_report(model, &analysis);
+        dirac_model_analysis_free(&analysis);
+        printf("equations of motion:\n");
+        fflush(stdout);
+        if (dirac_model_write_equations(model, latex ? DIRAC_EQUATIONS_LATEX : DIRAC_EQUATIONS_TEXT,
+                                        stdout, &err) != DIRAC_OK) {
+            fprintf(stderr, "dirac check: error: %s\n", err.message);
+            rc = 3;
+        }
+    }
+    dirac_model_destroy(model);
+    dirac_spec_destroy(spec);
+    return rc;
+}

@@ -1,0 +1,113 @@
+/// @file model.h
+/// Models: `.dirac` files parsed into an editable spec, compiled into an immutable model
+/// (symbolic derivatives, evaluation tapes, sparsity patterns), and analysed at their initial
+/// state (`dirac check`). The language is described in docs/model-language.md.
+///
+/// Lifetime: dirac_spec_load → [dirac_spec_set_parameter]... → dirac_model_compile →
+/// dirac_model_destroy, dirac_spec_destroy (the model does not refer to the spec afterwards).
+/// Messages of failed loads, overrides and compilations are kept in the spec
+/// (dirac_spec_errmsg), formatted `FILE:LINE:COL: error: MESSAGE` + source line + caret.
+#ifndef DIRAC_MODEL_H
+#define DIRAC_MODEL_H
+
+#include <dirac/status.h>
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// A parsed model file and its components, with the parameter overrides applied so far.
+typedef struct dirac_spec dirac_spec;
+
+/// Reads, parses and checks the model file `path` (and the component files it names).
+/// *out receives the spec even on failure (so its message can be read), NULL only when out of
+/// memory. Returns DIRAC_OK, DIRAC_ERR_PARSE, DIRAC_ERR_IO or DIRAC_ERR_NOMEM.
+dirac_status dirac_spec_load(const char *path, dirac_spec **out);
+
+/// Parses a model held in memory; `name` is the file name shown in messages.
+dirac_status dirac_spec_parse(const char *name, const char *text, size_t size, dirac_spec **out);
+
+/// Overrides a parameter: "NAME=VALUE" (as `-p NAME=VALUE`). DIRAC_ERR_ARGUMENT for an unknown
+/// parameter (the message suggests close names) or a VALUE that is not a finite number.
+dirac_status dirac_spec_set_parameter(dirac_spec *spec, const char *assignment);
+
+/// Messages of the last failure ("" if none); valid until the next call on the spec.
+const char *dirac_spec_errmsg(const dirac_spec *spec);
+
+/// Releases the spec; NULL is a no-op.
+void dirac_spec_destroy(dirac_spec *spec);
+
+/// Kinds of constraint: φ(q, t) = 0, or ⟨ω(q, t), v⟩ + b(q, t) = 0.
+typedef enum dirac_constraint_kind {
+    DIRAC_CONSTRAINT_HOLONOMIC,
+    DIRAC_CONSTRAINT_NONHOLONOMIC,
+} dirac_constraint_kind;
+
+/// A compiled model: immutable, shareable between simulations.
+typedef struct dirac_model dirac_model;
+
+/// Compiles a successfully loaded spec: parameters folded, all derivatives taken symbolically,
+/// every function the integrators need compiled to an evaluation tape. On failure the message
+/// is in the spec. *out is NULL on failure.
+dirac_status dirac_model_compile(dirac_spec *spec, dirac_model **out);
+
+/// Releases the model; NULL is a no-op.
+void dirac_model_destroy(dirac_model *model);
+
+const char *dirac_model_name(const dirac_model *model);
+int dirac_model_coordinate_count(const dirac_model *model);
+int dirac_model_entropy_count(const dirac_model *model);
+int dirac_model_constraint_count(const dirac_model *model);
+int dirac_model_component_count(const dirac_model *model);
+int dirac_model_output_count(const dirac_model *model);
+const char *dirac_model_coordinate_name(const dirac_model *model, int i);
+const char *dirac_model_entropy_name(const dirac_model *model, int i);
+const char *dirac_model_constraint_name(const dirac_model *model, int a);
+const char *dirac_model_output_name(const dirac_model *model, int k);
+dirac_constraint_kind dirac_model_constraint_kind(const dirac_model *model, int a);
+/// 1 if constraint `a` depends explicitly on time.
+int dirac_model_constraint_is_time_dependent(const dirac_model *model, int a);
+
+/// The model's initial state (unlisted values are 0): q and v have coordinate_count entries,
+/// s has entropy_count entries (any may be NULL).
+void dirac_model_initial_state(const dirac_model *model, double *q, double *v, double *s);
+
+/// Facts about the model at its initial state (t = 0), as printed by `dirac check`.
+typedef struct dirac_model_analysis {
+    int constraint_rank;              ///< rank of the m x n matrix of constraint one-forms ω
+    int velocity_hessian_rank;        ///< rank of ∂²L/∂v² (< n: degenerate Lagrangian)
+    int distribution_dim;             ///< dim Δ = n − constraint_rank
+    double *integrability_defect;     ///< per constraint: max |dω^a(X_i, X_j)| over an
+                                      ///< orthonormal basis X of Δ (0 for holonomic ones)
+    int *integrable;                  ///< per constraint: 1 if the defect is at rounding level
+    double *residual;                 ///< per constraint: |φ(q0, 0)| (holonomic) or
+                                      ///< |⟨ω, v0⟩ + b| (nonholonomic)
+    double *velocity_residual;        ///< per constraint: |⟨ω(q0), v0⟩ + b| (holonomic: dφ/dt)
+    double energy;                    ///< generalized energy ⟨∂L/∂v, v⟩ − L at the initial state
+} dirac_model_analysis;
+
+/// Fills `out` (arrays owned by it; dirac_model_analysis_free). Fails with the reason in err.
+dirac_status dirac_model_analyze(const dirac_model *model, dirac_model_analysis *out,
+                                 dirac_error *err);
+
+/// Frees the arrays of an analysis; NULL is a no-op.
+void dirac_model_analysis_free(dirac_model_analysis *analysis);
+
+/// How to print equations.
+typedef enum dirac_equation_style {
+    DIRAC_EQUATIONS_TEXT,    ///< readable infix
+    DIRAC_EQUATIONS_LATEX,   ///< LaTeX (one align environment)
+} dirac_equation_style;
+
+/// Writes the implicit Lagrange–Dirac equations of the model to `out`:
+/// p = ∂L/∂v, ṗ = ∂L/∂q + F + Σ μ_a ω^a, the constraints, and the entropy equations.
+dirac_status dirac_model_write_equations(const dirac_model *model, dirac_equation_style style,
+                                         FILE *out, dirac_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,83 @@
+// Internal: the compiled model (spec -> dirac_model). Immutable after compilation; everything
+// an integrator evaluates is a tape over one input vector
+//     x = [ q (n) | v (n) | S (ns) | t | mu (m) ]
+// and every Jacobian has its sparsity pattern fixed here.
+#ifndef DIRAC_SRC_MODEL_H
+#define DIRAC_SRC_MODEL_H
+
+#include <dirac/model.h>
+
+#include "expr.h"
+
+/// A compiled group of expressions: values[k] = outputs[k](x).
+typedef struct model_group {
+    expr_id *ids;      // the expressions (in the model's pool)
+    int count;
+    expr_tape *tape;   // NULL when count == 0
+} model_group;
+
+/// A sparse matrix of expressions in compressed rows, over columns that are input indices.
+typedef struct model_sparse {
+    int rows, cols;
+    int nnz;
+    int *row_start;    // rows + 1
+    int *col;          // nnz, column index (0-based within the block's own column range)
+    model_group values;
+} model_sparse;
+
+/// Per-constraint facts.
+typedef struct model_constraint {
+    char *name;
+    dirac_constraint_kind kind;
+    int time_dependent;   // depends on t
+    int line, col;        // location in the model file
+} model_constraint;
+
+struct dirac_model {
+    char *name;
+    char *file;
+    int n, ns, m;                     // coordinates, entropy variables, constraints
+    int n_inputs;                     // 2n + ns + 1 + m
+    int first_v, first_s, index_t, first_mu;
+    char **coord_names, **entropy_names, **output_names;
+    model_constraint *constraints;
+    int output_count;
+    int component_count;
+
+    expr_pool *pool;
+    // symbolic pieces (ids in pool)
+    expr_id lagrangian;
+    int friction_count;               // `friction COORD -> S: EXPR` statements
+    int *friction_coord, *friction_entropy;
+    expr_id *friction;                // friction_count forces
+    expr_id *heat_input;              // ns: external heat power
+    int heat_count;
+    int *heat_pair;                   // 2 * heat_count entropy indices
+    expr_id *heat_conductance;        // heat_count
+
+    // compiled groups
+    model_group lagrangian_value;     // [L]
+    model_group gradient;             // [∂L/∂q (n), ∂L/∂v (n), ∂L/∂S (ns)]
+    model_sparse hessian;             // ∂²L/∂y∂y, y = (q, v, S): (2n+ns) square
+    model_group constraint_values;    // [c_a]
+    model_sparse constraint_forms;    // ω_a,i = ∂c_a/∂v_i (nonholonomic) or ∂φ_a/∂q_i
+    model_group constraint_rates;     // b_a: ∂φ_a/∂t (holonomic) or c_a(v = 0)
+    model_sparse constraint_jacobian; // ∂c_a/∂(q, v, S, t) (m x (2n+ns+1))
+    model_sparse form_curvature;      // ∂(Σ_a μ_a ω_a,i)/∂q_j (n x n): the Newton term of μ·ω
+    model_group forces;               // [F_i + F^fr_i]
+    model_sparse force_jacobian;      // ∂F_i/∂(q, v, S) (n x (2n+ns))
+    model_group outputs;              // [output_k]
+    int work_size;                    // doubles of scratch the largest tape needs
+
+    // initial state and simulate defaults
+    double *q0, *v0, *s0;
+    char method[32];
+    double dt, t_end;
+    int every;
+    int has_method, has_dt, has_t_end, has_every;
+};
+
+/// Evaluates a group at x into values (work: model->work_size doubles).
+void model_group_eval(const model_group *g, const double *x, double *work, double *values);
+
+#endif

@@ -1,0 +1,25 @@
+// Internal: turning spec expressions into expression-DAG nodes (model compilation).
+#ifndef DIRAC_SRC_MODEL_LOWER_H
+#define DIRAC_SRC_MODEL_LOWER_H
+
+#include "expr.h"
+#include "spec.h"
+
+/// What the names of one model instance mean in the DAG.
+typedef struct lower_scope {
+    spec *spec;                  // for error messages
+    expr_pool *pool;
+    const double *param_values;  // value of each parameter (folded to a constant)
+    const expr_id *let_ids;      // DAG node of each let lowered so far
+    int first_q, first_v, first_s, index_t;   // input indices
+} lower_scope;
+
+/// The DAG node of expression `e`; EXPR_NONE after an error was reported in the spec.
+expr_id lower_expr(const lower_scope *scope, const spec_expr *e);
+
+/// Lowers `e`, which must fold to a finite constant ("`what` must be a constant" otherwise,
+/// reported at `loc`); returns 1 and writes *out on success.
+int lower_constant(const lower_scope *scope, const spec_expr *e, spec_loc loc, const char *what,
+                   double *out);
+
+#endif

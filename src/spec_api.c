@@ -1,0 +1,51 @@
+// The public face of the parser (include/dirac/model.h): load, parse, override, messages.
+#include "spec_api.h"
+
+#include <stdlib.h>
+
+static dirac_status wrap(dirac_status status, spec *parsed, dirac_spec **out)
+{
+    *out = NULL;
+    if (!parsed)
+        return DIRAC_ERR_NOMEM;
+    dirac_spec *ds = malloc(sizeof *ds);
+    if (!ds) {
+        spec_destroy(parsed);
+        return DIRAC_ERR_NOMEM;
+    }
+    ds->parsed = parsed;
+    *out = ds;
+    return status;
+}
+
+dirac_status dirac_spec_load(const char *path, dirac_spec **out)
+{
+    spec *parsed = NULL;
+    dirac_status status = spec_load_file(path, NULL, &parsed);
+    return wrap(status, parsed, out);
+}
+
+dirac_status dirac_spec_parse(const char *name, const char *text, size_t size, dirac_spec **out)
+{
+    spec *parsed = NULL;
+    dirac_status status = spec_parse_buffer(name, text, size, NULL, &parsed);
+    return wrap(status, parsed, out);
+}
+
+dirac_status dirac_spec_set_parameter(dirac_spec *ds, const char *assignment)
+{
+    return spec_set_parameter_override(ds->parsed, assignment);
+}
+
+const char *dirac_spec_errmsg(const dirac_spec *ds)
+{
+    return spec_errmsg(ds->parsed);
+}
+
+void dirac_spec_destroy(dirac_spec *ds)
+{
+    if (!ds)
+        return;
+    spec_destroy(ds->parsed);
+    free(ds);
+}
