@@ -152,7 +152,8 @@ typedef struct loader {
     int cache_count, cache_cap, cache_model_cap;
 } loader;
 
-static spec_model *load_model(loader *L, const char *path, const spec_loc *from);
+// `from`: the component statement's file location (NULL for the root), `line` its line
+static spec_model *load_model(loader *L, const char *path, const spec_loc *from, int line);
 
 // loads the components of m, then checks m against them
 static void load_components(loader *L, spec_model *m)
@@ -178,9 +179,7 @@ static void load_components(loader *L, spec_model *m)
         }
         if (!path)
             return;
-        diag_push_include(&s->diag, m->file, c->loc.line);
-        const spec_model *child = load_model(L, path, &at);
-        diag_pop_include(&s->diag);
+        const spec_model *child = load_model(L, path, &at, c->loc.line);
         spec_mem_free(&s->mem, path);
         c->model = child && !child->failed ? child : NULL;
         if (!c->model)
@@ -206,7 +205,7 @@ static bool cache_add(loader *L, char *real, spec_model *m)
     return true;
 }
 
-static spec_model *load_model(loader *L, const char *path, const spec_loc *from)
+static spec_model *load_model(loader *L, const char *path, const spec_loc *from, int line)
 {
     spec *s = L->s;
     spec_loc none = { NULL, 0, 0 };
@@ -272,23 +271,27 @@ static spec_model *load_model(loader *L, const char *path, const spec_loc *from)
         free(real);
         return NULL;
     }
+    // errors inside this file get "included from" notes
+    if (from)
+        diag_push_include(&s->diag, from->file, line);
     spec_model *m = parse_model_source(s, src, dir_of(s, src->name));
-    if (!m) {
+    if (m) {
+        spec_resolve_model(s, m);
+        if (!cache_add(L, real, m)) {
+            free(real);
+            m = NULL;
+        } else if (!m->failed && m->component_count > 0) {
+            L->stack_real[L->depth] = real;
+            L->stack_name[L->depth] = src->name;
+            L->depth++;
+            load_components(L, m);
+            L->depth--;
+        }
+    } else {
         free(real);
-        return NULL;
     }
-    spec_resolve_model(s, m);
-    if (!cache_add(L, real, m)) {
-        free(real);
-        return NULL;
-    }
-    if (!m->failed && m->component_count > 0) {
-        L->stack_real[L->depth] = real;
-        L->stack_name[L->depth] = src->name;
-        L->depth++;
-        load_components(L, m);
-        L->depth--;
-    }
+    if (from)
+        diag_pop_include(&s->diag);
     return m;
 }
 
@@ -302,7 +305,7 @@ dirac_status spec_load_file(const char *path, const spec_options *options, spec 
     loader L;
     memset(&L, 0, sizeof L);
     L.s = s;
-    s->root = load_model(&L, path, NULL);
+    s->root = load_model(&L, path, NULL, 0);
     for (int i = 0; i < L.cache_count; i++)
         free(L.cache_real[i]);
     spec_mem_free(&s->mem, L.cache_real);

@@ -165,9 +165,19 @@ static bool resolve_plain(resolve_ctx *c, const char *name, spec_loc loc, spec_r
 
 // --- expressions ---------------------------------------------------------------------------
 
-// describes the state dependence of leaf n ("coordinate 'x'", "the velocity x'", ...)
-static void describe_state(const spec_expr_node *n, char *buf, size_t size)
+// describes the state dependence of leaf n ("coordinate 'x'", "the velocity x'", ...), with
+// its place when it is in another file (through a component's let)
+static void describe_state(const resolve_ctx *c, const spec_expr_node *n, char *buf,
+                           size_t size)
 {
+    if (c->m && n->loc.file && n->loc.file != c->m->file) {
+        char inner[128];
+        resolve_ctx here = *c;
+        here.m = NULL;
+        describe_state(&here, n, inner, sizeof inner);
+        snprintf(buf, size, "%s (at %s:%d:%d)", inner, n->loc.file, n->loc.line, n->loc.col);
+        return;
+    }
     const char *name = n->u.sym.name;
     int kind = n->u.sym.ref.kind == SPEC_SYM_QUALIFIED ? n->u.sym.ref.member
                                                        : n->u.sym.ref.kind;
@@ -261,7 +271,7 @@ static void resolve_leaf(resolve_ctx *c, spec_expr_node *n, int *degree)
         c->state_use = state;
     if (state && c->constant) {
         char dep[160];
-        describe_state(state, dep, sizeof dep);
+        describe_state(c, state, dep, sizeof dep);
         if (state == n)
             spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "%s must be constant but depends on %s",
                        c->what, dep);
