@@ -118,12 +118,24 @@ int lower_constant(const lower_scope *scope, const spec_expr *e, spec_loc loc, c
     expr_id id = lower_expr(scope, e);
     if (id == EXPR_NONE)
         return 0;
-    if (expr_kind_of(scope->pool, id) != EXPR_CONST) {
+    // the engine leaves non-finite folds (1/0, log(-1)) unfolded: evaluate what has no variables
+    int32_t *vars = NULL;
+    int n_vars = 0;
+    dirac_error err;
+    if (expr_variables(scope->pool, 1, &id, &vars, &n_vars, &err) != DIRAC_OK) {
+        spec_error(scope->spec, err.status, loc, "%s", err.message);
+        return 0;
+    }
+    free(vars);
+    if (n_vars > 0) {
         spec_error(scope->spec, DIRAC_ERR_PARSE, loc,
                    "%s must be a constant (it depends on the state or on time)", what);
         return 0;
     }
-    *out = expr_const_value(scope->pool, id);
+    if (expr_eval_reference(scope->pool, 1, &id, NULL, out, &err) != DIRAC_OK) {
+        spec_error(scope->spec, err.status, loc, "%s", err.message);
+        return 0;
+    }
     if (!isfinite(*out)) {
         spec_error(scope->spec, DIRAC_ERR_PARSE, loc, "%s evaluates to %s", what,
                    isnan(*out) ? "NaN" : "an infinite value");

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# `dirac check`: every example passes; errors exit 2 with FILE:LINE:COL; -p is validated.
+# usage: cli_check.sh PATH-TO-DIRAC SOURCE-DIR
+set -u
+dirac=$1
+src=$2
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+check() {   # check DESCRIPTION CONDITION...
+  local what=$1
+  shift
+  if "$@"; then echo "ok     $what"; else echo "FAILED $what"; fail=1; fi
+}
+
+count=0
+while IFS= read -r -d '' model; do
+  count=$((count + 1))
+  "$dirac" check "$model" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  check "check ${model#$src/} exits 0" test $rc -eq 0
+  [ $rc -eq 0 ] || cat "$tmp/err"
+done < <(find "$src/examples" -name '*.dirac' -print0 | sort -z)
+check "examples exist" test "$count" -gt 0
+
+out=$("$dirac" check "$src/examples/pendulum.dirac")
+check "pendulum: sizes" grep -q '^sizes: 2 coordinates, 1 constraint, 0 entropy variables, 0 components$' <<<"$out"
+check "pendulum: holonomic rod at residual 0" grep -Eq '^  rod +holonomic +residual 0.000e\+00' <<<"$out"
+check "pendulum: regular Lagrangian" grep -q 'Lagrangian: regular (rank of d2L/dv2 = 2 of 2)' <<<"$out"
+check "pendulum: momentum balance" grep -q 'd/dt p.y = -9.81 + mu.rod\*(2\*y)' <<<"$out"
+out=$("$dirac" check "$src/examples/pendulum.dirac" -p m=2 --latex)
+check "-p m=2 changes the equations" grep -q 'p_{x} &= 2 \\dot{x}' <<<"$out"
+
+printf 'model broken\ncoordinate x\nlagrangian x'"'"'^2 + y\n' >"$tmp/broken.dirac"
+err=$("$dirac" check "$tmp/broken.dirac" 2>&1 >/dev/null); rc=$?
+check "unknown name exits 2" test $rc -eq 2
+check "unknown name reported at FILE:LINE:COL" grep -q "broken.dirac:3:19: error: unknown name 'y'" <<<"$err"
+check "caret line under the column" grep -qx "                  ^" <<<"$err"
+
+err=$("$dirac" check "$tmp/missing.dirac" 2>&1 >/dev/null); rc=$?
+check "missing file exits 2" test $rc -eq 2
+check "missing file is named" grep -q "missing.dirac" <<<"$err"
+
+err=$("$dirac" check "$src/examples/pendulum.dirac" -p theta=2 2>&1 >/dev/null); rc=$?
+check "-p unknown parameter exits 2" test $rc -eq 2
+check "-p unknown parameter suggests" grep -q "did you mean" <<<"$err"
+err=$("$dirac" check "$src/examples/pendulum.dirac" -p m=heavy 2>&1 >/dev/null); rc=$?
+check "-p non-number exits 2" test $rc -eq 2
+exit $fail
