@@ -240,6 +240,12 @@ static void lex_scan(parse_lexer *lx, parse_token *t)
             lx->p = r;
             if (!ok) {
                 size_t shown = (size_t)(r - start);
+                if (shown > 40) {
+                    spec_error(lx->s, DIRAC_ERR_PARSE, lex_loc(lx, t->line, t->col),
+                               "invalid number '%.40s...'", start);
+                    t->kind = TOK_ERROR;
+                    return;
+                }
                 if (r > q && is_name_start((unsigned char)*q) && len > 0 && !(*q == 'e' || *q == 'E'))
                     spec_error(lx->s, DIRAC_ERR_PARSE, lex_loc(lx, t->line, t->col),
                                "invalid number '%.*s' (write %.*s*%.*s for a product)",
@@ -258,7 +264,8 @@ static void lex_scan(parse_lexer *lx, parse_token *t)
             }
             if (isinf(t->number)) {
                 spec_error(lx->s, DIRAC_ERR_PARSE, lex_loc(lx, t->line, t->col),
-                           "number '%.*s' is out of range", (int)len, start);
+                           "number '%.*s%s' is out of range", len > 40 ? 40 : (int)len, start,
+                           len > 40 ? "..." : "");
                 t->kind = TOK_ERROR;
             }
             return;
