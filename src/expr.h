@@ -207,8 +207,10 @@ void expr_tape_destroy(expr_tape *tape);
 void expr_tape_eval(const expr_tape *tape, const double *inputs, double *work,
                     double *outputs);
 
-/// Number of instructions.
+/// Number of instructions (input loads not counted).
 int expr_tape_length(const expr_tape *tape);
+/// Number of inputs loaded into work slots before the instructions run.
+int expr_tape_load_count(const expr_tape *tape);
 /// Number of doubles of `work` expr_tape_eval needs (register slots after reuse).
 int expr_tape_work_size(const expr_tape *tape);
 /// Number of distinct DAG nodes the tape computes (one slot each before register reuse).

@@ -336,6 +336,49 @@ static int collect_cone(const expr_pool *pool, jacobian_work *w, expr_id o, int3
     return 0;
 }
 
+typedef struct column_entry {
+    int col;
+    expr_id value;
+} column_entry;
+
+static int compare_columns(const void *pa, const void *pb)
+{
+    int a = ((const column_entry *)pa)->col, b = ((const column_entry *)pb)->col;
+    return (a > b) - (a < b);
+}
+
+// sorts the entries row_first .. nnz-1 by column; 0 ok, -1 out of memory
+static int sort_row(jacobian_work *w, int row_first)
+{
+    int count = w->nnz - row_first;
+    if (count <= 16) {   // short rows: insertion sort
+        for (int i = row_first + 1; i < w->nnz; i++) {
+            int c = w->col[i];
+            expr_id v = w->value[i];
+            int j = i;
+            for (; j > row_first && w->col[j - 1] > c; j--) {
+                w->col[j] = w->col[j - 1];
+                w->value[j] = w->value[j - 1];
+            }
+            w->col[j] = c;
+            w->value[j] = v;
+        }
+        return 0;
+    }
+    column_entry *pairs = malloc((size_t)count * sizeof *pairs);
+    if (!pairs)
+        return -1;
+    for (int i = 0; i < count; i++)
+        pairs[i] = (column_entry){ w->col[row_first + i], w->value[row_first + i] };
+    qsort(pairs, (size_t)count, sizeof *pairs, compare_columns);
+    for (int i = 0; i < count; i++) {
+        w->col[row_first + i] = pairs[i].col;
+        w->value[row_first + i] = pairs[i].value;
+    }
+    free(pairs);
+    return 0;
+}
+
 // one reverse sweep: appends row entries of d o / d vars; 0 ok, -1 out of memory or pool error
 static int jacobian_row(expr_pool *pool, jacobian_work *w, expr_id o, int32_t sweep)
 {
@@ -385,19 +428,7 @@ static int jacobian_row(expr_pool *pool, jacobian_work *w, expr_id o, int32_t sw
         }
     }
 
-    // the row's entries by increasing column (insertion sort: rows are short)
-    for (int i = row_first + 1; i < w->nnz; i++) {
-        int c = w->col[i];
-        expr_id v = w->value[i];
-        int j = i;
-        for (; j > row_first && w->col[j - 1] > c; j--) {
-            w->col[j] = w->col[j - 1];
-            w->value[j] = w->value[j - 1];
-        }
-        w->col[j] = c;
-        w->value[j] = v;
-    }
-    return 0;
+    return sort_row(w, row_first);
 }
 
 static void jacobian_work_free(jacobian_work *w)

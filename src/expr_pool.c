@@ -113,23 +113,25 @@ static int node_equals(const expr_node *n, int32_t kind, expr_id a, expr_id b, u
     return n->kind == kind && n->a == a && n->b == b && double_bits(n->value) == bits;
 }
 
-// doubles the hash table and reinserts every node
+// doubles the hash table and reinserts every node (the stored hashes make this cheap)
 static int table_grow(expr_pool *pool)
 {
     uint32_t size = (pool->table_mask + 1u) * 2u;
     if (size == 0 || size > (1u << 31))
         return -1;
-    int32_t *table = malloc((size_t)size * sizeof *table);
+    expr_slot *table = malloc((size_t)size * sizeof *table);
     if (!table)
         return -1;
     memset(table, 0xff, (size_t)size * sizeof *table);
     uint32_t mask = size - 1u;
-    for (expr_id id = 0; id < pool->count; id++) {
-        const expr_node *n = &pool->nodes[id];
-        uint32_t slot = node_hash(n->kind, n->a, n->b, double_bits(n->value)) & mask;
-        while (table[slot] != EXPR_NONE)
+    for (uint32_t old = 0; old <= pool->table_mask; old++) {
+        expr_slot entry = pool->table[old];
+        if (entry.id == EXPR_NONE)
+            continue;
+        uint32_t slot = entry.hash & mask;
+        while (table[slot].id != EXPR_NONE)
             slot = (slot + 1u) & mask;
-        table[slot] = id;
+        table[slot] = entry;
     }
     free(pool->table);
     pool->table = table;
@@ -154,13 +156,14 @@ static int nodes_grow(expr_pool *pool)
 static expr_id intern(expr_pool *pool, expr_kind kind, expr_id a, expr_id b, double value)
 {
     uint64_t bits = double_bits(value);
-    uint32_t slot = node_hash((int32_t)kind, a, b, bits) & pool->table_mask;
+    uint32_t hash = node_hash((int32_t)kind, a, b, bits);
+    uint32_t slot = hash & pool->table_mask;
     for (;;) {
-        expr_id id = pool->table[slot];
-        if (id == EXPR_NONE)
+        expr_slot entry = pool->table[slot];
+        if (entry.id == EXPR_NONE)
             break;
-        if (node_equals(&pool->nodes[id], (int32_t)kind, a, b, bits))
-            return id;
+        if (entry.hash == hash && node_equals(&pool->nodes[entry.id], (int32_t)kind, a, b, bits))
+            return entry.id;
         slot = (slot + 1u) & pool->table_mask;
     }
 
@@ -173,8 +176,8 @@ static expr_id intern(expr_pool *pool, expr_kind kind, expr_id a, expr_id b, dou
             return expr_pool_fail(pool, DIRAC_ERR_NOMEM,
                                   "out of memory for the table of %d expression nodes",
                                   pool->count + 1);
-        slot = node_hash((int32_t)kind, a, b, bits) & pool->table_mask;
-        while (pool->table[slot] != EXPR_NONE)
+        slot = hash & pool->table_mask;
+        while (pool->table[slot].id != EXPR_NONE)
             slot = (slot + 1u) & pool->table_mask;
     }
     expr_id id = pool->count++;
@@ -198,7 +201,7 @@ static expr_id intern(expr_pool *pool, expr_kind kind, expr_id a, expr_id b, dou
                 n->hi = pool->nodes[c].hi;
         }
     }
-    pool->table[slot] = id;
+    pool->table[slot] = (expr_slot){ id, hash };
     return id;
 }
 

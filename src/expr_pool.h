@@ -23,10 +23,17 @@ typedef struct expr_memo_entry {
     expr_id result;
 } expr_memo_entry;
 
+/// Hash-consing table slot: a node id (EXPR_NONE: empty) and its hash, compared before the
+/// node itself is read (saves a cache miss per probe).
+typedef struct expr_slot {
+    expr_id id;
+    uint32_t hash;
+} expr_slot;
+
 struct expr_pool {
     expr_node *nodes;         // count nodes, in id order
     int32_t count, capacity;
-    int32_t *table;           // hash-consing table of node ids (EXPR_NONE: empty), power of 2
+    expr_slot *table;         // hash-consing table, open addressing, power of 2
     uint32_t table_mask;      // table size - 1
     expr_memo_entry *memo;    // derivative memo (open addressing), power of 2 or NULL
     uint32_t memo_mask;

@@ -1,7 +1,8 @@
 // Compilation of a set of expressions into a flat tape, and its evaluation.
 //
 // The nodes reachable from the outputs, in increasing id order (a topological order), become
-// one instruction each. Constant operands of + - * / ^ are folded into the instruction as
+// one instruction each, except variables, which are gathered from the inputs into slots by a
+// plain loop before the instructions run. Constant operands of + - * / ^ are folded into the instruction as
 // immediates (so constants rarely need a slot), x^n for small integers n is evaluated by
 // repeated multiplication, and slots are reused once their last reader has run (linear scan
 // over the tape), which keeps `work` small and cache-resident.
@@ -19,7 +20,7 @@
 
 typedef enum tape_op {
     OP_CONST,   // w[dst] = c
-    OP_VAR,     // w[dst] = in[a]
+    OP_VAR,     // w[dst] = in[a] (compiled into the load list, never executed)
     OP_ADD,     // w[a] + w[b]
     OP_ADDC,    // w[a] + c
     OP_SUB,     // w[a] - w[b]
@@ -60,11 +61,13 @@ typedef struct tape_instr {
 
 struct expr_tape {
     int length;          // instructions
+    int n_loads;         // inputs gathered into slots 0 .. n_loads-1 before the instructions
     int n_slots;         // doubles of work
     int n_nodes;         // DAG nodes computed
     int n_inputs;        // 1 + largest input index read
     int n_outputs;
     tape_instr *code;    // length instructions (inside this allocation)
+    int32_t *load_input; // n_loads input indices (inside this allocation)
     int32_t *output_slot;   // n_outputs slots (inside this allocation)
 };
 
@@ -76,6 +79,11 @@ void expr_tape_destroy(expr_tape *tape)
 int expr_tape_length(const expr_tape *tape)
 {
     return tape->length;
+}
+
+int expr_tape_load_count(const expr_tape *tape)
+{
+    return tape->n_loads;
 }
 
 int expr_tape_work_size(const expr_tape *tape)
@@ -291,13 +299,21 @@ dirac_status expr_tape_compile(const expr_pool *pool, int n_outputs, const expr_
     for (int r = 0; r < n_outputs; r++)
         last_use[reg[outputs[r]]] = INT32_MAX;
 
+    // inputs are gathered into slots 0 .. n_loads-1 before the loop (no dispatch per load)
+    int n_loads = 0;
+    for (int i = 0; i < n_code; i++)
+        if (code[i].op == OP_VAR)
+            slot_of[i] = n_loads++;
+
     // linear-scan slot assignment: operands whose last reader this is are released first,
     // so the result may overwrite an operand (every op reads before it writes)
-    int n_free = 0, n_slots = 0;
+    int n_free = 0, n_slots = n_loads, n_instr = 0;
     for (int i = 0; i < n_code; i++) {
         tape_instr *in = &code[i];
-        int reads = in->op != OP_CONST && in->op != OP_VAR;
-        int32_t va = reads ? in->a : -1, vb = reads && in->op != OP_POWI ? in->b : -1;
+        if (in->op == OP_VAR)
+            continue;
+        int32_t va = in->op != OP_CONST ? in->a : -1;
+        int32_t vb = in->op != OP_CONST && in->op != OP_POWI ? in->b : -1;
         if (va >= 0) {
             in->a = slot_of[va];
             if (last_use[va] == i)
@@ -310,26 +326,34 @@ dirac_status expr_tape_compile(const expr_pool *pool, int n_outputs, const expr_
         }
         slot_of[i] = n_free > 0 ? free_slots[--n_free] : n_slots++;
         in->dst = slot_of[i];
+        n_instr++;
     }
 
-    // one allocation: header, code, output slots
+    // one allocation: header, code, input indices of the loads, output slots
     size_t code_offset = (sizeof(expr_tape) + 15u) & ~(size_t)15u;
-    size_t slots_offset = code_offset + (size_t)n_code * sizeof(tape_instr);
+    size_t loads_offset = code_offset + (size_t)n_instr * sizeof(tape_instr);
+    size_t slots_offset = loads_offset + (size_t)n_loads * sizeof(int32_t);
     tape = malloc(slots_offset + ((size_t)n_outputs + 1) * sizeof(int32_t));
     if (!tape) {
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory for a tape of %d instructions",
-                           n_code);
+                           n_instr);
         goto done;
     }
-    tape->length = n_code;
+    tape->length = n_instr;
+    tape->n_loads = n_loads;
     tape->n_slots = n_slots;
     tape->n_nodes = n_code;
     tape->n_inputs = n_inputs;
     tape->n_outputs = n_outputs;
     tape->code = (tape_instr *)(void *)((char *)tape + code_offset);
+    tape->load_input = (int32_t *)(void *)((char *)tape + loads_offset);
     tape->output_slot = (int32_t *)(void *)((char *)tape + slots_offset);
-    if (n_code > 0)
-        memcpy(tape->code, code, (size_t)n_code * sizeof *code);
+    for (int i = 0, k = 0, j = 0; i < n_code; i++) {
+        if (code[i].op == OP_VAR)
+            tape->load_input[j++] = code[i].a;
+        else
+            tape->code[k++] = code[i];
+    }
     for (int r = 0; r < n_outputs; r++)
         tape->output_slot[r] = slot_of[reg[outputs[r]]];
     *out = tape;
@@ -371,6 +395,8 @@ void expr_tape_eval(const expr_tape *tape, const double *inputs, double *work, d
 {
     const tape_instr *code = tape->code;
     double *w = work;
+    for (int k = 0, n = tape->n_loads; k < n; k++)
+        w[k] = inputs[tape->load_input[k]];
     for (int i = 0, n = tape->length; i < n; i++) {
         const tape_instr *p = &code[i];
         double r;
