@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(SPEC_ARRAY_COUNT == sizeof ((spec_model *)0)->capacity / sizeof(int),
+               "spec_model.capacity has one entry per statement array");
+
 // --- lifetime ------------------------------------------------------------------------------
 
 spec *spec_create(const spec_options *options)

@@ -170,23 +170,20 @@ static bool resolve_plain(resolve_ctx *c, const char *name, spec_loc loc, spec_r
 static void describe_state(const resolve_ctx *c, const spec_expr_node *n, char *buf,
                            size_t size)
 {
-    if (c->m && n->loc.file && n->loc.file != c->m->file) {
-        char inner[128];
-        resolve_ctx here = *c;
-        here.m = NULL;
-        describe_state(&here, n, inner, sizeof inner);
-        snprintf(buf, size, "%s (at %s:%d:%d)", inner, n->loc.file, n->loc.line, n->loc.col);
-        return;
-    }
     const char *name = n->u.sym.name;
     int kind = n->u.sym.ref.kind == SPEC_SYM_QUALIFIED ? n->u.sym.ref.member
                                                        : n->u.sym.ref.kind;
+    char what[128];
     if (n->kind == SPEC_EXPR_PRIME)
-        snprintf(buf, size, "the velocity %s'", name);
+        snprintf(what, sizeof what, "the velocity %.100s'", name);
     else if (kind == SPEC_SYM_TIME)
-        snprintf(buf, size, "time t");
+        snprintf(what, sizeof what, "time t");
     else
-        snprintf(buf, size, "%s '%s'", spec_sym_kind_name((spec_sym_kind)kind), name);
+        snprintf(what, sizeof what, "%s '%.90s'", spec_sym_kind_name((spec_sym_kind)kind), name);
+    if (n->loc.file && n->loc.file != c->m->file)
+        snprintf(buf, size, "%s (at %s:%d:%d)", what, n->loc.file, n->loc.line, n->loc.col);
+    else
+        snprintf(buf, size, "%s", what);
 }
 
 // the let that a (maybe qualified) name node refers to, or NULL
