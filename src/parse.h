@@ -122,6 +122,8 @@ const parse_token *lex_peek(parse_lexer *lx, int k);
 parse_token lex_next(parse_lexer *lx);
 /// After an error: forgets open parentheses and skips past the end of the current statement.
 void lex_recover(parse_lexer *lx);
+/// A statement keyword at the start of a line: where a new statement probably begins.
+bool lex_starts_statement(const parse_token *t);
 /// Human-readable description of a token for messages ("'('", "end of line", "name 'x'").
 void lex_describe(const parse_token *t, char *buf, size_t size);
 

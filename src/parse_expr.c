@@ -272,6 +272,11 @@ static bool expect_operand(parse_state *p, int flags, bool *operand)
                                         "EXPR * d(A) ^ d(B)");
         if (lex_peek(&p->lex, 1)->kind == TOK_LPAREN && !t->primes)
             return start_call(p, t);
+        if (lex_starts_statement(t) && open_paren(p) < 0 &&
+            !(p->m && spec_names_find(p->m->names, t->text, t->len)))
+            return parse_error_at(p, t, "expected an expression, found the statement '%.*s' (the "
+                                        "line before ends with an operator, so it continues here)",
+                                  (int)t->len, t->text);
         if (t->primes > 1)
             return parse_error_at(p, t, "only first time derivatives (x') can be written");
         node.kind = t->primes ? SPEC_EXPR_PRIME : SPEC_EXPR_NAME;

@@ -383,8 +383,7 @@ static const char *const statement_keywords[] = {
     "simulate", "output", "component", "twoform", "entropy", "friction", "heat", "heat_input",
 };
 
-// a statement keyword at the start of a line: where a new statement probably begins
-static bool starts_statement(const parse_token *t)
+bool lex_starts_statement(const parse_token *t)
 {
     if (t->kind != TOK_NAME || !t->line_start || t->primes || t->qualified)
         return false;
@@ -400,7 +399,7 @@ void lex_recover(parse_lexer *lx)
     lx->depth = 0;
     for (bool first = true;; first = false) {
         const parse_token *t = lex_peek(lx, 0);
-        if (t->kind == TOK_EOF || (!first && starts_statement(t)))
+        if (t->kind == TOK_EOF || (!first && lex_starts_statement(t)))
             return;
         if (t->kind == TOK_NEWLINE) {
             lex_next(lx);

@@ -89,6 +89,19 @@ static void test_motor_drive(void)
         ENSURE(owner == fw && ref.kind == SPEC_SYM_PARAMETER && ref.index == 0);
         ENSURE(!spec_lookup_qualified(m, "rotor.K", &owner, &ref));
         ENSURE(!spec_lookup_qualified(m, "K.x", &owner, &ref));
+        // overrides reach the components' parameters
+        ENSURE_EQ_INT(spec_set_parameter_override(s, "rotor.J=0.5"), DIRAC_OK);
+        ENSURE_EQ_INT(spec_set_parameter_override(s, "K=1"), DIRAC_OK);
+        int count;
+        const spec_override *o = spec_overrides(s, &count);
+        ENSURE(count == 2 && strcmp(o[0].name, "rotor.J") == 0 && o[0].value == 0.5);
+        ENSURE(m->params[0].overridden && !fw->params[0].overridden);
+        ENSURE_EQ_INT(spec_set_parameter_override(s, "rotor.JJ=1"), DIRAC_ERR_ARGUMENT);
+        ENSURE(strcmp(spec_errmsg(s), "error: unknown parameter 'rotor.JJ' in 'rotor.JJ=1'; did "
+                                      "you mean 'rotor.J'?\n") == 0);
+        ENSURE_EQ_INT(spec_set_parameter_override(s, "rotor.theta=1"), DIRAC_ERR_ARGUMENT);
+        ENSURE(strcmp(spec_errmsg(s), "error: 'rotor.theta' is a coordinate, not a parameter (in "
+                                      "'rotor.theta=1')\n") == 0);
     }
     spec_destroy(s);
 }

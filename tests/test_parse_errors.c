@@ -24,6 +24,9 @@ static void test_statements(void)
                        "found number '1'");
     ENSURE_PARSE_ERROR(HEAD "lagrangian x y\n",
                        "t.dirac:4:14: error: expected an operator before 'y'");
+    ENSURE_PARSE_ERROR(HEAD "lagrangian x'^2 +\nparameter a = 1\n",
+                       "t.dirac:5:1: error: expected an expression, found the statement "
+                       "'parameter' (the line before ends with an operator, so it continues here)");
     ENSURE_PARSE_ERROR(HEAD "lagrangian\n",
                        "t.dirac:4:11: error: expected an expression, found end of line");
     ENSURE_PARSE_ERROR(HEAD "parameter t = 1\n",
