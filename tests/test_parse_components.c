@@ -289,6 +289,24 @@ static void test_cycles_and_depth(void)
     spec_destroy(s);
 }
 
+// every allocation of a load failing in turn: a clean status, nothing leaked (sanitizer build)
+static void test_out_of_memory(void)
+{
+    make_dir();
+    char path[256];
+    snprintf(path, sizeof path, "%s/motor_drive.dirac", dir);
+    int failures = 0;
+    for (long n = 1; n < 300; n++) {
+        spec_options opt = { 0, n };
+        spec *s = NULL;
+        dirac_status st = spec_load_file(path, &opt, &s);
+        ENSURE(st == DIRAC_OK || st == DIRAC_ERR_NOMEM);
+        failures += st == DIRAC_ERR_NOMEM;
+        spec_destroy(s);
+    }
+    ENSURE(failures > 0);
+}
+
 static void test_cleanup(void)
 {
     // remove the temporary files
@@ -298,4 +316,4 @@ static void test_cleanup(void)
 }
 
 TEST_MAIN(TEST(test_motor_drive), TEST(test_shared_and_nested), TEST(test_errors_in_components),
-          TEST(test_included_errors), TEST(test_cycles_and_depth), TEST(test_cleanup))
+          TEST(test_included_errors), TEST(test_cycles_and_depth), TEST(test_out_of_memory), TEST(test_cleanup))
