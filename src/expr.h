@@ -10,6 +10,9 @@
 // - variables are indices into the caller's input vector (the caller gives them meaning:
 //   q_i, v_i, S_i, t, or parameters it does not want folded).
 //
+// Threads: a pool is not thread-safe (constructors and derivatives modify it); a compiled
+// tape is immutable and may be evaluated by several threads, each with its own `work`.
+//
 // Errors: constructors return EXPR_NONE on failure and record a sticky status and message in
 // the pool (expr_pool_error); every constructor given EXPR_NONE returns EXPR_NONE, so a whole
 // expression can be built and checked once at the end. Functions that return dirac_status
@@ -180,6 +183,8 @@ void expr_sparse_free(expr_sparse *m);
 /// Reverse mode on the DAG: one adjoint sweep per output over the nodes it depends on, so
 /// the cost and the new nodes grow with the size of the outputs, not with n_vars times it.
 /// `vars` must be distinct non-negative indices. On success *jac owns new arrays.
+/// Each call allocates scratch proportional to the largest output id: pass all the outputs
+/// of a model in one call rather than one call per output.
 dirac_status expr_jacobian(expr_pool *pool, int n_outputs, const expr_id *outputs, int n_vars,
                            const int32_t *vars, expr_sparse *jac, dirac_error *err);
 

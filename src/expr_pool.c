@@ -710,8 +710,8 @@ dirac_status expr_collect(const expr_pool *pool, int count, const expr_id *ids, 
             top = ids[k];
     }
     size_t span = (size_t)top + 1;
-    unsigned char *seen = calloc(span, 1);
-    expr_id *stack = malloc(span * sizeof *stack);
+    unsigned char *seen = calloc(span + 1, 1);
+    expr_id *stack = malloc((span + 1) * sizeof *stack);
     if (!seen || !stack) {
         free(seen);
         free(stack);
@@ -820,7 +820,7 @@ dirac_status expr_substitute(expr_pool *pool, expr_id e, int count, const int32_
         return status;
 
     // replacement of each variable index (EXPR_NONE: keep), and the new id of each old node
-    expr_id *replace = malloc(((size_t)top_var + 1) * sizeof *replace);
+    expr_id *replace = malloc(((size_t)top_var + 2) * sizeof *replace);
     expr_id *image = malloc(((size_t)e + 1) * sizeof *image);
     if (!replace || !image) {
         free(list);
