@@ -422,6 +422,9 @@ static bool stmt_component(parse_state *p, const parse_token *kw)
     // (NAME = EXPR, ...)
     spec_arg *args = NULL;
     int cap = 0;
+    spec_names *seen = spec_names_create(&p->s->mem);   // argument names, for duplicates
+    if (!seen)
+        return out_of_memory(p);
     if (lex_peek(&p->lex, 0)->kind == TOK_LPAREN) {
         spec_loc paren = parse_loc(p, lex_peek(&p->lex, 0));
         lex_next(&p->lex);
@@ -431,14 +434,19 @@ static bool stmt_component(parse_state *p, const parse_token *kw)
                 memset(&a, 0, sizeof a);
                 if (!definition_name(p, "component parameter", &a.name, &a.loc))
                     goto fail;
-                for (int i = 0; i < c.arg_count; i++)
-                    if (strcmp(args[i].name, a.name) == 0) {
-                        spec_error(p->s, DIRAC_ERR_PARSE, a.loc, "parameter '%s' is set twice",
-                                   a.name);
-                        spec_note(p->s, args[i].loc, "'%s' was first set here, on line %d",
-                                  a.name, args[i].loc.line);
-                        goto fail;
-                    }
+                const spec_symbol *first = spec_names_find(seen, a.name, strlen(a.name));
+                if (first) {
+                    spec_error(p->s, DIRAC_ERR_PARSE, a.loc, "parameter '%s' is set twice",
+                               a.name);
+                    spec_note(p->s, first->loc, "'%s' was first set here, on line %d", a.name,
+                              first->loc.line);
+                    goto fail;
+                }
+                spec_symbol sym = { a.name, a.loc, SPEC_SYM_PARAMETER, c.arg_count, 0 };
+                if (!spec_names_add(&p->s->mem, seen, &sym)) {
+                    out_of_memory(p);
+                    goto fail;
+                }
                 if (!expect(p, TOK_EQUALS, "expected '=' after the parameter name (%s)",
                             "MODEL(NAME = EXPR, ...)"))
                     goto fail;
@@ -474,7 +482,9 @@ static bool stmt_component(parse_state *p, const parse_token *kw)
         memcpy(c.args, args, (size_t)c.arg_count * sizeof *c.args);
     }
     spec_mem_free(&p->s->mem, args);
+    spec_names_destroy(&p->s->mem, seen);
     args = NULL;
+    seen = NULL;
     t = lex_peek(&p->lex, 0);
     if (token_is(t, "from")) {
         lex_next(&p->lex);
@@ -499,6 +509,7 @@ static bool stmt_component(parse_state *p, const parse_token *kw)
     return end_statement(p, "component", false);
 fail:
     spec_mem_free(&p->s->mem, args);
+    spec_names_destroy(&p->s->mem, seen);
     return false;
 }
 

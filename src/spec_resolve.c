@@ -523,33 +523,51 @@ static void resolve_constraint(resolve_ctx *c, spec_constraint *k)
     k->kind = worst.degree == 0 ? SPEC_CONSTRAINT_HOLONOMIC : SPEC_CONSTRAINT_NONHOLONOMIC;
 }
 
+// the initial values; duplicates found through a name table keyed "x" or "x'"
 static void resolve_initials(resolve_ctx *c)
 {
     spec_model *m = c->m;
     char what[160];
+    spec_names *seen = c->pass == 1 ? spec_names_create(&c->s->mem) : NULL;
+    if (c->pass == 1 && !seen) {
+        spec_out_of_memory(c->s);
+        return;
+    }
     for (int i = 0; i < m->initial_count; i++) {
         spec_initial *in = &m->initials[i];
         unsigned want = in->velocity ? WANT_COORDINATE : WANT_COORDINATE | WANT_ENTROPY;
-        if (!resolve_target(c, &in->var, want, "initial value for"))
+        if (!resolve_target(c, &in->var, want, "initial value for")) {
             fail(c);
-        else if (c->pass == 1)
-            for (int j = 0; j < i; j++)
-                if (m->initials[j].velocity == in->velocity &&
-                    strcmp(m->initials[j].var.name, in->var.name) == 0) {
-                    spec_error(c->s, DIRAC_ERR_PARSE, in->var.loc,
-                               "duplicate initial value for %s%s", in->var.name,
-                               in->velocity ? "'" : "");
-                    spec_note(c->s, m->initials[j].var.loc, "first given here, on line %d",
-                              m->initials[j].var.loc.line);
-                    fail(c);
+        } else if (seen) {
+            size_t len = strlen(in->var.name);
+            char *key = spec_arena_alloc(&c->s->arena, len + 2);
+            if (!key) {
+                spec_out_of_memory(c->s);
+                break;
+            }
+            memcpy(key, in->var.name, len);
+            memcpy(key + len, in->velocity ? "'" : "", in->velocity ? 2 : 1);
+            const spec_symbol *first = spec_names_find(seen, key, strlen(key));
+            if (first) {
+                spec_error(c->s, DIRAC_ERR_PARSE, in->var.loc, "duplicate initial value for %s",
+                           key);
+                spec_note(c->s, first->loc, "first given here, on line %d", first->loc.line);
+                fail(c);
+            } else {
+                spec_symbol sym = { key, in->var.loc, SPEC_SYM_NONE, i, i };
+                if (!spec_names_add(&c->s->mem, seen, &sym)) {
+                    spec_out_of_memory(c->s);
                     break;
                 }
-        snprintf(what, sizeof what, "initial value of %s%s", in->var.name,
+            }
+        }
+        snprintf(what, sizeof what, "initial value of %.100s%s", in->var.name,
                  in->velocity ? "'" : "");
         constant_expr(c, &in->value, what);
         if (diag_full(&c->s->diag))
-            return;
+            break;
     }
+    spec_names_destroy(&c->s->mem, seen);
 }
 
 static void resolve_statements(resolve_ctx *c)
