@@ -57,8 +57,8 @@ struct dirac_model {
 
     // compiled groups
     model_group lagrangian_value;     // [L]
-    model_group gradient;             // [∂L/∂q (n), ∂L/∂v (n), ∂L/∂S (ns)]
-    model_sparse hessian;             // ∂²L/∂y∂y, y = (q, v, S): (2n+ns) square
+    model_group gradient;             // [∂L/∂q (n), ∂L/∂v (n), ∂L/∂S (ns), ∂L/∂t]
+    model_sparse hessian;             // ∂²L/∂y∂y, y = (q, v, S, t): (2n+ns+1) square
     model_group constraint_values;    // [c_a]
     model_sparse constraint_forms;    // ω_a,i = ∂c_a/∂v_i (nonholonomic) or ∂φ_a/∂q_i
     model_group constraint_rates;     // b_a: ∂φ_a/∂t (holonomic) or c_a(v = 0)

@@ -209,8 +209,8 @@ static int compile_lagrangian(compile_state *c)
     if (group_alloc(&m->lagrangian_value, 1, &err))
         return fail_status(c, &err);
     m->lagrangian_value.ids[0] = sum;
-    int dim = 2 * m->n + m->ns;
-    int32_t *vars = malloc((size_t)(dim > 0 ? dim : 1) * sizeof *vars);
+    int dim = 2 * m->n + m->ns + 1;   // y = (q, v, S, t)
+    int32_t *vars = malloc((size_t)dim * sizeof *vars);
     if (!vars)
         return fail_nomem(c);
     for (int i = 0; i < dim; i++)
@@ -404,6 +404,27 @@ static int compile_forces(compile_state *c)
         m->friction[k] = value;
         int i = f->coord.ref.index;
         m->forces.ids[i] = expr_add(m->pool, m->forces.ids[i], value);
+    }
+    // two-forms B = Σ c d(A) ^ d(B): F = B(v, ·), i.e. F_B += c A', F_A −= c B' (power-free)
+    for (int k = 0; k < sm->twoform_count; k++) {
+        const spec_twoform *tf = &sm->twoforms[k];
+        for (int j = 0; j < tf->term_count; j++) {
+            const spec_wedge *w = &tf->terms[j];
+            if (w->a.ref.kind != SPEC_SYM_COORDINATE || w->b.ref.kind != SPEC_SYM_COORDINATE) {
+                spec_error(c->spec, DIRAC_ERR_PARSE, w->a.loc,
+                           "two-form terms must wedge coordinates of this model");
+                return 0;
+            }
+            expr_id coefficient = w->coefficient.count > 0 ? lower_expr(&c->scope, &w->coefficient)
+                                                           : expr_const(m->pool, 1.0);
+            if (coefficient == EXPR_NONE)
+                return 0;
+            coefficient = expr_mul(m->pool, expr_const(m->pool, (double)w->sign), coefficient);
+            int a = w->a.ref.index, b = w->b.ref.index;
+            expr_id va = expr_var(m->pool, m->first_v + a), vb = expr_var(m->pool, m->first_v + b);
+            m->forces.ids[b] = expr_add(m->pool, m->forces.ids[b], expr_mul(m->pool, coefficient, va));
+            m->forces.ids[a] = expr_sub(m->pool, m->forces.ids[a], expr_mul(m->pool, coefficient, vb));
+        }
     }
     if (expr_pool_status(m->pool) != DIRAC_OK)
         return expr_pool_error(m->pool, &err), fail_status(c, &err);

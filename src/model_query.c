@@ -46,6 +46,18 @@ int dirac_model_constraint_is_time_dependent(const dirac_model *m, int a)
     return m->constraints[a].time_dependent;
 }
 
+void dirac_model_simulate_defaults(const dirac_model *m, dirac_simulate_defaults *out)
+{
+    out->method = m->has_method ? m->method : NULL;
+    out->dt = m->dt;
+    out->t_end = m->t_end;
+    out->every = m->every;
+    out->has_method = m->has_method;
+    out->has_dt = m->has_dt;
+    out->has_t_end = m->has_t_end;
+    out->has_every = m->has_every;
+}
+
 void dirac_model_initial_state(const dirac_model *m, double *q, double *v, double *s)
 {
     if (q)
@@ -96,7 +108,7 @@ dirac_status dirac_model_analyze(const dirac_model *m, dirac_model_analysis *out
     int n = m->n, mc = m->m;
     size_t nn = (size_t)n * (size_t)n + 1, mn = (size_t)mc * (size_t)n + 1;
     size_t nvals = (size_t)(m->hessian.nnz + m->constraint_forms.nnz + m->form_curvature.nnz) +
-                   (size_t)(2 * n + m->ns) + 4 * (size_t)mc + 1;
+                   (size_t)(2 * n + m->ns + 1) + 4 * (size_t)mc + 1;
     double *x = calloc((size_t)m->n_inputs + 1, sizeof *x);
     double *work = calloc((size_t)m->work_size + 1, sizeof *work);
     double *vals = calloc(nvals, sizeof *vals);
@@ -111,7 +123,7 @@ dirac_status dirac_model_analyze(const dirac_model *m, dirac_model_analysis *out
         !out->integrable || !out->residual || !out->velocity_residual)
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     double *hess = vals, *forms = hess + m->hessian.nnz, *curvature = forms + m->constraint_forms.nnz;
-    double *gradient = curvature + m->form_curvature.nnz, *values = gradient + 2 * n + m->ns;
+    double *gradient = curvature + m->form_curvature.nnz, *values = gradient + 2 * n + m->ns + 1;
     double *rates = values + mc, *lagrangian = rates + mc;
     double *null = NULL;
     int nullity = 0;

@@ -74,6 +74,16 @@ int dirac_model_constraint_is_time_dependent(const dirac_model *model, int a);
 /// s has entropy_count entries (any may be NULL).
 void dirac_model_initial_state(const dirac_model *model, double *q, double *v, double *s);
 
+/// The model's `simulate` line (each value valid when its has_ flag is set).
+typedef struct dirac_simulate_defaults {
+    const char *method;   ///< valid while the model lives
+    double dt, t_end;
+    int every;
+    int has_method, has_dt, has_t_end, has_every;
+} dirac_simulate_defaults;
+
+void dirac_model_simulate_defaults(const dirac_model *model, dirac_simulate_defaults *out);
+
 /// Facts about the model at its initial state (t = 0), as printed by `dirac check`.
 typedef struct dirac_model_analysis {
     int constraint_rank;              ///< rank of the m x n matrix of constraint one-forms ω

@@ -20,7 +20,10 @@ extern "C" {
     X(DIRAC_ERR_NOMEM, "out of memory")                                               \
     X(DIRAC_ERR_LINALG, "linear-algebra routine failed")                              \
     X(DIRAC_ERR_IO, "input/output error")                                             \
-    X(DIRAC_ERR_PARSE, "model error")
+    X(DIRAC_ERR_PARSE, "model error")                                                 \
+    X(DIRAC_ERR_NEWTON, "Newton iteration did not converge")                          \
+    X(DIRAC_ERR_SINGULAR, "singular Jacobian")                                        \
+    X(DIRAC_ERR_UNSUPPORTED, "not supported for this model")
 
 /// Status of a libdirac call; DIRAC_OK (zero) means success.
 typedef enum dirac_status {

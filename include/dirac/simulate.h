@@ -1,0 +1,94 @@
+/// @file simulate.h
+/// Simulations of compiled models with structure-preserving integrators (docs/methods.md).
+///
+/// A dirac_sim owns the state (q, v, p, multipliers, entropies) and every workspace; after
+/// dirac_sim_create, dirac_sim_step allocates nothing. Values returned by the accessors are
+/// valid until the next step. Messages of failed steps are kept in the simulation
+/// (dirac_sim_errmsg): they say when (time and step), why (Newton failure, singular matrix,
+/// non-finite value) and which equation.
+#ifndef DIRAC_SIMULATE_H
+#define DIRAC_SIMULATE_H
+
+#include <dirac/model.h>
+#include <dirac/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// One integrator of the method table (`dirac methods`).
+typedef struct dirac_method_info {
+    const char *name;          ///< "midpoint", "dirac1", ...
+    int order;                 ///< nominal order of the global error
+    const char *preserves;     ///< what structure it preserves, one line
+    const char *summary;       ///< what it is, one line
+} dirac_method_info;
+
+/// Number of integrators; dirac_method(i) for i in 0 .. count-1 describes each.
+int dirac_method_count(void);
+const dirac_method_info *dirac_method(int i);
+
+/// Options of a simulation; zero-initialise, then set what you need.
+typedef struct dirac_sim_options {
+    const char *method;        ///< NULL: "midpoint"
+    double dt;                 ///< step size h > 0 (required)
+    double t0;                 ///< initial time (default 0)
+    int project_initial;       ///< move an inconsistent initial state onto the constraints
+    double newton_rtol;        ///< relative tolerance of Newton's updates (0: 1e-10)
+    int newton_max_iterations; ///< 0: 25
+} dirac_sim_options;
+
+/// A running simulation.
+typedef struct dirac_sim dirac_sim;
+
+/// Creates a simulation of `model` from its initial state. Fails (with the reason in err) for
+/// an unknown method, a bad step, a method that cannot handle the model (explicit methods need
+/// a regular, index-reducible system), or an initial state that violates a constraint by more
+/// than 1e-9 (relative) unless project_initial is set, in which case the state is moved to the
+/// nearest consistent one (dirac_sim_projection_distance says how far).
+dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options *options,
+                              dirac_sim **out, dirac_error *err);
+
+/// Releases the simulation; NULL is a no-op.
+void dirac_sim_destroy(dirac_sim *sim);
+
+/// Advances one step. On failure the state stays at the last good step and the reason is in
+/// dirac_sim_errmsg; returns DIRAC_ERR_NEWTON, DIRAC_ERR_SINGULAR or DIRAC_ERR_NOT_FINITE.
+dirac_status dirac_sim_step(dirac_sim *sim);
+
+/// Message of the last failure ("" if none).
+const char *dirac_sim_errmsg(const dirac_sim *sim);
+
+/// The state at the current node: time, step count, q, v, p (coordinate_count each),
+/// multipliers mu (constraint_count), entropies s and temperatures (entropy_count).
+double dirac_sim_time(const dirac_sim *sim);
+long dirac_sim_step_count(const dirac_sim *sim);
+const double *dirac_sim_q(const dirac_sim *sim);
+const double *dirac_sim_v(const dirac_sim *sim);
+const double *dirac_sim_p(const dirac_sim *sim);
+const double *dirac_sim_mu(const dirac_sim *sim);
+const double *dirac_sim_s(const dirac_sim *sim);
+const double *dirac_sim_temperature(const dirac_sim *sim);
+
+/// Generalized energy E = ⟨p, v⟩ − L (plus internal energy for thermodynamic models).
+double dirac_sim_energy(const dirac_sim *sim);
+/// Work done on the system since the start by forces, driven constraints, explicit time
+/// dependence and heat input (discrete, as the method accounts for it): E − E0 − work is the
+/// energy-balance error.
+double dirac_sim_work(const dirac_sim *sim);
+/// Max over holonomic constraints of |φ(q, t)| at the current node (0 if none).
+double dirac_sim_constraint_residual(const dirac_sim *sim);
+/// Max over all constraints of |⟨ω(q, t), v⟩ + b| at the current node (0 if none).
+double dirac_sim_velocity_constraint_residual(const dirac_sim *sim);
+/// Newton iterations of the last step (0 for explicit methods).
+int dirac_sim_newton_iterations(const dirac_sim *sim);
+/// Distance |Δ(q, v)| the initial state was moved by projection (0 if not projected).
+double dirac_sim_projection_distance(const dirac_sim *sim);
+/// Values of the model's `output` expressions at the current node (output_count values).
+void dirac_sim_outputs(const dirac_sim *sim, double *values);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,218 @@
+// `dirac1` and `dirac2`: the discrete Dirac integrators of Salnikov & Hamdouni (paper 001),
+// built on the discrete Lagrange–d'Alembert–Pontryagin equations of Leok & Ohsawa (2011) with
+// the constraint imposed at velocity level at the node (docs/methods.md):
+//   dirac1 (forward difference ṽ_k = (q_{k+1} − q_k)/h, one step, order 1):
+//     ∂L/∂v(q_k, ṽ_k) − p_k − h [∂L/∂q + F](q_k, ṽ_k, t_k) − h ω(q_k)ᵀ λ = 0
+//     ⟨ω_a(q_k, t_k), ṽ_k⟩ + b_a(q_k, t_k) = 0,         p_{k+1} = ∂L/∂v(q_k, ṽ_k)
+//   dirac2 (central difference ṽ_k = (q_{k+1} − q_{k−1})/(2h), two steps, order 2):
+//     p_{k+1/2} − p_{k−1/2} − h [∂L/∂q + F](q_k, ṽ_k, t_k) − h ω(q_k)ᵀ λ = 0,
+//     p_{k±1/2} = ∂L/∂v((q_k + q_{k±1})/2, ±(q_{k±1} − q_k)/h)
+//     ⟨ω_a(q_k, t_k), ṽ_k⟩ + b_a(q_k, t_k) = 0
+//   dirac2 starts with one midpoint step and reports node k once q_{k+1} is known.
+#include "sim.h"
+
+#include <string.h>
+
+// ---- dirac1 --------------------------------------------------------------------------------
+
+static int assemble_dirac1(void *context, const double *z, double *r, double *jac)
+{
+    dirac_sim *sim = context;
+    const dirac_model *m = sim->model;
+    int n = sim->n, mc = sim->mc, size = n + mc;
+    double h = sim->h, *vt = sim->scratch;
+    for (int i = 0; i < n; i++)
+        vt[i] = (z[i] - sim->q[i]) / h;
+    sim_eval *e = &sim->eval[0];
+    sim_evaluate(sim, e, sim->q, vt, sim->s, sim->t, NULL,
+                 EVAL_GRADIENT | EVAL_FORCES | EVAL_CONSTRAINTS | (jac ? EVAL_HESSIAN : 0));
+    for (int i = 0; i < n; i++)
+        r[i] = e->gradient[n + i] - sim->p[i] - h * (e->gradient[i] + e->forces[i]);
+    sim_add_forms_transposed(sim, e, z + n, -h, r);
+    sim_velocity_constraint(sim, e, vt, r + n);
+    if (!jac)
+        return 0;
+    // ∂R1/∂q_{k+1} = H_vv / h − H_qv − F_v;  ∂R1/∂λ = −h ωᵀ;  ∂R2/∂q_{k+1} = ω / h
+    sim_add_hessian_block(sim, e, n, n, n, n, 1.0 / h, jac, size, 0, 0);
+    sim_add_hessian_block(sim, e, 0, n, n, n, -1.0, jac, size, 0, 0);
+    sim_add_sparse_block(&m->force_jacobian, e->force_jac, 0, n, n, n, -1.0, jac, size, 0, 0);
+    const model_sparse *f = &m->constraint_forms;
+    for (int a = 0; a < mc; a++)
+        for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++) {
+            jac[(size_t)(n + a) * (size_t)size + (size_t)f->col[k]] += -h * e->forms[k];
+            jac[(size_t)f->col[k] * (size_t)size + (size_t)(n + a)] += e->forms[k] / h;
+        }
+    return 0;
+}
+
+// Work of forces, explicit time dependence and driven constraints over one step of length h
+// with velocity v at the evaluation point e (rectangle rule).
+static double node_work(const dirac_sim *sim, const sim_eval *e, const double *v,
+                        const double *lambda)
+{
+    const dirac_model *m = sim->model;
+    double work = -sim->h * e->gradient[m->index_t];
+    for (int i = 0; i < sim->n; i++)
+        work += sim->h * e->forces[i] * v[i];
+    for (int a = 0; a < sim->mc; a++)
+        if (m->constraints[a].time_dependent)
+            work -= sim->h * lambda[a] * e->rates[a];
+    return work;
+}
+
+static void prepare_unknowns(dirac_sim *sim, const double *q_guess)
+{
+    int n = sim->n;
+    for (int i = 0; i < n; i++) {
+        sim->z[i] = q_guess[i];
+        sim->block[i] = 0;
+    }
+    for (int a = 0; a < sim->mc; a++) {
+        sim->z[n + a] = sim->mu[a];
+        sim->block[n + a] = 1;
+    }
+}
+
+static dirac_status dirac1_step(dirac_sim *sim)
+{
+    int n = sim->n, mc = sim->mc;
+    double h = sim->h, *z = sim->z, *guess = sim->scratch + n;
+    for (int i = 0; i < n; i++)
+        guess[i] = sim->q[i] + h * sim->v[i];
+    prepare_unknowns(sim, guess);
+    dirac_status status = newton_solve(&sim->nw, n + mc, z, sim->block, assemble_dirac1, sim,
+                                       sim->rtol, sim->max_iterations);
+    if (status != DIRAC_OK)
+        return sim_fail_newton(sim, status, "positions", sim_name_coordinate_rows);
+    sim->newton_iterations = sim->nw.iterations;
+    // re-evaluate at the solution: p_{k+1} = ∂L/∂v(q_k, ṽ_k), work of the step
+    assemble_dirac1(sim, z, sim->scratch + 2 * n, NULL);
+    const sim_eval *e = &sim->eval[0];
+    const double *vt = sim->scratch;
+    sim->work += node_work(sim, e, vt, z + n);
+    for (int i = 0; i < n; i++) {
+        sim->p[i] = e->gradient[n + i];
+        sim->v[i] = vt[i];
+        sim->q[i] = z[i];
+    }
+    memcpy(sim->mu, z + n, (size_t)mc * sizeof *sim->mu);
+    return DIRAC_OK;
+}
+
+const sim_method sim_method_dirac1 = {
+    .info = { "dirac1", 1,
+              "discrete Dirac structure (Leok-Ohsawa (+) scheme); constraints at velocity level "
+              "only, so positions drift off holonomic constraints at O(h)",
+              "Dirac-1 of Salnikov & Hamdouni: forward-difference discrete Lagrange-d'Alembert-"
+              "Pontryagin scheme" },
+    .explicit_ode = false,
+    .implicit_workspace = true,
+    .step = dirac1_step,
+};
+
+// ---- dirac2 --------------------------------------------------------------------------------
+// State: sim->q = q_k (the node reported), sim->q_old = q_{k+1} (look-ahead).
+
+static int assemble_dirac2(void *context, const double *z, double *r, double *jac)
+{
+    dirac_sim *sim = context;
+    const dirac_model *m = sim->model;
+    int n = sim->n, mc = sim->mc, size = n + mc;
+    double h = sim->h, t = sim->t + h;   // the node solved is k+1
+    const double *q0 = sim->q, *q1 = sim->q_old, *q2 = z;
+    double *vt = sim->scratch, *qhalf = vt + n, *vhalf = qhalf + n;
+    for (int i = 0; i < n; i++) {
+        vt[i] = (q2[i] - q0[i]) / (2.0 * h);
+        qhalf[i] = 0.5 * (q1[i] + q2[i]);
+        vhalf[i] = (q2[i] - q1[i]) / h;
+    }
+    sim_eval *node = &sim->eval[2], *plus = &sim->eval[1];
+    const sim_eval *minus = &sim->eval[0];   // p_{k+1/2}, fixed during the solve
+    sim_evaluate(sim, node, q1, vt, sim->s, t, NULL,
+                 EVAL_GRADIENT | EVAL_FORCES | EVAL_CONSTRAINTS | (jac ? EVAL_HESSIAN : 0));
+    sim_evaluate(sim, plus, qhalf, vhalf, sim->s, t + 0.5 * h, NULL,
+                 EVAL_GRADIENT | (jac ? EVAL_HESSIAN : 0));
+    for (int i = 0; i < n; i++)
+        r[i] = plus->gradient[n + i] - minus->gradient[n + i] -
+               h * (node->gradient[i] + node->forces[i]);
+    sim_add_forms_transposed(sim, node, z + n, -h, r);
+    sim_velocity_constraint(sim, node, vt, r + n);
+    if (!jac)
+        return 0;
+    // ∂R1/∂q_{k+2} = ½ H_vq(+) + H_vv(+) / h − ½ (H_qv + F_v)(node); ∂R2/∂q_{k+2} = ω / (2h)
+    sim_add_hessian_block(sim, plus, n, n, 0, n, 0.5, jac, size, 0, 0);
+    sim_add_hessian_block(sim, plus, n, n, n, n, 1.0 / h, jac, size, 0, 0);
+    sim_add_hessian_block(sim, node, 0, n, n, n, -0.5, jac, size, 0, 0);
+    sim_add_sparse_block(&m->force_jacobian, node->force_jac, 0, n, n, n, -0.5, jac, size, 0, 0);
+    const model_sparse *f = &m->constraint_forms;
+    for (int a = 0; a < mc; a++)
+        for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++) {
+            jac[(size_t)(n + a) * (size_t)size + (size_t)f->col[k]] += -h * node->forms[k];
+            jac[(size_t)f->col[k] * (size_t)size + (size_t)(n + a)] += node->forms[k] / (2.0 * h);
+        }
+    return 0;
+}
+
+static dirac_status dirac2_step(dirac_sim *sim)
+{
+    int n = sim->n, mc = sim->mc;
+    double h = sim->h;
+    if (!sim->started) {
+        // q_1 from one midpoint step; the reported node stays at 0 until q_2 is known
+        double *saved = sim->q_older;
+        memcpy(saved, sim->q, (size_t)n * sizeof *saved);
+        double *v0 = sim->p_half, *p0 = sim->scratch + 7 * n;
+        memcpy(v0, sim->v, (size_t)n * sizeof *v0);
+        memcpy(p0, sim->p, (size_t)n * sizeof *p0);
+        double work0 = sim->work;
+        dirac_status status = sim_method_midpoint.step(sim);
+        if (status != DIRAC_OK)
+            return status;
+        memcpy(sim->q_old, sim->q, (size_t)n * sizeof *sim->q_old);
+        memcpy(sim->q, saved, (size_t)n * sizeof *sim->q);
+        memcpy(sim->v, v0, (size_t)n * sizeof *sim->v);
+        memcpy(sim->p, p0, (size_t)n * sizeof *sim->p);
+        sim->work = work0;
+        sim->started = true;
+    }
+    // p_{k+1/2} from q_k and q_{k+1}
+    double *qhalf = sim->scratch + n, *vhalf = qhalf + n, *guess = vhalf + n;
+    for (int i = 0; i < n; i++) {
+        qhalf[i] = 0.5 * (sim->q[i] + sim->q_old[i]);
+        vhalf[i] = (sim->q_old[i] - sim->q[i]) / h;
+        guess[i] = 2.0 * sim->q_old[i] - sim->q[i];
+    }
+    sim_evaluate(sim, &sim->eval[0], qhalf, vhalf, sim->s, sim->t + 0.5 * h, NULL, EVAL_GRADIENT);
+    prepare_unknowns(sim, guess);
+    int iterations = sim->newton_iterations;
+    dirac_status status = newton_solve(&sim->nw, n + mc, sim->z, sim->block, assemble_dirac2, sim,
+                                       sim->rtol, sim->max_iterations);
+    if (status != DIRAC_OK)
+        return sim_fail_newton(sim, status, "positions", sim_name_coordinate_rows);
+    sim->newton_iterations = sim->nw.iterations + (sim->steps == 0 ? iterations : 0);
+    // the node k+1: q_{k+1}, ṽ_{k+1}, p = ∂L/∂v(q_{k+1}, ṽ_{k+1}), μ = λ
+    const double *z = sim->z;
+    assemble_dirac2(sim, z, sim->scratch + 4 * n, NULL);
+    const sim_eval *node = &sim->eval[2];
+    const double *vt = sim->scratch;
+    sim->work += node_work(sim, node, vt, z + n);
+    for (int i = 0; i < n; i++) {
+        sim->q[i] = sim->q_old[i];
+        sim->q_old[i] = z[i];
+        sim->v[i] = vt[i];
+        sim->p[i] = node->gradient[n + i];
+    }
+    memcpy(sim->mu, z + n, (size_t)mc * sizeof *sim->mu);
+    return DIRAC_OK;
+}
+
+const sim_method sim_method_dirac2 = {
+    .info = { "dirac2", 2,
+              "discrete Dirac structure with central differences; symmetric; holonomic "
+              "constraints at velocity level, position error O(h^3) per step, non-accumulating",
+              "Dirac-2 of Salnikov & Hamdouni: central-difference two-step scheme (starts with a "
+              "midpoint step)" },
+    .explicit_ode = false,
+    .implicit_workspace = true,
+    .step = dirac2_step,
+};

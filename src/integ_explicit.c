@@ -1,0 +1,173 @@
+// `euler` and `rk4`: the classical baselines, explicit methods on the index-reduced ODE.
+// The acceleration a and the multipliers μ solve the KKT system (docs/methods.md)
+//     H_vv a − ωᵀ μ = ∂L/∂q + F − H_vq v − H_vt
+//     ω a          = −(∂g/∂q v + ∂g/∂t),      g = ⟨ω, v⟩ + b  (the velocity-level constraint),
+// which needs a regular H_vv on the constraint distribution; otherwise no ODE exists and these
+// methods refuse. Positions drift off the constraints (nothing enforces φ = 0).
+#include "sim.h"
+
+#include <math.h>
+#include <string.h>
+
+// Acceleration and multipliers at (q, v, t); returns DIRAC_ERR_SINGULAR if the KKT matrix is.
+// Also returns the power F·v − ∂L/∂t − Σ_{driven} μ b at that point in *power.
+static dirac_status acceleration(dirac_sim *sim, const double *q, const double *v, double t,
+                                 double *a, double *mu, double *power)
+{
+    const dirac_model *m = sim->model;
+    int n = sim->n, mc = sim->mc, size = n + mc;
+    sim_eval *e = &sim->eval[1];
+    sim_evaluate(sim, e, q, v, sim->s, t, NULL,
+                 EVAL_GRADIENT | EVAL_HESSIAN | EVAL_CONSTRAINTS | EVAL_CONSTRAINT_JAC |
+                     EVAL_FORCES);
+    double *kkt = sim->dense, *rhs = sim->scratch + 4 * (n + mc);
+    memset(kkt, 0, (size_t)size * (size_t)size * sizeof *kkt);
+    sim_add_hessian_block(sim, e, n, n, n, n, 1.0, kkt, size, 0, 0);
+    const model_sparse *f = &m->constraint_forms;
+    for (int c = 0; c < mc; c++)
+        for (int k = f->row_start[c]; k < f->row_start[c + 1]; k++) {
+            kkt[(size_t)(n + c) * (size_t)size + (size_t)f->col[k]] = -e->forms[k];
+            kkt[(size_t)f->col[k] * (size_t)size + (size_t)(n + c)] = e->forms[k];
+        }
+    // right-hand side
+    for (int i = 0; i < n; i++)
+        rhs[i] = e->gradient[i] + e->forces[i];
+    for (int c = 0; c < mc; c++)
+        rhs[n + c] = 0.0;
+    const model_sparse *hs = &m->hessian;
+    for (int i = 0; i < n; i++)
+        for (int k = hs->row_start[n + i]; k < hs->row_start[n + i + 1]; k++) {
+            int col = hs->col[k];
+            if (col < n)
+                rhs[i] -= e->hessian[k] * v[col];
+            else if (col == m->index_t)
+                rhs[i] -= e->hessian[k];
+        }
+    const model_sparse *cj = &m->constraint_jacobian;
+    for (int c = 0; c < mc; c++)
+        for (int k = cj->row_start[c]; k < cj->row_start[c + 1]; k++) {
+            int col = cj->col[k];
+            if (col < n)
+                rhs[n + c] -= e->constraint_jac[k] * v[col];
+            else if (col == m->index_t)
+                rhs[n + c] -= e->constraint_jac[k];
+        }
+    lapack_int info = LAPACKE_dgesv_work(LAPACK_COL_MAJOR, size, 1, kkt, size, sim->pivots, rhs,
+                                         size);
+    if (info != 0)
+        return DIRAC_ERR_SINGULAR;
+    memcpy(a, rhs, (size_t)n * sizeof *a);
+    memcpy(mu, rhs + n, (size_t)mc * sizeof *mu);
+    double p = -e->gradient[m->index_t];
+    for (int i = 0; i < n; i++)
+        p += e->forces[i] * v[i];
+    for (int c = 0; c < mc; c++)
+        if (m->constraints[c].time_dependent)
+            p -= mu[c] * e->rates[c];
+    *power = p;
+    return DIRAC_OK;
+}
+
+static dirac_status fail_singular(dirac_sim *sim, double t)
+{
+    snprintf(sim->errmsg, sizeof sim->errmsg,
+             "step %ld at t = %.17g (%s): the matrix [d2L/dv2, constraint forms] is singular, so "
+             "no ODE exists there (degenerate Lagrangian or dependent constraints); use "
+             "midpoint, dirac1 or dirac2",
+             sim->steps + 1, t, sim->method->info.name);
+    return DIRAC_ERR_SINGULAR;
+}
+
+// Finishes a step: new q, v given; p = ∂L/∂v, μ from the KKT system at the new node.
+static dirac_status finish(dirac_sim *sim, double t_new)
+{
+    int n = sim->n;
+    double *a = sim->scratch + 2 * (sim->n + sim->mc), power;
+    if (acceleration(sim, sim->q, sim->v, t_new, a, sim->mu, &power) != DIRAC_OK)
+        return fail_singular(sim, t_new);
+    memcpy(sim->p, sim->eval[1].gradient + n, (size_t)n * sizeof *sim->p);
+    sim->newton_iterations = 0;
+    return DIRAC_OK;
+}
+
+static dirac_status euler_step(dirac_sim *sim)
+{
+    int n = sim->n;
+    double h = sim->h, *a = sim->scratch, *mu = a + n, power;
+    if (acceleration(sim, sim->q, sim->v, sim->t, a, mu, &power) != DIRAC_OK)
+        return fail_singular(sim, sim->t);
+    for (int i = 0; i < n; i++) {
+        sim->q[i] += h * sim->v[i];
+        sim->v[i] += h * a[i];
+    }
+    sim->work += h * power;
+    return finish(sim, sim->t + h);
+}
+
+static dirac_status rk4_step(dirac_sim *sim)
+{
+    int n = sim->n, mc = sim->mc;
+    double h = sim->h, t = sim->t;
+    (void)mc;
+    double *kq = sim->q_older, *kv = sim->p_half;        // accumulated increments
+    double *qs = sim->q_old, *vs = sim->scratch, *a = vs + n, *mu = a + n;
+    static const double c[4] = { 0.0, 0.5, 0.5, 1.0 }, b[4] = { 1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6 };
+    double power_sum = 0.0, power;
+    memset(kq, 0, (size_t)n * sizeof *kq);
+    memset(kv, 0, (size_t)n * sizeof *kv);
+    // stage 1 at (q, v); each stage's slope (v_s, a_s) feeds the next stage point
+    memcpy(qs, sim->q, (size_t)n * sizeof *qs);
+    memcpy(vs, sim->v, (size_t)n * sizeof *vs);
+    for (int stage = 0; stage < 4; stage++) {
+        if (acceleration(sim, qs, vs, t + c[stage] * h, a, mu, &power) != DIRAC_OK)
+            return fail_singular(sim, t + c[stage] * h);
+        power_sum += b[stage] * power;
+        double next = stage < 3 ? c[stage + 1] * h : 0.0;
+        for (int i = 0; i < n; i++) {
+            kq[i] += b[stage] * vs[i];
+            kv[i] += b[stage] * a[i];
+            double slope_q = vs[i], slope_v = a[i];
+            qs[i] = sim->q[i] + next * slope_q;
+            vs[i] = sim->v[i] + next * slope_v;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        sim->q[i] += h * kq[i];
+        sim->v[i] += h * kv[i];
+    }
+    sim->work += h * power_sum;
+    return finish(sim, t + h);
+}
+
+static dirac_status explicit_check(dirac_sim *sim)
+{
+    double *a = sim->scratch, *mu = a + sim->n, power;
+    if (acceleration(sim, sim->q, sim->v, sim->t, a, mu, &power) != DIRAC_OK) {
+        snprintf(sim->errmsg, sizeof sim->errmsg,
+                 "method '%s' needs an ODE, but the matrix [d2L/dv2, constraint forms] is "
+                 "singular at the initial state (degenerate Lagrangian or dependent "
+                 "constraints); use midpoint, dirac1 or dirac2",
+                 sim->method->info.name);
+        return DIRAC_ERR_UNSUPPORTED;
+    }
+    memcpy(sim->mu, mu, (size_t)sim->mc * sizeof *sim->mu);
+    return DIRAC_OK;
+}
+
+const sim_method sim_method_euler = {
+    .info = { "euler", 1, "nothing: constraints and energy drift",
+              "explicit Euler on the index-reduced ODE (classical baseline)" },
+    .explicit_ode = true,
+    .implicit_workspace = false,
+    .step = euler_step,
+    .check = explicit_check,
+};
+
+const sim_method sim_method_rk4 = {
+    .info = { "rk4", 4, "nothing structural: constraints and energy drift (slowly, at O(h^4))",
+              "classical Runge-Kutta 4 on the index-reduced ODE (classical baseline)" },
+    .explicit_ode = true,
+    .implicit_workspace = false,
+    .step = rk4_step,
+    .check = explicit_check,
+};

@@ -1,0 +1,189 @@
+// `midpoint`: the symmetric, second-order discrete Lagrange–d'Alembert–Pontryagin scheme with
+// the midpoint discrete Lagrangian L_d = h L(q̄, v̄), q̄ = (q_k + q_{k+1})/2, v̄ = (q_{k+1} − q_k)/h,
+// constraint forces applied RATTLE-like at both ends (docs/methods.md):
+//   stage 1, unknowns (q_{k+1}, λ):
+//     ∂L/∂v(q̄, v̄) − p_k − h/2 [∂L/∂q + F](q̄, v̄, t̄) − h/2 ω(q_k)ᵀ λ = 0
+//     φ_a(q_{k+1}, t_{k+1}) = 0            (holonomic)
+//     ⟨ω_a(q̄, t̄), v̄⟩ + b_a(q̄, t̄) = 0      (nonholonomic)
+//   stage 2, unknowns (v_{k+1}, ν), with p* = ∂L/∂v(q̄, v̄) + h/2 [∂L/∂q + F](q̄, v̄, t̄):
+//     ∂L/∂v(q_{k+1}, v_{k+1}) − p* − h/2 ω(q_{k+1})ᵀ ν = 0
+//     ⟨ω_a(q_{k+1}), v_{k+1}⟩ + b_a(q_{k+1}, t_{k+1}) = 0
+//   p_{k+1} = p* + h/2 ω(q_{k+1})ᵀ ν.
+#include "sim.h"
+
+#include <string.h>
+
+enum { START, MID, END };   // evaluation points: q_k; the midpoint; q_{k+1}
+
+static int has_holonomic(const dirac_sim *sim)
+{
+    for (int a = 0; a < sim->mc; a++)
+        if (sim->model->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC)
+            return 1;
+    return 0;
+}
+
+// Midpoint data from q_{k+1}: q̄ into scratch[0..n), v̄ into scratch[n..2n).
+static void midpoint_of(dirac_sim *sim, const double *q1, double *qbar, double *vbar)
+{
+    for (int i = 0; i < sim->n; i++) {
+        qbar[i] = 0.5 * (sim->q[i] + q1[i]);
+        vbar[i] = (q1[i] - sim->q[i]) / sim->h;
+    }
+}
+
+static int assemble_positions(void *context, const double *z, double *r, double *jac)
+{
+    dirac_sim *sim = context;
+    const dirac_model *m = sim->model;
+    int n = sim->n, mc = sim->mc, size = n + mc;
+    double h = sim->h, *qbar = sim->scratch, *vbar = qbar + n;
+    const double *q1 = z, *lambda = z + n;
+    midpoint_of(sim, q1, qbar, vbar);
+    sim_eval *mid = &sim->eval[MID], *end = &sim->eval[END], *start = &sim->eval[START];
+    sim_evaluate(sim, mid, qbar, vbar, sim->s, sim->t + 0.5 * h, NULL,
+                 EVAL_GRADIENT | EVAL_FORCES | EVAL_CONSTRAINTS |
+                     (jac ? EVAL_HESSIAN | EVAL_CONSTRAINT_JAC : 0));
+    if (has_holonomic(sim))
+        sim_evaluate(sim, end, q1, vbar, sim->s, sim->t + h, NULL, EVAL_CONSTRAINTS);
+    for (int i = 0; i < n; i++)
+        r[i] = mid->gradient[n + i] - sim->p[i] - 0.5 * h * (mid->gradient[i] + mid->forces[i]);
+    sim_add_forms_transposed(sim, start, lambda, -0.5 * h, r);
+    for (int a = 0; a < mc; a++)
+        r[n + a] = m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC ? end->values[a]
+                                                                         : mid->values[a];
+    if (!jac)
+        return 0;
+    // ∂R1/∂q_{k+1} = ½ H_vq + H_vv / h − h/2 (½ H_qq + H_qv / h + ½ F_q + F_v / h)
+    sim_add_hessian_block(sim, mid, n, n, 0, n, 0.5, jac, size, 0, 0);
+    sim_add_hessian_block(sim, mid, n, n, n, n, 1.0 / h, jac, size, 0, 0);
+    sim_add_hessian_block(sim, mid, 0, n, 0, n, -0.25 * h, jac, size, 0, 0);
+    sim_add_hessian_block(sim, mid, 0, n, n, n, -0.5, jac, size, 0, 0);
+    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, 0, n, -0.25 * h, jac, size, 0, 0);
+    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, n, n, -0.5, jac, size, 0, 0);
+    // ∂R1/∂λ = −h/2 ω(q_k)ᵀ
+    const model_sparse *f = &m->constraint_forms;
+    for (int a = 0; a < mc; a++)
+        for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
+            jac[(size_t)(n + a) * (size_t)size + (size_t)f->col[k]] += -0.5 * h * start->forms[k];
+    // ∂R2/∂q_{k+1}: ω(q_{k+1}) for holonomic rows; ½ ∂c/∂q + ω / h at the midpoint otherwise
+    for (int a = 0; a < mc; a++) {
+        if (m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC) {
+            sim_add_sparse_block(f, end->forms, a, 1, 0, n, 1.0, jac, size, n + a, 0);
+        } else {
+            sim_add_sparse_block(&m->constraint_jacobian, mid->constraint_jac, a, 1, 0, n, 0.5,
+                                 jac, size, n + a, 0);
+            sim_add_sparse_block(f, mid->forms, a, 1, 0, n, 1.0 / h, jac, size, n + a, 0);
+        }
+    }
+    return 0;
+}
+
+static int assemble_velocities(void *context, const double *z, double *r, double *jac)
+{
+    dirac_sim *sim = context;
+    const dirac_model *m = sim->model;
+    int n = sim->n, mc = sim->mc, size = n + mc;
+    double h = sim->h;
+    const double *q1 = sim->scratch + 2 * n, *pstar = q1 + n, *v1 = z, *nu = z + n;
+    sim_eval *end = &sim->eval[END];
+    sim_evaluate(sim, end, q1, v1, sim->s, sim->t + h, NULL,
+                 EVAL_GRADIENT | EVAL_CONSTRAINTS | (jac ? EVAL_HESSIAN : 0));
+    for (int i = 0; i < n; i++)
+        r[i] = end->gradient[n + i] - pstar[i];
+    sim_add_forms_transposed(sim, end, nu, -0.5 * h, r);
+    sim_velocity_constraint(sim, end, v1, r + n);
+    if (!jac)
+        return 0;
+    sim_add_hessian_block(sim, end, n, n, n, n, 1.0, jac, size, 0, 0);
+    const model_sparse *f = &m->constraint_forms;
+    for (int a = 0; a < mc; a++)
+        for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++) {
+            jac[(size_t)(n + a) * (size_t)size + (size_t)f->col[k]] += -0.5 * h * end->forms[k];
+            jac[(size_t)f->col[k] * (size_t)size + (size_t)(n + a)] += end->forms[k];
+        }
+    return 0;
+}
+
+static void name_velocity_rows(const dirac_sim *sim, int index, char *buf, size_t size)
+{
+    if (index < sim->n)
+        snprintf(buf, size, "the Legendre map p.%s = dL/d%s'", sim->model->coord_names[index],
+                 sim->model->coord_names[index]);
+    else
+        sim_name_coordinate_rows(sim, index, buf, size);
+}
+
+static dirac_status midpoint_step(dirac_sim *sim)
+{
+    const dirac_model *m = sim->model;
+    int n = sim->n, mc = sim->mc;
+    double h = sim->h, *z = sim->z;
+    double *qbar = sim->scratch, *vbar = qbar + n, *q1 = vbar + n, *pstar = q1 + n;
+    // stage 1: positions and λ, from the guess q_{k+1} = q_k + h v_k
+    sim_evaluate(sim, &sim->eval[START], sim->q, sim->v, sim->s, sim->t, NULL, EVAL_CONSTRAINTS);
+    for (int i = 0; i < n; i++) {
+        z[i] = sim->q[i] + h * sim->v[i];
+        sim->block[i] = 0;
+    }
+    for (int a = 0; a < mc; a++) {
+        z[n + a] = sim->mu[a];
+        sim->block[n + a] = 1;
+    }
+    dirac_status status = newton_solve(&sim->nw, n + mc, z, sim->block, assemble_positions, sim,
+                                       sim->rtol, sim->max_iterations);
+    int iterations = sim->nw.iterations;
+    if (status != DIRAC_OK)
+        return sim_fail_newton(sim, status, "positions", sim_name_coordinate_rows);
+    memcpy(q1, z, (size_t)n * sizeof *q1);
+    double *lambda = sim->scratch + 4 * n;
+    memcpy(lambda, z + n, (size_t)mc * sizeof *lambda);
+    // p* and the discrete work at the converged midpoint
+    midpoint_of(sim, q1, qbar, vbar);
+    sim_eval *mid = &sim->eval[MID];
+    sim_evaluate(sim, mid, qbar, vbar, sim->s, sim->t + 0.5 * h, NULL,
+                 EVAL_GRADIENT | EVAL_FORCES | EVAL_CONSTRAINTS);
+    double work = -h * mid->gradient[m->index_t];
+    for (int i = 0; i < n; i++) {
+        pstar[i] = mid->gradient[n + i] + 0.5 * h * (mid->gradient[i] + mid->forces[i]);
+        work += mid->forces[i] * (q1[i] - sim->q[i]);
+    }
+    // stage 2: velocities and ν, from the guess v_{k+1} = v̄
+    for (int i = 0; i < n; i++) {
+        z[i] = vbar[i];
+        sim->block[i] = 2;
+    }
+    for (int a = 0; a < mc; a++) {
+        z[n + a] = lambda[a];
+        sim->block[n + a] = 3;
+    }
+    status = newton_solve(&sim->nw, n + mc, z, sim->block, assemble_velocities, sim, sim->rtol,
+                          sim->max_iterations);
+    iterations += sim->nw.iterations;
+    if (status != DIRAC_OK)
+        return sim_fail_newton(sim, status, "velocities", name_velocity_rows);
+    // accept: p_{k+1} = p* + h/2 ω(q_{k+1})ᵀ ν (ω at q_{k+1} is in eval[END])
+    const double *nu = z + n;
+    for (int a = 0; a < mc; a++)
+        if (m->constraints[a].time_dependent)
+            work -= h * 0.5 * (lambda[a] + nu[a]) * mid->rates[a];
+    memcpy(sim->q, q1, (size_t)n * sizeof *sim->q);
+    memcpy(sim->v, z, (size_t)n * sizeof *sim->v);
+    memcpy(sim->p, pstar, (size_t)n * sizeof *sim->p);
+    sim_add_forms_transposed(sim, &sim->eval[END], nu, 0.5 * h, sim->p);
+    memcpy(sim->mu, nu, (size_t)mc * sizeof *sim->mu);
+    sim->work += work;
+    sim->newton_iterations = iterations;
+    return DIRAC_OK;
+}
+
+const sim_method sim_method_midpoint = {
+    .info = { "midpoint", 2,
+              "symplectic, symmetric; holonomic constraints at position and velocity level every "
+              "step; energy error bounded (no drift)",
+              "midpoint discrete Lagrange-d'Alembert-Pontryagin scheme, RATTLE-like constraint "
+              "forces (default)" },
+    .explicit_ode = false,
+    .implicit_workspace = true,
+    .step = midpoint_step,
+};

@@ -1,0 +1,112 @@
+// Newton's method with a dense LU: z ← z − J(z)⁻¹ r(z) until the updates are at the requested
+// relative accuracy (house rule: scale-aware, per block of unknowns).
+#include "newton.h"
+
+#include "error.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+dirac_status newton_init(newton *nw, int capacity, dirac_error *err)
+{
+    memset(nw, 0, sizeof *nw);
+    size_t c = (size_t)(capacity > 0 ? capacity : 1);
+    nw->capacity = capacity;
+    nw->jac = malloc(c * c * sizeof *nw->jac);
+    nw->residual = malloc(c * sizeof *nw->residual);
+    nw->delta = malloc(c * sizeof *nw->delta);
+    nw->weight = malloc(c * sizeof *nw->weight);
+    nw->pivots = malloc(c * sizeof *nw->pivots);
+    if (!nw->jac || !nw->residual || !nw->delta || !nw->weight || !nw->pivots) {
+        newton_free(nw);
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory for a Newton solver of size %d",
+                         capacity);
+    }
+    return DIRAC_OK;
+}
+
+void newton_free(newton *nw)
+{
+    free(nw->jac);
+    free(nw->residual);
+    free(nw->delta);
+    free(nw->weight);
+    free(nw->pivots);
+    memset(nw, 0, sizeof *nw);
+}
+
+static int all_finite(const double *x, int n, int *where)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(x[i])) {
+            *where = i;
+            return 0;
+        }
+    return 1;
+}
+
+dirac_status newton_solve(newton *nw, int size, double *z, const int *block,
+                          newton_assemble_fn assemble, void *context, double rtol,
+                          int max_iterations)
+{
+    double block_max[NEWTON_MAX_BLOCKS];
+    nw->size = size;
+    nw->iterations = 0;
+    nw->worst = -1;
+    nw->worst_value = 0.0;
+    if (size == 0)
+        return DIRAC_OK;
+    for (int it = 1; it <= max_iterations; it++) {
+        nw->iterations = it;
+        memset(nw->jac, 0, (size_t)size * (size_t)size * sizeof *nw->jac);
+        int where = 0;
+        if (assemble(context, z, nw->residual, nw->jac) != 0 ||
+            !all_finite(nw->residual, size, &where)) {
+            nw->worst = where;
+            nw->worst_value = nw->residual[where];
+            return DIRAC_ERR_NOT_FINITE;
+        }
+        lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, size, size, nw->jac, size,
+                                              nw->pivots);
+        if (info > 0) {
+            nw->worst = (int)info - 1;
+            nw->worst_value = 0.0;
+            return DIRAC_ERR_SINGULAR;
+        }
+        memcpy(nw->delta, nw->residual, (size_t)size * sizeof *nw->delta);
+        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', size, 1, nw->jac, size, nw->pivots, nw->delta,
+                            size);
+        if (!all_finite(nw->delta, size, &where)) {
+            nw->worst = where;
+            nw->worst_value = nw->delta[where];
+            return DIRAC_ERR_NOT_FINITE;
+        }
+        for (int b = 0; b < NEWTON_MAX_BLOCKS; b++)
+            block_max[b] = 0.0;
+        for (int i = 0; i < size; i++) {
+            z[i] -= nw->delta[i];
+            double a = fabs(z[i]);
+            if (a > block_max[block[i]])
+                block_max[block[i]] = a;
+        }
+        // small update: below rtol relative, or at rounding level, of the block's scale
+        double worst = 0.0;
+        int worst_index = 0;
+        for (int i = 0; i < size; i++) {
+            double scale = fabs(z[i]) + block_max[block[i]];
+            double allowed = fmax(rtol * scale, 16.0 * DBL_EPSILON * scale);
+            double ratio = fabs(nw->delta[i]) / (allowed > 0.0 ? allowed : DBL_MIN);
+            if (ratio > worst) {
+                worst = ratio;
+                worst_index = i;
+            }
+        }
+        nw->worst = worst_index;
+        nw->worst_value = nw->residual[worst_index];
+        if (worst <= 1.0)
+            return DIRAC_OK;
+    }
+    return DIRAC_ERR_NEWTON;
+}

@@ -1,0 +1,41 @@
+// Internal: the one Newton solver of the implicit integrators, with a dense LU (LAPACK
+// dgetrf/dgetrs) and all memory allocated once (newton_init), so a solve allocates nothing.
+#ifndef DIRAC_SRC_NEWTON_H
+#define DIRAC_SRC_NEWTON_H
+
+#include <dirac/status.h>
+
+#include <lapacke.h>
+
+/// Fills the residual r(z) (size entries) and, when jac is non-NULL, the column-major Jacobian
+/// dr/dz (size x size, zeroed by the caller). Returns 0, or non-zero if z is outside the model's
+/// domain (the solve then fails as non-finite).
+typedef int (*newton_assemble_fn)(void *context, const double *z, double *r, double *jac);
+
+typedef struct newton {
+    int size, capacity;
+    double *jac, *residual, *delta, *weight;
+    lapack_int *pivots;
+    // outcome of the last solve
+    int iterations;
+    int worst;            // index of the largest scaled update (or residual) at failure
+    double worst_value;   // that value
+} newton;
+
+/// Allocates for systems of up to `capacity` unknowns.
+dirac_status newton_init(newton *nw, int capacity, dirac_error *err);
+void newton_free(newton *nw);
+
+/// Solves r(z) = 0 from the guess z (size unknowns, updated in place). Unknowns come in
+/// blocks (block[i] in 0 .. NEWTON_MAX_BLOCKS-1, e.g. positions, multipliers); an update δ_i
+/// is small when |δ_i| <= rtol (|z_i| + max_block |z|) or at rounding level. Converged when
+/// every update of an iteration is small. Returns DIRAC_OK, DIRAC_ERR_NEWTON (no convergence
+/// within max_iterations), DIRAC_ERR_SINGULAR (LU found a zero pivot: nw->worst is its column)
+/// or DIRAC_ERR_NOT_FINITE (nw->worst is the equation).
+dirac_status newton_solve(newton *nw, int size, double *z, const int *block,
+                          newton_assemble_fn assemble, void *context, double rtol,
+                          int max_iterations);
+
+#define NEWTON_MAX_BLOCKS 8
+
+#endif

@@ -1,0 +1,517 @@
+// Simulations: creation (method lookup, workspace, initial consistency and projection),
+// evaluation helpers shared by the integrators, node diagnostics and accessors.
+#include "sim.h"
+
+#include "error.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const sim_method *const methods[] = {
+    &sim_method_midpoint, &sim_method_dirac1, &sim_method_dirac2, &sim_method_euler,
+    &sim_method_rk4,
+};
+#define METHOD_COUNT ((int)(sizeof methods / sizeof methods[0]))
+
+int dirac_method_count(void)
+{
+    return METHOD_COUNT;
+}
+
+const dirac_method_info *dirac_method(int i)
+{
+    return i >= 0 && i < METHOD_COUNT ? &methods[i]->info : NULL;
+}
+
+// ---- evaluation helpers ------------------------------------------------------------------
+
+void sim_evaluate(dirac_sim *sim, sim_eval *e, const double *q, const double *v, const double *s,
+                  double t, const double *mu, int what)
+{
+    const dirac_model *m = sim->model;
+    int n = sim->n;
+    memcpy(e->x, q, (size_t)n * sizeof *e->x);
+    memcpy(e->x + m->first_v, v, (size_t)n * sizeof *e->x);
+    if (sim->ns)
+        memcpy(e->x + m->first_s, s, (size_t)sim->ns * sizeof *e->x);
+    e->x[m->index_t] = t;
+    for (int a = 0; a < sim->mc; a++)
+        e->x[m->first_mu + a] = mu ? mu[a] : 0.0;
+    if (what & EVAL_LAGRANGIAN)
+        model_group_eval(&m->lagrangian_value, e->x, sim->tape_work, &e->lagrangian);
+    if (what & EVAL_GRADIENT)
+        model_group_eval(&m->gradient, e->x, sim->tape_work, e->gradient);
+    if (what & EVAL_HESSIAN)
+        model_group_eval(&m->hessian.values, e->x, sim->tape_work, e->hessian);
+    if (what & EVAL_CONSTRAINTS) {
+        model_group_eval(&m->constraint_values, e->x, sim->tape_work, e->values);
+        model_group_eval(&m->constraint_forms.values, e->x, sim->tape_work, e->forms);
+        model_group_eval(&m->constraint_rates, e->x, sim->tape_work, e->rates);
+    }
+    if (what & EVAL_CONSTRAINT_JAC)
+        model_group_eval(&m->constraint_jacobian.values, e->x, sim->tape_work, e->constraint_jac);
+    if (what & EVAL_CURVATURE)
+        model_group_eval(&m->form_curvature.values, e->x, sim->tape_work, e->curvature);
+    if (what & EVAL_FORCES) {
+        model_group_eval(&m->forces, e->x, sim->tape_work, e->forces);
+        model_group_eval(&m->force_jacobian.values, e->x, sim->tape_work, e->force_jac);
+    }
+}
+
+void sim_add_sparse_block(const model_sparse *sp, const double *values, int row_first, int rows,
+                          int col_first, int cols, double scale, double *jac, int ld, int r0,
+                          int c0)
+{
+    for (int r = 0; r < rows; r++)
+        for (int k = sp->row_start[row_first + r]; k < sp->row_start[row_first + r + 1]; k++) {
+            int c = sp->col[k] - col_first;
+            if (c >= 0 && c < cols)
+                jac[(size_t)(c0 + c) * (size_t)ld + (size_t)(r0 + r)] += scale * values[k];
+        }
+}
+
+void sim_add_hessian_block(const dirac_sim *sim, const sim_eval *e, int row_first, int rows,
+                           int col_first, int cols, double scale, double *jac, int ld, int r0,
+                           int c0)
+{
+    sim_add_sparse_block(&sim->model->hessian, e->hessian, row_first, rows, col_first, cols,
+                         scale, jac, ld, r0, c0);
+}
+
+void sim_velocity_constraint(const dirac_sim *sim, const sim_eval *e, const double *v, double *g)
+{
+    const model_sparse *f = &sim->model->constraint_forms;
+    for (int a = 0; a < sim->mc; a++) {
+        double sum = e->rates[a];
+        for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
+            sum += e->forms[k] * v[f->col[k]];
+        g[a] = sum;
+    }
+}
+
+void sim_add_forms_transposed(const dirac_sim *sim, const sim_eval *e, const double *mu,
+                              double scale, double *r)
+{
+    const model_sparse *f = &sim->model->constraint_forms;
+    for (int a = 0; a < sim->mc; a++)
+        for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
+            r[f->col[k]] += scale * mu[a] * e->forms[k];
+}
+
+void sim_update_diagnostics(dirac_sim *sim)
+{
+    const dirac_model *m = sim->model;
+    sim_eval *e = &sim->eval[2];
+    sim_evaluate(sim, e, sim->q, sim->v, sim->s, sim->t, sim->mu,
+                 EVAL_LAGRANGIAN | EVAL_GRADIENT | EVAL_CONSTRAINTS);
+    double energy = -e->lagrangian;
+    for (int i = 0; i < sim->n; i++)
+        energy += sim->p[i] * sim->v[i];
+    sim->energy = energy;
+    for (int j = 0; j < sim->ns; j++)
+        sim->temperature[j] = -e->gradient[m->first_s + j];
+    double position = 0.0, velocity = 0.0;
+    double *g = sim->scratch;
+    sim_velocity_constraint(sim, e, sim->v, g);
+    for (int a = 0; a < sim->mc; a++) {
+        if (m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC && fabs(e->values[a]) > position)
+            position = fabs(e->values[a]);
+        if (!(fabs(g[a]) <= velocity))
+            velocity = fabs(g[a]);
+    }
+    sim->constraint_residual = position;
+    sim->velocity_residual = velocity;
+}
+
+void sim_name_coordinate_rows(const dirac_sim *sim, int index, char *buf, size_t size)
+{
+    const dirac_model *m = sim->model;
+    if (index < sim->n)
+        snprintf(buf, size, "the momentum balance of %s", m->coord_names[index]);
+    else if (index - sim->n < sim->mc)
+        snprintf(buf, size, "constraint %s", m->constraints[index - sim->n].name);
+    else
+        snprintf(buf, size, "equation %d", index + 1);
+}
+
+dirac_status sim_fail_newton(dirac_sim *sim, dirac_status status, const char *stage,
+                             sim_name_fn name)
+{
+    char what[160];
+    name(sim, sim->nw.worst, what, sizeof what);
+    double t_next = sim->t + sim->h;
+    switch (status) {
+    case DIRAC_ERR_NEWTON:
+        snprintf(sim->errmsg, sizeof sim->errmsg,
+                 "step %ld from t = %.17g to %.17g (%s, %s): Newton's method did not converge in "
+                 "%d iterations; the largest remaining update is in %s (residual %.3e); try a "
+                 "smaller --dt",
+                 sim->steps + 1, sim->t, t_next, sim->method->info.name, stage,
+                 sim->nw.iterations, what, sim->nw.worst_value);
+        break;
+    case DIRAC_ERR_SINGULAR:
+        snprintf(sim->errmsg, sizeof sim->errmsg,
+                 "step %ld from t = %.17g to %.17g (%s, %s): singular Jacobian (no pivot for the "
+                 "unknown of %s): the equations do not determine the state (degenerate "
+                 "Lagrangian or dependent constraints?)",
+                 sim->steps + 1, sim->t, t_next, sim->method->info.name, stage, what);
+        break;
+    default:
+        snprintf(sim->errmsg, sizeof sim->errmsg,
+                 "step %ld from t = %.17g to %.17g (%s, %s): non-finite value in %s",
+                 sim->steps + 1, sim->t, t_next, sim->method->info.name, stage, what);
+        status = DIRAC_ERR_NOT_FINITE;
+        break;
+    }
+    return status;
+}
+
+// ---- creation ----------------------------------------------------------------------------
+
+static dirac_status eval_alloc(sim_eval *e, const dirac_model *m)
+{
+    size_t sizes[] = { (size_t)m->n_inputs, (size_t)m->gradient.count,
+                       (size_t)m->hessian.nnz, (size_t)m->m,
+                       (size_t)m->constraint_forms.nnz, (size_t)m->m,
+                       (size_t)m->constraint_jacobian.nnz, (size_t)m->form_curvature.nnz,
+                       (size_t)m->n, (size_t)m->force_jacobian.nnz };
+    double **fields[] = { &e->x, &e->gradient, &e->hessian, &e->values, &e->forms, &e->rates,
+                          &e->constraint_jac, &e->curvature, &e->forces, &e->force_jac };
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+        if (!(*fields[k] = calloc(sizes[k] + 1, sizeof(double))))
+            return DIRAC_ERR_NOMEM;
+    return DIRAC_OK;
+}
+
+static void eval_free(sim_eval *e)
+{
+    free(e->x);
+    free(e->gradient);
+    free(e->hessian);
+    free(e->values);
+    free(e->forms);
+    free(e->rates);
+    free(e->constraint_jac);
+    free(e->curvature);
+    free(e->forces);
+    free(e->force_jac);
+}
+
+void dirac_sim_destroy(dirac_sim *sim)
+{
+    if (!sim)
+        return;
+    double *arrays[] = { sim->q, sim->v, sim->p, sim->mu, sim->s, sim->temperature, sim->tape_work,
+                         sim->z, sim->scratch, sim->dense, sim->q_old, sim->q_older, sim->p_half };
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
+        free(arrays[k]);
+    free(sim->block);
+    free(sim->pivots);
+    for (int k = 0; k < 3; k++)
+        eval_free(&sim->eval[k]);
+    newton_free(&sim->nw);
+    free(sim);
+}
+
+// Solves the minimum-norm correction δ = Aᵀ y, (A Aᵀ) y = r for the rows of A (dense,
+// rows x n, column-major) — used only by the initial projection (allocates).
+static dirac_status min_norm_correction(int rows, int n, const double *a, const double *r,
+                                        double *delta, dirac_error *err)
+{
+    double *aat = calloc((size_t)rows * (size_t)rows + 1, sizeof *aat);
+    double *y = malloc(((size_t)rows + 1) * sizeof *y);
+    lapack_int *piv = malloc(((size_t)rows + 1) * sizeof *piv);
+    dirac_status status = DIRAC_OK;
+    if (!aat || !y || !piv)
+        status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    if (status == DIRAC_OK) {
+        for (int i = 0; i < rows; i++)
+            for (int j = 0; j < rows; j++)
+                for (int k = 0; k < n; k++)
+                    aat[(size_t)j * (size_t)rows + (size_t)i] +=
+                        a[(size_t)k * (size_t)rows + (size_t)i] * a[(size_t)k * (size_t)rows + (size_t)j];
+        memcpy(y, r, (size_t)rows * sizeof *y);
+        if (LAPACKE_dgesv(LAPACK_COL_MAJOR, rows, 1, aat, rows, piv, y, rows) != 0)
+            status = error_set(err, DIRAC_ERR_SINGULAR,
+                               "cannot project the initial state: the constraint forms are "
+                               "linearly dependent there");
+    }
+    if (status == DIRAC_OK)
+        for (int k = 0; k < n; k++) {
+            delta[k] = 0.0;
+            for (int i = 0; i < rows; i++)
+                delta[k] += a[(size_t)k * (size_t)rows + (size_t)i] * y[i];
+        }
+    free(aat);
+    free(y);
+    free(piv);
+    return status;
+}
+
+// Dense ω (rows of the selected constraints) at e into a (rows x n, column-major).
+static int selected_forms(const dirac_sim *sim, const sim_eval *e, int holonomic_only, double *a,
+                          double *r, const double *g)
+{
+    const model_sparse *f = &sim->model->constraint_forms;
+    int rows = 0;
+    for (int c = 0; c < sim->mc; c++)
+        if (!holonomic_only || sim->model->constraints[c].kind == DIRAC_CONSTRAINT_HOLONOMIC)
+            rows++;
+    memset(a, 0, (size_t)(rows > 0 ? rows : 1) * (size_t)sim->n * sizeof *a);
+    int row = 0;
+    for (int c = 0; c < sim->mc; c++) {
+        if (holonomic_only && sim->model->constraints[c].kind != DIRAC_CONSTRAINT_HOLONOMIC)
+            continue;
+        for (int k = f->row_start[c]; k < f->row_start[c + 1]; k++)
+            a[(size_t)f->col[k] * (size_t)rows + (size_t)row] = e->forms[k];
+        r[row] = holonomic_only ? e->values[c] : g[c];
+        row++;
+    }
+    return rows;
+}
+
+// Checks the initial state against every constraint; projects it when asked.
+static dirac_status initial_consistency(dirac_sim *sim, int project, dirac_error *err)
+{
+    const dirac_model *m = sim->model;
+    int n = sim->n, mc = sim->mc;
+    if (mc == 0)
+        return DIRAC_OK;
+    sim_eval *e = &sim->eval[0];
+    double *a = calloc((size_t)mc * (size_t)n + 1, sizeof *a);
+    double *r = calloc((size_t)mc + 1, sizeof *r), *g = calloc((size_t)mc + 1, sizeof *g);
+    double *delta = calloc((size_t)n + 1, sizeof *delta);
+    double *q_start = malloc(((size_t)n + 1) * sizeof *q_start);
+    double *v_start = malloc(((size_t)n + 1) * sizeof *v_start);
+    dirac_status status = DIRAC_OK;
+    if (!a || !r || !g || !delta || !q_start || !v_start)
+        status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    double q_scale = 1.0, v_scale = 1.0;
+    for (int i = 0; status == DIRAC_OK && i < n; i++) {
+        q_scale = fmax(q_scale, fabs(sim->q[i]));
+        v_scale = fmax(v_scale, fabs(sim->v[i]));
+        q_start[i] = sim->q[i];
+        v_start[i] = sim->v[i];
+    }
+    // positions: Gauss–Newton on the holonomic constraints
+    for (int it = 0; status == DIRAC_OK && it < 50; it++) {
+        sim_evaluate(sim, e, sim->q, sim->v, sim->s, sim->t, NULL, EVAL_CONSTRAINTS);
+        int rows = selected_forms(sim, e, 1, a, r, NULL);
+        int worst = -1;
+        double worst_value = 0.0;
+        for (int c = 0, row = 0; c < mc; c++)
+            if (m->constraints[c].kind == DIRAC_CONSTRAINT_HOLONOMIC) {
+                if (!(fabs(r[row]) <= worst_value))
+                    worst = c, worst_value = fabs(r[row]);
+                row++;
+            }
+        if (!(worst_value > 1e-14 * q_scale))
+            break;
+        if (!project) {
+            status = error_set(err, DIRAC_ERR_ARGUMENT,
+                               "the initial state violates constraint '%s' (residual %.3e); fix "
+                               "the initial values or use --project-initial",
+                               m->constraints[worst].name, worst_value);
+            if (worst_value <= 1e-9 * q_scale)
+                status = DIRAC_OK;   // accepted as consistent within tolerance
+            break;
+        }
+        if (it == 49) {
+            status = error_set(err, DIRAC_ERR_ARGUMENT,
+                               "cannot project the initial state onto constraint '%s' "
+                               "(residual %.3e after 50 iterations)",
+                               m->constraints[worst].name, worst_value);
+            break;
+        }
+        status = min_norm_correction(rows, n, a, r, delta, err);
+        for (int i = 0; status == DIRAC_OK && i < n; i++)
+            sim->q[i] -= delta[i];
+    }
+    // velocities: one linear projection onto ⟨ω, v⟩ + b = 0
+    if (status == DIRAC_OK) {
+        sim_evaluate(sim, e, sim->q, sim->v, sim->s, sim->t, NULL, EVAL_CONSTRAINTS);
+        sim_velocity_constraint(sim, e, sim->v, g);
+        int worst = -1;
+        double worst_value = 0.0;
+        for (int c = 0; c < mc; c++)
+            if (!(fabs(g[c]) <= worst_value))
+                worst = c, worst_value = fabs(g[c]);
+        if (worst_value > 1e-14 * v_scale) {
+            if (!project) {
+                if (worst_value > 1e-9 * v_scale)
+                    status = error_set(err, DIRAC_ERR_ARGUMENT,
+                                       "the initial velocities violate constraint '%s' (velocity "
+                                       "residual %.3e); fix the initial values or use "
+                                       "--project-initial",
+                                       m->constraints[worst].name, worst_value);
+            } else {
+                int rows = selected_forms(sim, e, 0, a, r, g);
+                status = min_norm_correction(rows, n, a, r, delta, err);
+                for (int i = 0; status == DIRAC_OK && i < n; i++)
+                    sim->v[i] -= delta[i];
+            }
+        }
+    }
+    if (status == DIRAC_OK) {
+        double sum = 0.0;
+        for (int i = 0; i < n; i++)
+            sum += (sim->q[i] - q_start[i]) * (sim->q[i] - q_start[i]) +
+                   (sim->v[i] - v_start[i]) * (sim->v[i] - v_start[i]);
+        sim->projection_distance = sqrt(sum);
+    }
+    free(a);
+    free(r);
+    free(g);
+    free(delta);
+    free(q_start);
+    free(v_start);
+    return status;
+}
+
+dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options *options,
+                              dirac_sim **out, dirac_error *err)
+{
+    *out = NULL;
+    const char *name = options && options->method ? options->method : "midpoint";
+    const sim_method *method = NULL;
+    for (int i = 0; i < METHOD_COUNT; i++)
+        if (!strcmp(methods[i]->info.name, name))
+            method = methods[i];
+    if (!method) {
+        char list[256] = "";
+        for (int i = 0; i < METHOD_COUNT; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                     methods[i]->info.name);
+        return error_set(err, DIRAC_ERR_ARGUMENT, "unknown method '%s' (methods: %s)", name, list);
+    }
+    double h = options ? options->dt : 0.0;
+    if (!(h > 0.0) || !isfinite(h))
+        return error_set(err, DIRAC_ERR_ARGUMENT, "the step dt must be a positive number (got %g)",
+                         h);
+    dirac_sim *sim = calloc(1, sizeof *sim);
+    if (!sim)
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    sim->model = model;
+    sim->method = method;
+    sim->n = model->n;
+    sim->ns = model->ns;
+    sim->mc = model->m;
+    sim->h = h;
+    sim->t0 = sim->t = options->t0;
+    sim->rtol = options->newton_rtol > 0.0 ? options->newton_rtol : 1e-10;
+    sim->max_iterations = options->newton_max_iterations > 0 ? options->newton_max_iterations : 25;
+    size_t n = (size_t)sim->n, nm = (size_t)(sim->n + sim->mc), ns = (size_t)sim->ns;
+    size_t unknowns = 2 * nm + 1;
+    sim->q = calloc(n + 1, sizeof(double));
+    sim->v = calloc(n + 1, sizeof(double));
+    sim->p = calloc(n + 1, sizeof(double));
+    sim->mu = calloc((size_t)sim->mc + 1, sizeof(double));
+    sim->s = calloc(ns + 1, sizeof(double));
+    sim->temperature = calloc(ns + 1, sizeof(double));
+    sim->tape_work = calloc((size_t)model->work_size + 1, sizeof(double));
+    sim->z = calloc(unknowns, sizeof(double));
+    sim->block = calloc(unknowns, sizeof(int));
+    sim->scratch = calloc(8 * nm + 8, sizeof(double));
+    sim->dense = calloc(nm * nm + 1, sizeof(double));
+    sim->pivots = calloc(nm + 1, sizeof(lapack_int));
+    sim->q_old = calloc(n + 1, sizeof(double));
+    sim->q_older = calloc(n + 1, sizeof(double));
+    sim->p_half = calloc(n + 1, sizeof(double));
+    dirac_status status = DIRAC_OK;
+    if (!sim->q || !sim->v || !sim->p || !sim->mu || !sim->s || !sim->temperature || !sim->tape_work ||
+        !sim->z || !sim->block || !sim->scratch || !sim->dense || !sim->pivots || !sim->q_old ||
+        !sim->q_older || !sim->p_half)
+        status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    for (int k = 0; status == DIRAC_OK && k < 3; k++)
+        if (eval_alloc(&sim->eval[k], model) != DIRAC_OK)
+            status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    if (status == DIRAC_OK)
+        status = newton_init(&sim->nw, (int)unknowns, err);
+    if (status == DIRAC_OK && (model->friction_count > 0 || model->heat_count > 0))
+        status = error_set(err, DIRAC_ERR_UNSUPPORTED,
+                           "model '%s' has friction or heat exchange between entropy variables: "
+                           "thermodynamic simulation is not available in this version",
+                           model->name);
+    for (int j = 0; status == DIRAC_OK && j < model->ns; j++)
+        if (expr_kind_of(model->pool, model->heat_input[j]) != EXPR_CONST ||
+            expr_const_value(model->pool, model->heat_input[j]) != 0.0)
+            status = error_set(err, DIRAC_ERR_UNSUPPORTED,
+                               "model '%s' has heat input: thermodynamic simulation is not "
+                               "available in this version", model->name);
+    if (status == DIRAC_OK) {
+        dirac_model_initial_state(model, sim->q, sim->v, sim->s);
+        status = initial_consistency(sim, options->project_initial, err);
+    }
+    if (status == DIRAC_OK) {
+        // p0 = ∂L/∂v(q0, v0)
+        sim_eval *e = &sim->eval[0];
+        sim_evaluate(sim, e, sim->q, sim->v, sim->s, sim->t, NULL, EVAL_GRADIENT);
+        memcpy(sim->p, e->gradient + model->first_v, n * sizeof(double));
+        sim_update_diagnostics(sim);
+        sim->energy0 = sim->energy;
+        for (int j = 0; j < sim->ns; j++)
+            if (!(sim->temperature[j] > 0.0))
+                status = error_set(err, DIRAC_ERR_ARGUMENT,
+                                   "the initial temperature of entropy variable '%s' is %g: "
+                                   "temperatures -dL/dS must be positive",
+                                   model->entropy_names[j], sim->temperature[j]);
+    }
+    if (status == DIRAC_OK && method->check && method->check(sim) != DIRAC_OK)
+        status = error_set(err, DIRAC_ERR_UNSUPPORTED, "%s", sim->errmsg);
+    if (status != DIRAC_OK) {
+        dirac_sim_destroy(sim);
+        return status;
+    }
+    *out = sim;
+    return DIRAC_OK;
+}
+
+dirac_status dirac_sim_step(dirac_sim *sim)
+{
+    sim->errmsg[0] = '\0';
+    dirac_status status = sim->method->step(sim);
+    if (status != DIRAC_OK)
+        return status;
+    sim->steps++;
+    sim->t = sim->t0 + (double)sim->steps * sim->h;
+    sim_update_diagnostics(sim);
+    int n = sim->n;
+    for (int i = 0; i < n; i++)
+        if (!isfinite(sim->q[i]) || !isfinite(sim->v[i]) || !isfinite(sim->p[i])) {
+            snprintf(sim->errmsg, sizeof sim->errmsg,
+                     "step %ld at t = %.17g (%s): the state became non-finite in coordinate %s",
+                     sim->steps, sim->t, sim->method->info.name, sim->model->coord_names[i]);
+            return DIRAC_ERR_NOT_FINITE;
+        }
+    return DIRAC_OK;
+}
+
+const char *dirac_sim_errmsg(const dirac_sim *sim) { return sim->errmsg; }
+double dirac_sim_time(const dirac_sim *sim) { return sim->t; }
+long dirac_sim_step_count(const dirac_sim *sim) { return sim->steps; }
+const double *dirac_sim_q(const dirac_sim *sim) { return sim->q; }
+const double *dirac_sim_v(const dirac_sim *sim) { return sim->v; }
+const double *dirac_sim_p(const dirac_sim *sim) { return sim->p; }
+const double *dirac_sim_mu(const dirac_sim *sim) { return sim->mu; }
+const double *dirac_sim_s(const dirac_sim *sim) { return sim->s; }
+const double *dirac_sim_temperature(const dirac_sim *sim) { return sim->temperature; }
+double dirac_sim_energy(const dirac_sim *sim) { return sim->energy; }
+double dirac_sim_work(const dirac_sim *sim) { return sim->work; }
+double dirac_sim_constraint_residual(const dirac_sim *sim) { return sim->constraint_residual; }
+double dirac_sim_velocity_constraint_residual(const dirac_sim *sim) { return sim->velocity_residual; }
+int dirac_sim_newton_iterations(const dirac_sim *sim) { return sim->newton_iterations; }
+double dirac_sim_projection_distance(const dirac_sim *sim) { return sim->projection_distance; }
+
+void dirac_sim_outputs(const dirac_sim *sim, double *values)
+{
+    const dirac_model *m = sim->model;
+    if (m->output_count == 0)
+        return;
+    dirac_sim *mutable_sim = (dirac_sim *)sim;   // scratch buffers only; the state is unchanged
+    sim_eval *e = &mutable_sim->eval[2];
+    sim_evaluate(mutable_sim, e, sim->q, sim->v, sim->s, sim->t, sim->mu, 0);
+    model_group_eval(&m->outputs, e->x, mutable_sim->tape_work, values);
+}

@@ -1,0 +1,119 @@
+// Internal: the simulation object shared by the integrators (src/integ_*.c), its evaluation
+// buffers, and the method table.
+#ifndef DIRAC_SRC_SIM_H
+#define DIRAC_SRC_SIM_H
+
+#include <dirac/simulate.h>
+
+#include "model.h"
+#include "newton.h"
+
+#include <stdbool.h>
+
+/// Values of the model's compiled groups at one input point x = [q | v | S | t | mu].
+typedef struct sim_eval {
+    double *x;                  // the point (n_inputs)
+    double lagrangian;
+    double *gradient;           // ∂L/∂(q, v, S, t)
+    double *hessian;            // values of model->hessian
+    double *values;             // constraint values c_a
+    double *forms;              // values of model->constraint_forms (ω)
+    double *rates;              // b_a
+    double *constraint_jac;     // values of model->constraint_jacobian (∂g/∂(q, v, S, t))
+    double *curvature;          // values of model->form_curvature (∂(μ·ω)/∂q)
+    double *forces;             // F
+    double *force_jac;          // values of model->force_jacobian
+} sim_eval;
+
+/// What to evaluate (bit flags).
+enum {
+    EVAL_LAGRANGIAN = 1 << 0,
+    EVAL_GRADIENT = 1 << 1,
+    EVAL_HESSIAN = 1 << 2,
+    EVAL_CONSTRAINTS = 1 << 3,      // values, forms, rates
+    EVAL_CONSTRAINT_JAC = 1 << 4,
+    EVAL_CURVATURE = 1 << 5,
+    EVAL_FORCES = 1 << 6,           // forces and their Jacobian
+    EVAL_ALL = (1 << 7) - 1,
+};
+
+typedef struct sim_method sim_method;
+
+struct dirac_sim {
+    const dirac_model *model;
+    const sim_method *method;
+    int n, ns, mc;
+    double h, t0, t;
+    long steps;
+    double rtol;
+    int max_iterations;
+    // the current node
+    double *q, *v, *p, *mu, *s, *temperature;
+    double energy, energy0, work;
+    double constraint_residual, velocity_residual;
+    int newton_iterations;
+    double projection_distance;
+    char errmsg[1024];
+    // workspace (allocated at creation)
+    double *tape_work;            // tape scratch
+    sim_eval eval[3];             // evaluation points the methods use
+    newton nw;
+    double *z;                    // Newton unknowns
+    int *block;                   // their blocks
+    double *scratch;              // 8 (n + m) doubles for the methods
+    double *dense;                // (n + m)^2 doubles for the explicit methods' KKT matrices
+    lapack_int *pivots;
+    double *q_old, *q_older;      // earlier positions (two-step methods)
+    double *p_half;               // dirac2: p_{k-1/2}
+    bool started;                 // dirac2: first step done
+};
+
+struct sim_method {
+    dirac_method_info info;
+    bool explicit_ode;            // needs the index-reduced ODE (regular KKT matrix)
+    bool implicit_workspace;      // needs the Newton solver
+    dirac_status (*step)(dirac_sim *sim);
+    /// Optional: can the method run this model from its initial state? (message in errmsg)
+    dirac_status (*check)(dirac_sim *sim);
+};
+
+extern const sim_method sim_method_midpoint, sim_method_dirac1, sim_method_dirac2,
+    sim_method_euler, sim_method_rk4;
+
+/// Evaluates the requested groups at (q, v, s, t, mu) into e (mu may be NULL: zero).
+void sim_evaluate(dirac_sim *sim, sim_eval *e, const double *q, const double *v, const double *s,
+                  double t, const double *mu, int what);
+
+/// Entry (r, c) of the Hessian of L in y = (q, v, S, t) at e, added with factor `scale` into
+/// the dense column-major matrix `jac` (leading dimension ld) at row offset r0 and column
+/// offset c0, for Hessian rows [row_first, row_first + rows) and columns [col_first,
+/// col_first + cols).
+void sim_add_hessian_block(const dirac_sim *sim, const sim_eval *e, int row_first, int rows,
+                           int col_first, int cols, double scale, double *jac, int ld, int r0,
+                           int c0);
+
+/// Same for a generic compiled sparse matrix with values `values`.
+void sim_add_sparse_block(const model_sparse *sp, const double *values, int row_first, int rows,
+                          int col_first, int cols, double scale, double *jac, int ld, int r0,
+                          int c0);
+
+/// The velocity-level constraint g_a = ⟨ω_a, v⟩ + b_a at e with velocity v, into g (mc).
+void sim_velocity_constraint(const dirac_sim *sim, const sim_eval *e, const double *v, double *g);
+
+/// r_i += scale Σ_a mu_a ω_a,i at e.
+void sim_add_forms_transposed(const dirac_sim *sim, const sim_eval *e, const double *mu,
+                              double scale, double *r);
+
+/// Records the node's diagnostics (energy, residuals, temperatures) from q, v, p, s, t.
+void sim_update_diagnostics(dirac_sim *sim);
+
+/// Formats a failed Newton solve into sim->errmsg and returns status. `name` names unknown or
+/// equation i (the equation for singular Jacobians' columns) into buf.
+typedef void (*sim_name_fn)(const dirac_sim *sim, int index, char *buf, size_t size);
+dirac_status sim_fail_newton(dirac_sim *sim, dirac_status status, const char *stage,
+                             sim_name_fn name);
+
+/// Names the unknowns/equations of the common layout [n coordinate rows | m constraint rows].
+void sim_name_coordinate_rows(const dirac_sim *sim, int index, char *buf, size_t size);
+
+#endif
