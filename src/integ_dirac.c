@@ -69,7 +69,7 @@ static void prepare_unknowns(dirac_sim *sim, const double *q_guess)
     }
     for (int a = 0; a < sim->mc; a++) {
         sim->z[n + a] = sim->mu[a];
-        sim->block[n + a] = 1;
+        sim->block[n + a] = 4;
     }
 }
 

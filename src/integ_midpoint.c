@@ -128,7 +128,7 @@ static dirac_status midpoint_step(dirac_sim *sim)
     }
     for (int a = 0; a < mc; a++) {
         z[n + a] = sim->mu[a];
-        sim->block[n + a] = 1;
+        sim->block[n + a] = 4;
     }
     dirac_status status = newton_solve(&sim->nw, n + mc, z, sim->block, assemble_positions, sim,
                                        sim->rtol, sim->max_iterations);
@@ -151,15 +151,21 @@ static dirac_status midpoint_step(dirac_sim *sim)
     // stage 2: velocities and ν, from the guess v_{k+1} = v̄
     for (int i = 0; i < n; i++) {
         z[i] = vbar[i];
-        sim->block[i] = 2;
+        sim->block[i] = 1;
     }
     for (int a = 0; a < mc; a++) {
         z[n + a] = lambda[a];
-        sim->block[n + a] = 3;
+        sim->block[n + a] = 5;
     }
     status = newton_solve(&sim->nw, n + mc, z, sim->block, assemble_velocities, sim, sim->rtol,
                           sim->max_iterations);
     iterations += sim->nw.iterations;
+    if (status == DIRAC_ERR_SINGULAR && mc == 0) {
+        // L linear in some velocities: the Legendre map does not determine v_{k+1}; report the
+        // step's mean velocity and keep p_{k+1} = D2 L_d (docs/methods.md)
+        memcpy(z, vbar, (size_t)n * sizeof *z);
+        status = DIRAC_OK;
+    }
     if (status != DIRAC_OK)
         return sim_fail_newton(sim, status, "velocities", name_velocity_rows);
     // accept: p_{k+1} = p* + h/2 ω(q_{k+1})ᵀ ν (ω at q_{k+1} is in eval[END])

@@ -29,7 +29,9 @@ void newton_free(newton *nw);
 /// Solves r(z) = 0 from the guess z (size unknowns, updated in place). Unknowns come in
 /// blocks (block[i] in 0 .. NEWTON_MAX_BLOCKS-1, e.g. positions, multipliers); an update δ_i
 /// is small when |δ_i| <= rtol (|z_i| + max_block |z|) or at rounding level. Converged when
-/// every update of an iteration is small. Returns DIRAC_OK, DIRAC_ERR_NEWTON (no convergence
+/// every update of an iteration is small, except that multipliers (blocks >=
+/// NEWTON_MULTIPLIER_BLOCK) whose updates no longer shrink (by 4x) are accepted once the other
+/// unknowns have converged: their accuracy is limited by the conditioning (ε/h²). Returns DIRAC_OK, DIRAC_ERR_NEWTON (no convergence
 /// within max_iterations), DIRAC_ERR_SINGULAR (LU found a zero pivot: nw->worst is its column)
 /// or DIRAC_ERR_NOT_FINITE (nw->worst is the equation).
 dirac_status newton_solve(newton *nw, int size, double *z, const int *block,
@@ -37,5 +39,7 @@ dirac_status newton_solve(newton *nw, int size, double *z, const int *block,
                           int max_iterations);
 
 #define NEWTON_MAX_BLOCKS 8
+/// Blocks from this index on hold multipliers (see newton_solve).
+#define NEWTON_MULTIPLIER_BLOCK 4
 
 #endif

@@ -1,0 +1,434 @@
+// Integrators: observed convergence orders, constraint and energy behaviour of midpoint over
+// long runs, the pendulum's period against the elliptic integral, analytic solutions
+// (harmonic oscillator, LC circuit, charged particle), discrete energy balance with damping,
+// nonholonomic constraints, failures and refusals.
+#include "harness.h"
+
+#include <dirac/dirac.h>
+
+#include <stdlib.h>
+
+typedef struct run {
+    dirac_spec *spec;
+    dirac_model *model;
+    dirac_sim *sim;
+} run;
+
+static int run_open(run *r, const char *text, const char *method, double dt,
+                    const char *const *overrides, int n_overrides)
+{
+    memset(r, 0, sizeof *r);
+    dirac_status status = dirac_spec_parse("test.dirac", text, strlen(text), &r->spec);
+    for (int k = 0; status == DIRAC_OK && k < n_overrides; k++)
+        status = dirac_spec_set_parameter(r->spec, overrides[k]);
+    if (status == DIRAC_OK)
+        status = dirac_model_compile(r->spec, &r->model);
+    if (status != DIRAC_OK) {
+        fprintf(stderr, "  %s\n", r->spec ? dirac_spec_errmsg(r->spec) : "out of memory");
+        ENSURE(status == DIRAC_OK);
+        return 0;
+    }
+    dirac_sim_options options = { .method = method, .dt = dt };
+    dirac_error err;
+    if (dirac_sim_create(r->model, &options, &r->sim, &err) != DIRAC_OK) {
+        fprintf(stderr, "  %s: %s\n", method, err.message);
+        ENSURE(!"simulation created");
+        return 0;
+    }
+    return 1;
+}
+
+static void run_close(run *r)
+{
+    dirac_sim_destroy(r->sim);
+    dirac_model_destroy(r->model);
+    dirac_spec_destroy(r->spec);
+}
+
+static int run_steps(run *r, long steps)
+{
+    for (long k = 0; k < steps; k++)
+        if (dirac_sim_step(r->sim) != DIRAC_OK) {
+            fprintf(stderr, "  %s\n", dirac_sim_errmsg(r->sim));
+            ENSURE(!"step failed");
+            return 0;
+        }
+    return 1;
+}
+
+static const char pendulum[] = "model pendulum\n"
+                               "parameter m = 1, g = 9.81, l = 1, theta0 = 0.5\n"
+                               "coordinate x, y\n"
+                               "lagrangian m/2*(x'^2 + y'^2) - m*g*y\n"
+                               "constraint rod: x^2 + y^2 = l^2\n"
+                               "initial x = l*sin(theta0), y = -l*cos(theta0)\n";
+
+// A knife edge (nonholonomic, non-integrable) turning under a torque and a spring.
+static const char knife_edge[] = "model knife\n"
+                                 "parameter m = 1, J = 0.2, k = 2\n"
+                                 "coordinate x, y, th\n"
+                                 "lagrangian m/2*(x'^2 + y'^2) + J/2*th'^2 - k/2*(x^2 + y^2)\n"
+                                 "force th: 0.3*cos(t)\n"
+                                 "constraint blade: x'*sin(th) - y'*cos(th) = 0\n"
+                                 "initial x = 0.2, th' = 1, x' = 1\n";
+
+// Position error |q(T) − q_ref(T)| of `method` with step h.
+static double position_error(const char *text, const char *method, double h, double t_end,
+                             const double *reference)
+{
+    run r;
+    if (!run_open(&r, text, method, h, NULL, 0))
+        return NAN;
+    long steps = lround(t_end / h);
+    double error = NAN;
+    if (run_steps(&r, steps)) {
+        int n = dirac_model_coordinate_count(r.model);
+        double sum = 0.0;
+        for (int i = 0; i < n; i++)
+            sum += pow(dirac_sim_q(r.sim)[i] - reference[i], 2);
+        error = sqrt(sum);
+    }
+    run_close(&r);
+    return error;
+}
+
+// Observed order from h, h/2, h/4 (least squares slope of log error vs log h).
+static void check_orders(const char *text, const char *name, double h0, double t_end)
+{
+    static const struct { const char *method; double order; } expected[] = {
+        { "euler", 1 }, { "dirac1", 1 }, { "dirac2", 2 }, { "midpoint", 2 }, { "rk4", 4 },
+    };
+    // reference: rk4 with a step 64 times smaller than the smallest tested
+    run r;
+    double reference[8] = { 0 };
+    if (!run_open(&r, text, "rk4", h0 / 256, NULL, 0))
+        return;
+    run_steps(&r, lround(t_end / (h0 / 256)));
+    memcpy(reference, dirac_sim_q(r.sim), (size_t)dirac_model_coordinate_count(r.model) * sizeof(double));
+    run_close(&r);
+    for (size_t k = 0; k < sizeof expected / sizeof expected[0]; k++) {
+        double e[3], h = expected[k].order == 4 ? 4 * h0 : h0;
+        for (int j = 0; j < 3; j++)
+            e[j] = position_error(text, expected[k].method, h / (1 << j), t_end, reference);
+        double order = (log(e[0]) - log(e[2])) / log(4.0);
+        printf("       %-8s %-9s errors %.3e %.3e %.3e  order %.3f\n", name, expected[k].method,
+               e[0], e[1], e[2], order);
+        ENSURE_NEAR(order, expected[k].order, 0.15);
+    }
+}
+
+static void convergence_orders_pendulum(void)
+{
+    check_orders(pendulum, "pendulum", 0.01, 1.0);
+}
+
+static void convergence_orders_nonholonomic(void)
+{
+    check_orders(knife_edge, "knife", 0.01, 1.0);
+}
+
+// Complete elliptic integral of the first kind K(k) by the arithmetic-geometric mean.
+static double elliptic_k(double k)
+{
+    double a = 1.0, b = sqrt(1.0 - k * k);
+    for (int i = 0; i < 40; i++) {
+        double an = 0.5 * (a + b);
+        b = sqrt(a * b);
+        a = an;
+    }
+    return 3.14159265358979323846 / (2.0 * a);
+}
+
+static void midpoint_long_run_pendulum(void)
+{
+    // 10^5 steps: |φ| ≤ 1e-12 at every step; energy error over [0, 10T] ≤ 1.2 × over [0, T]
+    run r;
+    double h = 1e-3;
+    if (!run_open(&r, pendulum, "midpoint", h, NULL, 0))
+        return;
+    double period = 4.0 * sqrt(1.0 / 9.81) * elliptic_k(sin(0.25));
+    double e0 = dirac_sim_energy(r.sim), worst_phi = 0.0, worst_first = 0.0, worst_ten = 0.0;
+    for (long k = 1; k <= 100000; k++) {
+        if (dirac_sim_step(r.sim) != DIRAC_OK) {
+            ENSURE(!"step failed");
+            break;
+        }
+        double t = dirac_sim_time(r.sim), de = fabs(dirac_sim_energy(r.sim) - e0);
+        worst_phi = fmax(worst_phi, dirac_sim_constraint_residual(r.sim));
+        if (t <= period)
+            worst_first = fmax(worst_first, de);
+        if (t <= 10 * period)
+            worst_ten = fmax(worst_ten, de);
+    }
+    printf("       max |phi| %.2e, energy error over T %.3e, over 10T %.3e, after 1e5 steps %.3e\n",
+           worst_phi, worst_first, worst_ten, fabs(dirac_sim_energy(r.sim) - e0));
+    ENSURE_LE(worst_phi, 1e-12);
+    ENSURE_LE(worst_ten, 1.2 * worst_first);
+    ENSURE_LE(fabs(dirac_sim_energy(r.sim) - e0), 1.2 * worst_first);
+    run_close(&r);
+}
+
+// Times of upward zero crossings of coordinate i, by cubic Hermite interpolation.
+static int crossings(run *r, int i, long steps, double *times, int max)
+{
+    int count = 0;
+    double t0 = dirac_sim_time(r->sim), x0 = dirac_sim_q(r->sim)[i], v0 = dirac_sim_v(r->sim)[i];
+    for (long k = 0; k < steps && count < max; k++) {
+        if (dirac_sim_step(r->sim) != DIRAC_OK) {
+            fprintf(stderr, "  %s\n", dirac_sim_errmsg(r->sim));
+            break;
+        }
+        double t1 = dirac_sim_time(r->sim), x1 = dirac_sim_q(r->sim)[i], v1 = dirac_sim_v(r->sim)[i];
+        if (x0 < 0.0 && x1 >= 0.0) {
+            // Newton on the Hermite cubic through (t0, x0, v0), (t1, x1, v1)
+            double dt = t1 - t0, s = -x0 / (x1 - x0);
+            for (int it = 0; it < 20; it++) {
+                double h00 = 2 * s * s * s - 3 * s * s + 1, h10 = s * s * s - 2 * s * s + s;
+                double h01 = -2 * s * s * s + 3 * s * s, h11 = s * s * s - s * s;
+                double f = h00 * x0 + h10 * dt * v0 + h01 * x1 + h11 * dt * v1;
+                double df = (6 * s * s - 6 * s) * x0 + (3 * s * s - 4 * s + 1) * dt * v0 +
+                            (-6 * s * s + 6 * s) * x1 + (3 * s * s - 2 * s) * dt * v1;
+                s -= f / df;
+            }
+            times[count++] = t0 + s * dt;
+        }
+        t0 = t1, x0 = x1, v0 = v1;
+    }
+    return count;
+}
+
+static void midpoint_pendulum_period(void)
+{
+    // T = 4 sqrt(l/g) K(sin(θ0/2)); midpoint's period error is O(h²): at h = 2.5e-4 about 5e-8
+    run r;
+    double h = 2.5e-4, times[8];
+    if (!run_open(&r, pendulum, "midpoint", h, NULL, 0))
+        return;
+    double exact = 4.0 * sqrt(1.0 / 9.81) * elliptic_k(sin(0.25));
+    int count = crossings(&r, 0, lround(5 * exact / h), times, 8);
+    ENSURE(count >= 3);
+    if (count >= 3) {
+        double measured = (times[count - 1] - times[0]) / (count - 1);
+        printf("       period %.12f, exact %.12f, relative error %.2e\n", measured, exact,
+               fabs(measured - exact) / exact);
+        ENSURE_LE(fabs(measured - exact) / exact, 1e-6);
+    }
+    run_close(&r);
+}
+
+static void harmonic_oscillator_analytic(void)
+{
+    // x = x0 cos ωt + (v0/ω) sin ωt; midpoint conserves the quadratic energy exactly
+    static const char text[] = "model ho\nparameter m = 2, k = 8\ncoordinate x\n"
+                               "lagrangian m/2*x'^2 - k/2*x^2\ninitial x = 1, x' = 0.5\n";
+    run r;
+    double h = 1e-3, w = 2.0;
+    if (!run_open(&r, text, "midpoint", h, NULL, 0))
+        return;
+    double e0 = dirac_sim_energy(r.sim), worst_x = 0.0, worst_e = 0.0;
+    for (long k = 1; k <= 10000; k++) {
+        if (dirac_sim_step(r.sim) != DIRAC_OK)
+            break;
+        double t = dirac_sim_time(r.sim);
+        double x = cos(w * t) + 0.5 / w * sin(w * t);
+        worst_x = fmax(worst_x, fabs(dirac_sim_q(r.sim)[0] - x));
+        worst_e = fmax(worst_e, fabs(dirac_sim_energy(r.sim) - e0));
+    }
+    // the midpoint rule's phase error is (ωh)²ωt/12 per unit amplitude: 1.1e-5 at t = 10;
+    // the quadratic energy is conserved up to rounding accumulated over 10^4 steps (4ε each)
+    printf("       max |x - x_exact| %.3e, max |E - E0| %.3e\n", worst_x, worst_e);
+    ENSURE_LE(worst_x, 1.2 * pow(w * h, 2) * w * 10 / 12 * sqrt(1 + 0.0625));
+    ENSURE_LE(worst_e, 1e4 * 4 * 2.2e-16 * e0);
+    run_close(&r);
+}
+
+static void damped_oscillator_energy_balance(void)
+{
+    // E_k − E_0 equals the discrete work of the damping force Σ F(q̄, v̄)·(q_{k+1} − q_k)
+    static const char text[] = "model damped\nparameter m = 1, k = 4, c = 0.3\ncoordinate x\n"
+                               "lagrangian m/2*x'^2 - k/2*x^2\nforce x: -c*x'\n"
+                               "initial x = 1\n";
+    run r;
+    if (!run_open(&r, text, "midpoint", 1e-2, NULL, 0))
+        return;
+    double e0 = dirac_sim_energy(r.sim), worst = 0.0;
+    for (long k = 1; k <= 2000; k++) {
+        if (dirac_sim_step(r.sim) != DIRAC_OK)
+            break;
+        worst = fmax(worst, fabs(dirac_sim_energy(r.sim) - e0 - dirac_sim_work(r.sim)));
+    }
+    printf("       energy lost %.6f of %.6f, balance error %.2e\n",
+           e0 - dirac_sim_energy(r.sim), e0, worst);
+    ENSURE(e0 - dirac_sim_energy(r.sim) > 0.9 * e0);   // the damping really acted
+    ENSURE_LE(worst, 1e-10);
+    run_close(&r);
+}
+
+static const char lc_circuit[] = "model lc\n"
+                                 "parameter Lind = 0.5, C = 2e-3\n"
+                                 "coordinate qL, qC\n"
+                                 "lagrangian Lind/2*qL'^2 - qC^2/(2*C)\n"
+                                 "constraint kcl: qL' = qC'\n"
+                                 "initial qL = 1e-3, qC = 1e-3\n";
+
+static void lc_circuit_degenerate(void)
+{
+    // degenerate L (no qC' term): frequency 1/sqrt(LC) = 31.62 rad/s; no period-2 mode: the
+    // solution stays on the smooth analytic curve q = q0 cos ωt to O(h²)
+    run r;
+    double h = 1e-4, w = 1.0 / sqrt(0.5 * 2e-3);
+    if (!run_open(&r, lc_circuit, "midpoint", h, NULL, 0))
+        return;
+    double worst = 0.0, worst_kcl = 0.0, worst_alternation = 0.0, prev2 = 1e-3, prev1 = 1e-3;
+    for (long k = 1; k <= 20000; k++) {
+        if (dirac_sim_step(r.sim) != DIRAC_OK)
+            break;
+        double t = dirac_sim_time(r.sim), q = dirac_sim_q(r.sim)[1];
+        worst = fmax(worst, fabs(q - 1e-3 * cos(w * t)));
+        worst_kcl = fmax(worst_kcl, fabs(dirac_sim_v(r.sim)[0] - dirac_sim_v(r.sim)[1]));
+        // period-2 indicator: second difference beyond the smooth h²ω²|q|
+        worst_alternation = fmax(worst_alternation, fabs(q - 2 * prev1 + prev2) - h * h * w * w * 1e-3);
+        prev2 = prev1, prev1 = q;
+    }
+    printf("       max |qC - q0 cos wt| %.3e (amplitude 1e-3), KCL residual %.2e, "
+           "alternation %.2e\n", worst, worst_kcl, worst_alternation);
+    ENSURE_LE(worst, 1e-3 * pow(w * h, 2) * w * 2.0 / 12 * 1.2);
+    ENSURE_LE(worst_kcl, 1e-12 * w * 1e-3);
+    ENSURE_LE(worst_alternation, 1e-12);
+    run_close(&r);
+}
+
+static void velocity_linear_lagrangian(void)
+{
+    // L = x y' − (x² + y²)/2 is linear in the velocities (p = (0, x)): no ODE in the usual
+    // sense, the equations are x' = −y, y' = x. Explicit methods refuse; midpoint follows the
+    // circle (H = (x² + y²)/2 conserved) with no period-2 mode.
+    static const char text[] = "model rotation\ncoordinate x, y\n"
+                               "lagrangian x*y' - (x^2 + y^2)/2\ninitial x = 1\n";
+    run r;
+    double h = 1e-3;
+    if (!run_open(&r, text, "midpoint", h, NULL, 0))
+        return;
+    double worst = 0.0, worst_e = 0.0, e0 = dirac_sim_energy(r.sim);
+    for (long k = 1; k <= 10000; k++) {
+        if (dirac_sim_step(r.sim) != DIRAC_OK) {
+            fprintf(stderr, "  %s\n", dirac_sim_errmsg(r.sim));
+            ENSURE(!"step failed");
+            break;
+        }
+        double t = dirac_sim_time(r.sim);
+        const double *q = dirac_sim_q(r.sim);
+        worst = fmax(worst, hypot(q[0] - cos(t), q[1] - sin(t)));
+        worst_e = fmax(worst_e, fabs(dirac_sim_energy(r.sim) - e0));
+    }
+    printf("       max |q - (cos t, sin t)| %.3e, max |E - E0| %.2e\n", worst, worst_e);
+    ENSURE_LE(worst, 1.2 * h * h * 10 / 12);   // phase error (h²/12) t
+    ENSURE_LE(worst_e, 1e-12);
+    run_close(&r);
+    dirac_spec *spec = NULL;
+    dirac_model *model = NULL;
+    dirac_sim *sim = NULL;
+    dirac_error err;
+    ENSURE(dirac_spec_parse("rotation.dirac", text, strlen(text), &spec) == DIRAC_OK);
+    ENSURE(dirac_model_compile(spec, &model) == DIRAC_OK);
+    dirac_sim_options options = { .method = "rk4", .dt = 1e-3 };
+    ENSURE_EQ_INT(dirac_sim_create(model, &options, &sim, &err), DIRAC_ERR_UNSUPPORTED);
+    ENSURE_CONTAINS(err.message, "needs an ODE");
+    ENSURE(sim == NULL);
+    dirac_model_destroy(model);
+    dirac_spec_destroy(spec);
+}
+
+static void nonholonomic_velocity_constraint(void)
+{
+    run r;
+    if (!run_open(&r, knife_edge, "midpoint", 1e-3, NULL, 0))
+        return;
+    double worst = 0.0;
+    for (long k = 1; k <= 20000; k++) {
+        if (dirac_sim_step(r.sim) != DIRAC_OK)
+            break;
+        worst = fmax(worst, dirac_sim_velocity_constraint_residual(r.sim));
+    }
+    printf("       max |<omega, v>| %.2e\n", worst);
+    ENSURE_LE(worst, 1e-12);
+    run_close(&r);
+}
+
+static void charged_particle(void)
+{
+    // F = e v × B: speed conserved, radius m v / (e B) = 2 * 1.5 / (0.5 * 3) = 2
+    static const char text[] = "model particle\nparameter m = 2, e = 0.5, B = 3\n"
+                               "coordinate x, y\nlagrangian m/2*(x'^2 + y'^2)\n"
+                               "twoform lorentz: e*B * d(x) ^ d(y)\ninitial x' = 1.5\n";
+    run r;
+    if (!run_open(&r, text, "midpoint", 1e-3, NULL, 0))
+        return;
+    double xmin = 0, xmax = 0, ymin = 0, ymax = 0, worst_speed = 0.0;
+    for (long k = 1; k <= 20000; k++) {
+        if (dirac_sim_step(r.sim) != DIRAC_OK)
+            break;
+        const double *q = dirac_sim_q(r.sim), *v = dirac_sim_v(r.sim);
+        xmin = fmin(xmin, q[0]), xmax = fmax(xmax, q[0]);
+        ymin = fmin(ymin, q[1]), ymax = fmax(ymax, q[1]);
+        worst_speed = fmax(worst_speed, fabs(hypot(v[0], v[1]) - 1.5));
+    }
+    printf("       speed error %.2e, diameters %.6f %.6f (expected 4)\n", worst_speed, xmax - xmin,
+           ymax - ymin);
+    ENSURE_LE(worst_speed, 2e4 * 16 * 2.2e-16 * 1.5);   // rounding over 2·10^4 steps
+    ENSURE_NEAR(xmax - xmin, 4.0, 1e-4);
+    ENSURE_NEAR(ymax - ymin, 4.0, 1e-4);
+    run_close(&r);
+}
+
+static void newton_failure_is_reported(void)
+{
+    // a huge step: the position equations have no nearby solution
+    run r;
+    if (!run_open(&r, pendulum, "midpoint", 5.0, NULL, 0))
+        return;
+    dirac_status status = DIRAC_OK;
+    for (int k = 0; k < 20 && status == DIRAC_OK; k++)
+        status = dirac_sim_step(r.sim);
+    ENSURE(status != DIRAC_OK);
+    ENSURE_CONTAINS(dirac_sim_errmsg(r.sim), "from t = ");
+    ENSURE(isfinite(dirac_sim_q(r.sim)[0]) && isfinite(dirac_sim_q(r.sim)[1]));
+    printf("       %s\n", dirac_sim_errmsg(r.sim));
+    run_close(&r);
+}
+
+static void inconsistent_initial_state(void)
+{
+    static const char text[] = "model pendulum\nparameter l = 1\ncoordinate x, y\n"
+                               "lagrangian (x'^2 + y'^2)/2 - 9.81*y\n"
+                               "constraint rod: x^2 + y^2 = l^2\n"
+                               "initial x = 0.5, y = -0.9, x' = 1, y' = 1\n";
+    dirac_spec *spec = NULL;
+    dirac_model *model = NULL;
+    dirac_sim *sim = NULL;
+    dirac_error err;
+    ENSURE(dirac_spec_parse("p.dirac", text, strlen(text), &spec) == DIRAC_OK);
+    ENSURE(dirac_model_compile(spec, &model) == DIRAC_OK);
+    dirac_sim_options options = { .method = "midpoint", .dt = 1e-3 };
+    ENSURE_EQ_INT(dirac_sim_create(model, &options, &sim, &err), DIRAC_ERR_ARGUMENT);
+    ENSURE_CONTAINS(err.message, "violates constraint 'rod' (residual 6.000e-02)");
+    options.project_initial = 1;
+    ENSURE(dirac_sim_create(model, &options, &sim, &err) == DIRAC_OK);
+    if (sim) {
+        const double *q = dirac_sim_q(sim), *v = dirac_sim_v(sim);
+        ENSURE_NEAR(hypot(q[0], q[1]), 1.0, 1e-14);
+        ENSURE_NEAR(q[0] * v[0] + q[1] * v[1], 0.0, 1e-14);
+        ENSURE(dirac_sim_projection_distance(sim) > 0.01);
+    }
+    dirac_sim_destroy(sim);
+    dirac_model_destroy(model);
+    dirac_spec_destroy(spec);
+}
+
+TEST_MAIN(TEST(convergence_orders_pendulum), TEST(convergence_orders_nonholonomic),
+          TEST(midpoint_long_run_pendulum), TEST(midpoint_pendulum_period),
+          TEST(harmonic_oscillator_analytic), TEST(damped_oscillator_energy_balance),
+          TEST(lc_circuit_degenerate), TEST(velocity_linear_lagrangian),
+          TEST(nonholonomic_velocity_constraint),
+          TEST(charged_particle), TEST(newton_failure_is_reported),
+          TEST(inconsistent_initial_state))
