@@ -1,8 +1,12 @@
 // libFuzzer harness: parses the input as a model file (and, when that works, tries a
-// parameter override taken from the input's last line). Checks the invariants every parse
+// parameter override taken from the input's last line, then compiles the model, analyses it,
+// prints its equations and simulates a few steps). Checks the invariants every parse
 // must keep: a status, a message exactly when it failed, in the documented format, and
 // expression trees in postorder. Build and run with fuzz/run.sh.
 #include "spec.h"
+#include "spec_api.h"
+
+#include <dirac/dirac.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -10,6 +14,42 @@
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+// Compile, analyse, print and step: every failure must be a status with a message.
+static void compile_and_step(spec *s)
+{
+    dirac_spec handle = { s };
+    dirac_model *model = NULL;
+    if (dirac_model_compile(&handle, &model) != DIRAC_OK) {
+        if (spec_errmsg(s)[0] == '\0')
+            abort();
+        return;
+    }
+    dirac_model_analysis analysis;
+    dirac_error err;
+    if (dirac_model_analyze(model, &analysis, &err) == DIRAC_OK)
+        dirac_model_analysis_free(&analysis);
+    FILE *sink = fopen("/dev/null", "w");
+    if (sink) {
+        dirac_model_write_equations(model, DIRAC_EQUATIONS_TEXT, sink, &err);
+        dirac_model_write_equations(model, DIRAC_EQUATIONS_LATEX, sink, &err);
+        fclose(sink);
+    }
+    dirac_sim_options options = { .method = "midpoint", .dt = 1e-2, .project_initial = 1 };
+    dirac_sim *sim = NULL;
+    if (dirac_sim_create(model, &options, &sim, &err) == DIRAC_OK) {
+        for (int k = 0; k < 5; k++)
+            if (dirac_sim_step(sim) != DIRAC_OK) {
+                if (dirac_sim_errmsg(sim)[0] == '\0')
+                    abort();
+                break;
+            }
+        dirac_sim_destroy(sim);
+    } else if (err.message[0] == '\0') {
+        abort();
+    }
+    dirac_model_destroy(model);
+}
 
 static void check_expr(const spec_expr *e)
 {
@@ -59,6 +99,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (spec_set_parameter_override(s, buf) != DIRAC_OK &&
             strncmp(spec_errmsg(s), "error: ", 7) != 0)
             abort();
+        if (spec_status(s) == DIRAC_OK)
+            compile_and_step(s);
     } else {
         if (st != DIRAC_ERR_PARSE && st != DIRAC_ERR_NOMEM)
             abort();

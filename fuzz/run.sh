@@ -1,5 +1,6 @@
 #!/bin/sh
-# Builds the libFuzzer harness of the model-language parser with clang (address and
+# Builds the libFuzzer harness of the model language (parse, compile, analyse, a few
+# simulation steps) with clang (address and
 # undefined-behaviour sanitizers) and runs it for a bounded time.
 #   fuzz/run.sh [SECONDS]        default 30; crashes are written to fuzz/artifacts/
 set -eu
@@ -13,13 +14,13 @@ fi
 out="$here/build"
 mkdir -p "$out" "$here/artifacts"
 sources=""
-for f in "$root"/src/spec*.c "$root"/src/parse_*.c "$root"/src/diagnostic.c "$root"/src/status.c; do
+for f in "$root"/src/*.c; do
     sources="$sources $f"
 done
 # shellcheck disable=SC2086
 clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
     -DDIRAC_VERSION_STRING='"fuzz"' -I"$root/include" -I"$root/src" \
-    "$here/fuzz_parse.c" $sources -lm -o "$out/fuzz_parse"
+    "$here/fuzz_parse.c" $sources -llapacke -llapack -lblas -lm -o "$out/fuzz_parse"
 # a scratch copy of the corpus grows with what the fuzzer finds; the seeds stay as they are
 mkdir -p "$out/corpus"
 cp "$here"/corpus/*.dirac "$out/corpus/"

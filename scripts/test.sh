@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: set up, then build and test twice — an optimised build, and a debug
-# build under AddressSanitizer + UndefinedBehaviorSanitizer. Ends with "N passed, N failed"
-# counting the test programs of both builds.
+# build under AddressSanitizer + UndefinedBehaviorSanitizer — and fuzz the model language for
+# DIRAC_FUZZ_SECONDS (default 30). Ends with "N passed, N failed" counting the test programs
+# of both builds and the fuzzing run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 1
@@ -34,6 +35,18 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 run_suite build
 run_suite build-asan -DDIRAC_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+
+# libFuzzer on parse + compile + a few steps, under ASan + UBSan, for a bounded time
+echo "== fuzz (${DIRAC_FUZZ_SECONDS:-30} s)"
+if bash fuzz/run.sh "${DIRAC_FUZZ_SECONDS:-30}" >build/fuzz.log 2>&1; then
+  tail -n 1 build/fuzz.log
+  echo "fuzz: passed"
+  passed=$((passed + 1))
+else
+  tail -n 30 build/fuzz.log
+  echo "fuzz: FAILED (log: build/fuzz.log, crash inputs in fuzz/artifacts/)"
+  failed=$((failed + 1))
+fi
 
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,83 @@
+// Nothing allocates inside a time step: the program is linked with --wrap for malloc, calloc
+// and realloc (tests/CMakeLists.txt), counts every call made from libdirac and the test, and
+// checks the count does not move during 200 steps of each method on several models.
+#include "harness.h"
+
+#include <dirac/dirac.h>
+
+#include <stdlib.h>
+
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t count, size_t size);
+void *__real_realloc(void *p, size_t size);
+void *__wrap_malloc(size_t size);
+void *__wrap_calloc(size_t count, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+
+static long allocations;
+
+void *__wrap_malloc(size_t size)
+{
+    allocations++;
+    return __real_malloc(size);
+}
+
+void *__wrap_calloc(size_t count, size_t size)
+{
+    allocations++;
+    return __real_calloc(count, size);
+}
+
+void *__wrap_realloc(void *p, size_t size)
+{
+    allocations++;
+    return __real_realloc(p, size);
+}
+
+static const char *const models[] = {
+    "model pendulum\nparameter m = 1, g = 9.81, l = 1\ncoordinate x, y\n"
+    "lagrangian m/2*(x'^2 + y'^2) - m*g*y\nconstraint rod: x^2 + y^2 = l^2\n"
+    "initial x = 0.6, y = -0.8\noutput angle = atan2(x, -y)\n",
+    "model knife\ncoordinate x, y, th\n"
+    "lagrangian (x'^2 + y'^2)/2 + th'^2/10 - (x^2 + y^2)\nforce th: 0.3*cos(t)\n"
+    "constraint blade: x'*sin(th) - y'*cos(th) = 0\ninitial x = 0.2, th' = 1, x' = 1\n",
+    "model driven\ncoordinate x, y\nlagrangian (x'^2 + y'^2)/2 - 9.81*y - x'*0.1*y\n"
+    "force x: -0.2*x'\nconstraint pivot: (x - 0.1*sin(3*t))^2 + y^2 = 1\ninitial y = -1\n",
+};
+
+static void steps_do_not_allocate(void)
+{
+    const char *methods[] = { "midpoint", "dirac1", "dirac2", "euler", "rk4" };
+    for (size_t k = 0; k < sizeof models / sizeof models[0]; k++)
+        for (size_t j = 0; j < sizeof methods / sizeof methods[0]; j++) {
+            dirac_spec *spec = NULL;
+            dirac_model *model = NULL;
+            dirac_sim *sim = NULL;
+            dirac_error err;
+            ENSURE(dirac_spec_parse("m.dirac", models[k], strlen(models[k]), &spec) == DIRAC_OK);
+            ENSURE(dirac_model_compile(spec, &model) == DIRAC_OK);
+            dirac_sim_options options = { .method = methods[j], .dt = 1e-3 };
+            if (!model || dirac_sim_create(model, &options, &sim, &err) != DIRAC_OK) {
+                fprintf(stderr, "  %s\n", model ? err.message : dirac_spec_errmsg(spec));
+                ENSURE(!"simulation created");
+            } else {
+                double outputs[4];
+                ENSURE(dirac_sim_step(sim) == DIRAC_OK);   // dirac2's start-up step
+                long before = allocations;
+                for (int s = 0; s < 200; s++) {
+                    ENSURE(dirac_sim_step(sim) == DIRAC_OK);
+                    dirac_sim_outputs(sim, outputs);
+                }
+                if (allocations != before)
+                    fprintf(stderr, "  model %zu, %s: %ld allocations in 200 steps\n", k,
+                            methods[j], allocations - before);
+                ENSURE_EQ_INT(allocations - before, 0);
+            }
+            dirac_sim_destroy(sim);
+            dirac_model_destroy(model);
+            dirac_spec_destroy(spec);
+        }
+    ENSURE(allocations > 0);   // the wrapping works: set-up did allocate
+}
+
+TEST_MAIN(TEST(steps_do_not_allocate))
