@@ -12,5 +12,7 @@ typedef struct cli_command {
 int cli_help(int argc, char **argv);
 int cli_demo(int argc, char **argv);
 int cli_check(int argc, char **argv);
+int cli_simulate(int argc, char **argv);
+int cli_methods(int argc, char **argv);
 
 #endif

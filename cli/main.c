@@ -11,6 +11,9 @@ static const cli_command commands[] = {
       cli_check },
     { "demo", "build and check Dirac structures of paper 000's examples (DC motor, two masses)",
       cli_demo },
+    { "simulate", "run a model with an integrator; write a CSV trajectory and a JSON summary",
+      cli_simulate },
+    { "methods", "list the integrators: name, order, what each preserves", cli_methods },
     { "help", "list the commands", cli_help },
 };
 

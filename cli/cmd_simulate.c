@@ -1,0 +1,768 @@
+// `dirac simulate MODEL [-p NAME=VALUE]... [--method NAME] [--dt H] [--t-end T] [--out FILE.csv]
+//                 [--every K] [--summary FILE.json|-] [--project-initial] [--tol R]
+//                 [--max-iter N] [--quiet]`
+//
+// Runs a model with one of the library's integrators, writes the trajectory as CSV (row by row,
+// so a failed run leaves a complete file up to its last good step) and a JSON summary.
+// Settings come from the model's `simulate` line, then the command line. The run takes
+// steps = ceil(t_end/dt - 1e-9) steps, all of size dt: the final time steps*dt may pass t_end
+// by less than one step (equal steps keep the symplectic methods' properties; a shortened
+// last step would not). docs/cli.md is the user's reference.
+//
+// Exit status: 0 success; 2 bad arguments or model; 3 the simulation failed (message from
+// dirac_sim_errmsg; the CSV and the summary are still written); 130 interrupted (SIGINT).
+#define _POSIX_C_SOURCE 200809L   // isatty, fileno, clock_gettime
+
+#include "commands.h"
+#include "csv_output.h"
+#include "json_output.h"
+
+#include <dirac/dirac.h>
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_OVERRIDES 256
+#define EXIT_BAD_INPUT 2
+#define EXIT_FAILED 3
+#define EXIT_INTERRUPTED 130
+
+static const double missing = (double)NAN;   // written as null in the summary
+
+static const char usage[] =
+    "usage: dirac simulate MODEL [-p NAME=VALUE]... [--method NAME] [--dt H] [--t-end T]\n"
+    "                      [--out FILE.csv|-] [--every K] [--summary FILE.json|-]\n"
+    "                      [--project-initial] [--tol R] [--max-iter N] [--quiet]\n";
+
+// Command-line settings; the has_ flags say which were given.
+typedef struct sim_args {
+    const char *path;
+    const char *overrides[MAX_OVERRIDES];
+    int override_count;
+    const char *method;
+    double dt, t_end, tol;
+    long every, max_iter;
+    int has_dt, has_t_end, has_every, has_tol, has_max_iter;
+    const char *out;       // NULL: MODEL_NAME.csv in the current directory
+    const char *summary;   // NULL: no summary
+    int project_initial;
+    int quiet;
+} sim_args;
+
+// Settings of the run after merging the model's defaults and the command line.
+typedef struct sim_settings {
+    const char *method;
+    double dt, t_end;
+    long every, steps;
+} sim_settings;
+
+// Statistics gathered over the steps (for the summary).
+typedef struct sim_stats {
+    long steps_done, rows;
+    double wall_seconds;
+    long newton_sum;
+    int newton_max, newton_failures;
+    double constraint_residual_max, velocity_residual_max;
+    double energy_initial, work_initial, energy_error_max;
+    double entropy_initial, entropy_previous, entropy_step_min;
+    double projection_distance;
+    int failed, interrupted;
+    const char *error;    // message of the failure, NULL if none
+} sim_stats;
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int bad_input(const char *fmt, const char *a, const char *b)
+{
+    fputs("dirac simulate: error: ", stderr);
+    fprintf(stderr, fmt, a, b);
+    fputc('\n', stderr);
+    return EXIT_BAD_INPUT;
+}
+
+// Reads a finite number; 0 on success.
+static int parse_real(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(text, &end);
+    if (end == text || *end != '\0' || errno == ERANGE || !isfinite(x))
+        return -1;
+    *out = x;
+    return 0;
+}
+
+// Reads a positive integer; 0 on success.
+static int parse_count(const char *text, long *out)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(text, &end, 10);
+    if (end == text || *end != '\0' || errno == ERANGE || x < 1)
+        return -1;
+    *out = x;
+    return 0;
+}
+
+// If argv[*i] is option `name`, as "NAME VALUE" or "NAME=VALUE", sets *value (NULL when the
+// value is missing), advances *i past it, and returns 1; otherwise returns 0.
+static int take_option(int argc, char **argv, int *i, const char *name, const char **value)
+{
+    size_t len = strlen(name);
+    const char *arg = argv[*i];
+    if (strncmp(arg, name, len) != 0)
+        return 0;
+    if (arg[len] == '=') {
+        *value = arg + len + 1;
+        return 1;
+    }
+    if (arg[len] != '\0')
+        return 0;
+    *value = *i + 1 < argc ? argv[++*i] : NULL;
+    return 1;
+}
+
+static int parse_args(int argc, char **argv, sim_args *a)
+{
+    memset(a, 0, sizeof *a);
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *value = NULL;
+        if (take_option(argc, argv, &i, "-p", &value) ||
+            take_option(argc, argv, &i, "--parameter", &value)) {
+            if (!value)
+                return bad_input("%s needs NAME=VALUE", arg, NULL);
+            if (a->override_count == MAX_OVERRIDES)
+                return bad_input("too many -p options (at most 256)", NULL, NULL);
+            a->overrides[a->override_count++] = value;
+        } else if (take_option(argc, argv, &i, "--method", &value)) {
+            if (!value || !*value)
+                return bad_input("--method needs a method name (see 'dirac methods')", NULL,
+                                 NULL);
+            a->method = value;
+        } else if (take_option(argc, argv, &i, "--dt", &value)) {
+            if (!value || parse_real(value, &a->dt))
+                return bad_input("--dt needs a number, got '%s'", value ? value : "", NULL);
+            if (!(a->dt > 0))
+                return bad_input("--dt must be positive, got %s", value, NULL);
+            a->has_dt = 1;
+        } else if (take_option(argc, argv, &i, "--t-end", &value)) {
+            if (!value || parse_real(value, &a->t_end))
+                return bad_input("--t-end needs a number, got '%s'", value ? value : "", NULL);
+            if (a->t_end < 0)
+                return bad_input("--t-end must not be negative, got %s", value, NULL);
+            a->has_t_end = 1;
+        } else if (take_option(argc, argv, &i, "--every", &value)) {
+            if (!value || parse_count(value, &a->every))
+                return bad_input("--every needs a positive integer, got '%s'",
+                                 value ? value : "", NULL);
+            a->has_every = 1;
+        } else if (take_option(argc, argv, &i, "--tol", &value)) {
+            if (!value || parse_real(value, &a->tol) || !(a->tol > 0))
+                return bad_input("--tol needs a positive number, got '%s'", value ? value : "",
+                                 NULL);
+            a->has_tol = 1;
+        } else if (take_option(argc, argv, &i, "--max-iter", &value)) {
+            if (!value || parse_count(value, &a->max_iter) || a->max_iter > 100000)
+                return bad_input("--max-iter needs an integer from 1 to 100000, got '%s'",
+                                 value ? value : "", NULL);
+            a->has_max_iter = 1;
+        } else if (take_option(argc, argv, &i, "--out", &value) ||
+                   take_option(argc, argv, &i, "-o", &value)) {
+            if (!value || !*value)
+                return bad_input("%s needs a file name (or - for standard output)", arg, NULL);
+            a->out = value;
+        } else if (take_option(argc, argv, &i, "--summary", &value)) {
+            if (!value || !*value)
+                return bad_input("--summary needs a file name (or - for standard output)", NULL,
+                                 NULL);
+            a->summary = value;
+        } else if (!strcmp(arg, "--project-initial")) {
+            a->project_initial = 1;
+        } else if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
+            a->quiet = 1;
+        } else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            fputs(usage, stdout);
+            return -1;
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            return bad_input("unknown option '%s' (see 'dirac simulate --help')", arg, NULL);
+        } else if (a->path) {
+            return bad_input("more than one model file given ('%s' and '%s')", a->path, arg);
+        } else {
+            a->path = arg;
+        }
+    }
+    if (!a->path) {
+        fputs(usage, stderr);
+        return EXIT_BAD_INPUT;
+    }
+    if (a->out && a->summary && !strcmp(a->out, "-") && !strcmp(a->summary, "-"))
+        return bad_input("--out - and --summary - cannot both use standard output", NULL, NULL);
+    if ((a->out && !strcmp(a->out, a->path)) || (a->summary && !strcmp(a->summary, a->path)))
+        return bad_input("refusing to overwrite the model file '%s' with the output", a->path,
+                         NULL);
+    if (a->out && a->summary && strcmp(a->out, "-") && !strcmp(a->out, a->summary))
+        return bad_input("--out and --summary name the same file '%s'", a->out, NULL);
+    return 0;
+}
+
+static int method_exists(const char *name)
+{
+    for (int i = 0; i < dirac_method_count(); i++)
+        if (!strcmp(dirac_method(i)->name, name))
+            return 1;
+    return 0;
+}
+
+static void list_methods(FILE *out)
+{
+    for (int i = 0; i < dirac_method_count(); i++)
+        fprintf(out, "%s%s", i ? ", " : "", dirac_method(i)->name);
+}
+
+// Merges the model's `simulate` line and the command line; prints the reason on failure.
+static int resolve_settings(const dirac_model *model, const sim_args *a, sim_settings *s)
+{
+    dirac_simulate_defaults d;
+    memset(&d, 0, sizeof d);
+    dirac_model_simulate_defaults(model, &d);
+    s->method = a->method ? a->method : d.has_method && d.method ? d.method : "midpoint";
+    if (!method_exists(s->method)) {
+        fprintf(stderr, "dirac simulate: error: unknown method '%s'%s (available: ", s->method,
+                a->method ? "" : " in the model's simulate line");
+        list_methods(stderr);
+        fputs("; see 'dirac methods')\n", stderr);
+        return EXIT_BAD_INPUT;
+    }
+    if (a->has_dt)
+        s->dt = a->dt;
+    else if (d.has_dt)
+        s->dt = d.dt;
+    else
+        return bad_input("no step size: give --dt H or 'simulate dt = H' in the model", NULL,
+                         NULL);
+    if (!(s->dt > 0) || !isfinite(s->dt)) {
+        fprintf(stderr, "dirac simulate: error: the model's simulate line sets dt = %g; the step "
+                        "must be positive\n", s->dt);
+        return EXIT_BAD_INPUT;
+    }
+    if (a->has_t_end)
+        s->t_end = a->t_end;
+    else if (d.has_t_end)
+        s->t_end = d.t_end;
+    else
+        return bad_input("no final time: give --t-end T or 'simulate t_end = T' in the model",
+                         NULL, NULL);
+    if (!(s->t_end >= 0) || !isfinite(s->t_end)) {
+        fprintf(stderr, "dirac simulate: error: the model's simulate line sets t_end = %g; the "
+                        "final time must not be negative\n", s->t_end);
+        return EXIT_BAD_INPUT;
+    }
+    if (a->has_every)
+        s->every = a->every;
+    else if (d.has_every)
+        s->every = d.every;
+    else
+        s->every = 1;
+    if (s->every < 1) {
+        fprintf(stderr, "dirac simulate: error: the model's simulate line sets every = %ld; it "
+                        "must be a positive integer\n", s->every);
+        return EXIT_BAD_INPUT;
+    }
+    // ceil(t_end/dt - 1e-9), with a relative allowance for the rounding of the quotient
+    double n = s->t_end / s->dt;
+    if (n > 1e12) {
+        fprintf(stderr, "dirac simulate: error: t_end/dt = %.3g steps is too many (at most "
+                        "1e12)\n", n);
+        return EXIT_BAD_INPUT;
+    }
+    double steps = ceil(n - 1e-9 - 1e-12 * n);
+    s->steps = steps > 0 ? (long)steps : 0;
+    return 0;
+}
+
+// Loads, overrides and compiles; prints the spec's message on failure.
+static int load_model(const sim_args *a, dirac_spec **spec, dirac_model **model)
+{
+    dirac_status status = dirac_spec_load(a->path, spec);
+    for (int k = 0; status == DIRAC_OK && k < a->override_count; k++)
+        status = dirac_spec_set_parameter(*spec, a->overrides[k]);
+    if (status == DIRAC_OK)
+        status = dirac_model_compile(*spec, model);
+    if (status == DIRAC_OK)
+        return 0;
+    const char *msg = *spec ? dirac_spec_errmsg(*spec) : "error: out of memory\n";
+    fputs(msg, stderr);
+    if (!*msg || msg[strlen(msg) - 1] != '\n')
+        fputc('\n', stderr);
+    return EXIT_BAD_INPUT;
+}
+
+static void write_header(csv_writer *w, const dirac_model *m)
+{
+    int n = dirac_model_coordinate_count(m), mc = dirac_model_constraint_count(m);
+    int ns = dirac_model_entropy_count(m), no = dirac_model_output_count(m);
+    csv_name(w, NULL, "t", NULL);
+    for (int i = 0; i < n; i++)
+        csv_name(w, NULL, dirac_model_coordinate_name(m, i), NULL);
+    for (int i = 0; i < n; i++)
+        csv_name(w, NULL, dirac_model_coordinate_name(m, i), "'");
+    for (int i = 0; i < n; i++)
+        csv_name(w, "p.", dirac_model_coordinate_name(m, i), NULL);
+    for (int a = 0; a < mc; a++)
+        csv_name(w, "mu.", dirac_model_constraint_name(m, a), NULL);
+    for (int i = 0; i < ns; i++)
+        csv_name(w, "S.", dirac_model_entropy_name(m, i), NULL);
+    for (int i = 0; i < ns; i++)
+        csv_name(w, "T.", dirac_model_entropy_name(m, i), NULL);
+    csv_name(w, NULL, "E", NULL);
+    for (int k = 0; k < no; k++)
+        csv_name(w, NULL, dirac_model_output_name(m, k), NULL);
+    csv_end_row(w);
+}
+
+static void write_values(csv_writer *w, const double *x, int count)
+{
+    for (int i = 0; i < count; i++)
+        csv_number(w, x[i]);
+}
+
+// One CSV row of the current state; `outputs` is scratch for output_count values.
+static void write_row(csv_writer *w, const dirac_model *m, const dirac_sim *sim, double *outputs)
+{
+    int n = dirac_model_coordinate_count(m), mc = dirac_model_constraint_count(m);
+    int ns = dirac_model_entropy_count(m), no = dirac_model_output_count(m);
+    csv_number(w, dirac_sim_time(sim));
+    write_values(w, dirac_sim_q(sim), n);
+    write_values(w, dirac_sim_v(sim), n);
+    write_values(w, dirac_sim_p(sim), n);
+    write_values(w, dirac_sim_mu(sim), mc);
+    write_values(w, dirac_sim_s(sim), ns);
+    write_values(w, dirac_sim_temperature(sim), ns);
+    csv_number(w, dirac_sim_energy(sim));
+    if (no > 0) {
+        dirac_sim_outputs(sim, outputs);
+        write_values(w, outputs, no);
+    }
+    csv_end_row(w);
+}
+
+static double total_entropy(const dirac_model *m, const dirac_sim *sim)
+{
+    const double *s = dirac_sim_s(sim);
+    double total = 0;
+    for (int i = 0; i < dirac_model_entropy_count(m); i++)
+        total += s[i];
+    return total;
+}
+
+static double max2(double a, double b)
+{
+    return b > a || isnan(b) ? b : a;
+}
+
+// Residuals and energy balance at the current node (the initial one and after each step).
+static void observe(sim_stats *st, const dirac_model *m, const dirac_sim *sim)
+{
+    st->constraint_residual_max =
+        max2(st->constraint_residual_max, dirac_sim_constraint_residual(sim));
+    st->velocity_residual_max =
+        max2(st->velocity_residual_max, dirac_sim_velocity_constraint_residual(sim));
+    double balance = dirac_sim_energy(sim) - st->energy_initial -
+                     (dirac_sim_work(sim) - st->work_initial);
+    st->energy_error_max = max2(st->energy_error_max, fabs(balance));
+    if (dirac_model_entropy_count(m) > 0 && st->steps_done > 0) {
+        double s = total_entropy(m, sim), ds = s - st->entropy_previous;
+        if (st->steps_done == 1 || ds < st->entropy_step_min || isnan(ds))
+            st->entropy_step_min = ds;
+        st->entropy_previous = s;
+    }
+}
+
+// A single updating line on stderr, shown only on a terminal once the run has lasted 2 s.
+typedef struct progress {
+    int enabled, shown;
+    double start, last;
+} progress;
+
+static void format_duration(char *buf, size_t size, double seconds)
+{
+    double s = floor(seconds + 0.5);
+    if (s < 60)
+        snprintf(buf, size, "%.0f s", s);
+    else if (s < 3600)
+        snprintf(buf, size, "%.0f min %02.0f s", floor(s / 60), fmod(s, 60));
+    else
+        snprintf(buf, size, "%.0f h %02.0f min", floor(s / 3600), floor(fmod(s, 3600) / 60));
+}
+
+static void progress_update(progress *p, double now, long k, long steps, double t)
+{
+    double elapsed = now - p->start;
+    if (!p->enabled || elapsed < 2 || now - p->last < 0.25)
+        return;
+    p->last = now;
+    char eta[32];
+    format_duration(eta, sizeof eta, elapsed * (double)(steps - k) / (double)k);
+    fprintf(stderr, "\rdirac simulate: %3.0f%%  t = %-11.5g  ETA %-14s",
+            100.0 * (double)k / (double)steps, t, eta);
+    p->shown = 1;
+}
+
+static void progress_clear(progress *p)
+{
+    if (p->shown)
+        fprintf(stderr, "\r%*s\r", 79, "");
+    p->shown = 0;
+}
+
+static void write_summary(FILE *f, const sim_args *a, const sim_settings *s, const sim_stats *st,
+                          const dirac_model *m, const dirac_sim *sim, const char *csv_path)
+{
+    json_writer w;
+    json_begin(&w, f);
+    json_object(&w, NULL);
+    json_string(&w, "model", dirac_model_name(m));
+    json_string(&w, "model_file", a->path);
+    json_array(&w, "parameters");
+    for (int k = 0; k < a->override_count; k++)
+        json_string(&w, NULL, a->overrides[k]);
+    json_end(&w);
+    json_string(&w, "method", s->method);
+    json_string(&w, "status", st->failed ? "failed" : st->interrupted ? "interrupted" : "ok");
+    json_string(&w, "error", st->error);
+    json_number(&w, "dt", s->dt);
+    json_integer(&w, "steps", st->steps_done);
+    json_integer(&w, "steps_planned", s->steps);
+    json_number(&w, "t_end", s->t_end);
+    if (sim)
+        json_number(&w, "t_final", dirac_sim_time(sim));
+    else
+        json_null(&w, "t_final");
+    json_integer(&w, "every", s->every);
+    json_string(&w, "csv", csv_path);
+    json_integer(&w, "rows", st->rows);
+    json_number(&w, "wall_seconds", st->wall_seconds);
+    json_number(&w, "projection_distance", sim ? st->projection_distance : missing);
+    json_number(&w, "newton_iterations_mean",
+                st->steps_done > 0 ? (double)st->newton_sum / (double)st->steps_done : missing);
+    json_integer(&w, "newton_iterations_max", st->newton_max);
+    json_integer(&w, "newton_failures", st->newton_failures);
+    json_number(&w, "constraint_residual_max", sim ? st->constraint_residual_max : missing);
+    json_number(&w, "velocity_constraint_residual_max", sim ? st->velocity_residual_max : missing);
+    json_number(&w, "energy_initial", sim ? st->energy_initial : missing);
+    json_number(&w, "energy_final", sim ? dirac_sim_energy(sim) : missing);
+    json_number(&w, "work", sim ? dirac_sim_work(sim) - st->work_initial : missing);
+    json_number(&w, "energy_error_max", sim ? st->energy_error_max : missing);
+    int ns = dirac_model_entropy_count(m);
+    json_number(&w, "entropy_initial", sim && ns > 0 ? st->entropy_initial : missing);
+    json_number(&w, "entropy_final", sim && ns > 0 ? total_entropy(m, sim) : missing);
+    json_number(&w, "entropy_step_min", sim && ns > 0 && st->steps_done > 0
+                                            ? st->entropy_step_min : missing);
+    if (sim) {
+        int n = dirac_model_coordinate_count(m);
+        const double *q = dirac_sim_q(sim), *v = dirac_sim_v(sim), *p = dirac_sim_p(sim);
+        const double *sv = dirac_sim_s(sim);
+        char key[512];
+        json_object(&w, "final_state");
+        for (int i = 0; i < n; i++)
+            json_number(&w, dirac_model_coordinate_name(m, i), q[i]);
+        for (int i = 0; i < n; i++) {
+            snprintf(key, sizeof key, "%s'", dirac_model_coordinate_name(m, i));
+            json_number(&w, key, v[i]);
+        }
+        for (int i = 0; i < n; i++) {
+            snprintf(key, sizeof key, "p.%s", dirac_model_coordinate_name(m, i));
+            json_number(&w, key, p[i]);
+        }
+        for (int i = 0; i < ns; i++) {
+            snprintf(key, sizeof key, "S.%s", dirac_model_entropy_name(m, i));
+            json_number(&w, key, sv[i]);
+        }
+        json_end(&w);
+    } else {
+        json_null(&w, "final_state");
+    }
+    json_end(&w);
+    json_finish(&w);
+}
+
+// Writes the summary to a.summary ("-": stdout); returns 0 or prints the reason and returns 3.
+static int emit_summary(FILE *f, const sim_args *a, const sim_settings *s, const sim_stats *st,
+                        const dirac_model *m, const dirac_sim *sim, const char *csv_path)
+{
+    if (!f)
+        return 0;
+    write_summary(f, a, s, st, m, sim, csv_path);
+    int failed = ferror(f) != 0;
+    if (f != stdout)
+        failed |= fclose(f) == EOF;
+    else
+        failed |= fflush(f) == EOF;
+    if (failed) {
+        fprintf(stderr, "dirac simulate: error: writing the summary '%s' failed\n", a->summary);
+        return EXIT_FAILED;
+    }
+    return 0;
+}
+
+static void print_message(const char *prefix, const char *msg)
+{
+    fprintf(stderr, "dirac simulate: %s%s", prefix, msg);
+    if (!*msg || msg[strlen(msg) - 1] != '\n')
+        fputc('\n', stderr);
+}
+
+// The time loop: writes rows as it goes, gathers statistics; returns the exit status.
+static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, const sim_args *a,
+               csv_writer *csv, const char *csv_path, sim_stats *st)
+{
+    int no = dirac_model_output_count(m);
+    double *outputs = malloc((size_t)(no > 0 ? no : 1) * sizeof *outputs);
+    if (!outputs) {
+        fputs("dirac simulate: error: out of memory\n", stderr);
+        return EXIT_FAILED;
+    }
+    progress prog = { 0 };
+    prog.enabled = isatty(fileno(stderr)) && s->steps > 0;
+    prog.start = now_seconds();
+    double last_flush = prog.start;
+
+    st->energy_initial = dirac_sim_energy(sim);
+    st->work_initial = dirac_sim_work(sim);
+    st->entropy_initial = st->entropy_previous = total_entropy(m, sim);
+    st->projection_distance = dirac_sim_projection_distance(sim);
+    observe(st, m, sim);
+    write_header(csv, m);
+    write_row(csv, m, sim, outputs);
+    st->rows = 1;
+    long last_written = 0;
+
+    int rc = 0;
+    // Ctrl-C ends the run after the current step, keeping the CSV and the summary (unless
+    // SIGINT was ignored when we started, as in background jobs)
+    void (*previous_handler)(int) = signal(SIGINT, on_interrupt);
+    if (previous_handler == SIG_IGN)
+        signal(SIGINT, SIG_IGN);
+    for (long k = 1; k <= s->steps; k++) {
+        if (interrupted) {
+            st->interrupted = 1;
+            rc = EXIT_INTERRUPTED;
+            break;
+        }
+        dirac_status status = dirac_sim_step(sim);
+        if (status != DIRAC_OK) {
+            st->failed = 1;
+            st->error = dirac_sim_errmsg(sim);
+            if (!st->error || !*st->error)
+                st->error = dirac_status_string(status);
+            st->newton_failures += status == DIRAC_ERR_NEWTON;
+            rc = EXIT_FAILED;
+            break;
+        }
+        st->steps_done = k;
+        int iterations = dirac_sim_newton_iterations(sim);
+        st->newton_sum += iterations;
+        if (iterations > st->newton_max)
+            st->newton_max = iterations;
+        observe(st, m, sim);
+        if (k % s->every == 0 || k == s->steps) {
+            write_row(csv, m, sim, outputs);
+            st->rows++;
+            last_written = k;
+            if (csv->error)
+                break;
+        }
+        if ((k & 15) == 0) {
+            double now = now_seconds();
+            progress_update(&prog, now, k, s->steps, dirac_sim_time(sim));
+            if (now > last_flush + 1) {   // on long runs, push rows out about once a second
+                csv_flush(csv);
+                last_flush = now;
+            }
+        }
+    }
+    signal(SIGINT, previous_handler == SIG_ERR ? SIG_DFL : previous_handler);
+    progress_clear(&prog);
+    // the trajectory ends at the last good step, written or not
+    if (last_written != st->steps_done && !csv->error) {
+        write_row(csv, m, sim, outputs);
+        st->rows++;
+    }
+    st->wall_seconds = now_seconds() - prog.start;
+    free(outputs);
+
+    if (st->failed)
+        print_message("error: ", st->error);
+    else if (st->interrupted)
+        fprintf(stderr, "dirac simulate: interrupted at t = %g (step %ld of %ld)\n",
+                dirac_sim_time(sim), st->steps_done, s->steps);
+    int csv_error = csv_close(csv);
+    if (csv_error) {
+        fprintf(stderr, "dirac simulate: error: writing '%s' failed: %s\n", csv_path,
+                strerror(csv_error));
+        if (!rc)
+            rc = EXIT_FAILED;
+        if (!st->error) {
+            st->failed = 1;
+            st->error = "writing the CSV file failed";
+        }
+    } else if (!a->quiet) {
+        if (rc == 0)
+            fprintf(stderr, "dirac simulate: %s: %ld steps of %s (dt = %g) to t = %.10g in "
+                            "%.3g s; %ld rows in %s\n",
+                    dirac_model_name(m), st->steps_done, s->method, s->dt, dirac_sim_time(sim),
+                    st->wall_seconds, st->rows, csv_path);
+        else
+            fprintf(stderr, "dirac simulate: note: the trajectory up to the last good step "
+                            "(t = %.10g, step %ld) is in %s (%ld %s)\n",
+                    dirac_sim_time(sim), st->steps_done, csv_path, st->rows,
+                    st->rows == 1 ? "row" : "rows");
+    }
+    return rc;
+}
+
+static FILE *open_summary(const char *path)
+{
+    if (!path)
+        return NULL;
+    if (!strcmp(path, "-"))
+        return stdout;
+    return fopen(path, "w");
+}
+
+// Exit status of a failed dirac_sim_create: the model or settings are unusable (2), or the
+// computation of a consistent initial state failed (3).
+static int create_failure_status(dirac_status status)
+{
+    switch (status) {
+    case DIRAC_ERR_NEWTON:
+    case DIRAC_ERR_SINGULAR:
+    case DIRAC_ERR_NOT_FINITE:
+    case DIRAC_ERR_NOMEM:
+    case DIRAC_ERR_LINALG:
+        return EXIT_FAILED;
+    default:
+        return EXIT_BAD_INPUT;
+    }
+}
+
+int cli_simulate(int argc, char **argv)
+{
+    sim_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+
+    dirac_spec *spec = NULL;
+    dirac_model *model = NULL;
+    dirac_sim *sim = NULL;
+    FILE *summary = NULL;
+    char *default_out = NULL;
+    sim_settings s;
+    sim_stats st;
+    memset(&s, 0, sizeof s);
+    memset(&st, 0, sizeof st);
+
+    rc = load_model(&a, &spec, &model);
+    if (!rc)
+        rc = resolve_settings(model, &a, &s);
+    if (rc)
+        goto done;
+    const char *csv_path = a.out;
+    if (!csv_path) {
+        size_t len = strlen(dirac_model_name(model)) + 5;
+        default_out = malloc(len);
+        if (!default_out) {
+            fputs("dirac simulate: error: out of memory\n", stderr);
+            rc = EXIT_FAILED;
+            goto done;
+        }
+        snprintf(default_out, len, "%s.csv", dirac_model_name(model));
+        csv_path = default_out;
+    }
+
+    dirac_sim_options options;
+    memset(&options, 0, sizeof options);
+    options.method = s.method;
+    options.dt = s.dt;
+    options.project_initial = a.project_initial;
+    if (a.has_tol)
+        options.newton_rtol = a.tol;
+    if (a.has_max_iter)
+        options.newton_max_iterations = (int)a.max_iter;
+    dirac_error err;
+    memset(&err, 0, sizeof err);
+    dirac_status status = dirac_sim_create(model, &options, &sim, &err);
+    if (status != DIRAC_OK) {
+        print_message("error: ", err.message[0] ? err.message : dirac_status_string(status));
+        rc = create_failure_status(status);
+        if (rc == EXIT_FAILED && a.summary) {   // a summary of a run that could not start
+            st.failed = 1;
+            st.error = err.message[0] ? err.message : dirac_status_string(status);
+            summary = open_summary(a.summary);
+            if (summary)
+                emit_summary(summary, &a, &s, &st, model, NULL, NULL);
+            summary = NULL;
+        }
+        goto done;
+    }
+    if (a.project_initial && dirac_sim_projection_distance(sim) > 0 && !a.quiet)
+        fprintf(stderr, "dirac simulate: note: the initial state was projected onto the "
+                        "constraints (moved by %.3e)\n", dirac_sim_projection_distance(sim));
+    if (s.steps > 0 && fabs((double)s.steps * s.dt - s.t_end) > 1e-9 * s.dt && !a.quiet)
+        fprintf(stderr, "dirac simulate: note: t_end = %g is not a multiple of dt = %g; the last "
+                        "of the %ld equal steps ends at t = %.10g\n",
+                s.t_end, s.dt, s.steps, (double)s.steps * s.dt);
+
+    summary = open_summary(a.summary);
+    if (a.summary && !summary) {
+        fprintf(stderr, "dirac simulate: error: cannot write '%s': %s\n", a.summary,
+                strerror(errno));
+        rc = EXIT_BAD_INPUT;
+        goto done;
+    }
+    csv_writer csv;
+    int open_error = csv_open(&csv, csv_path);
+    if (open_error) {
+        fprintf(stderr, "dirac simulate: error: cannot write '%s': %s\n", csv_path,
+                strerror(open_error));
+        if (summary && summary != stdout)
+            fclose(summary);
+        summary = NULL;
+        rc = EXIT_BAD_INPUT;
+        goto done;
+    }
+    rc = run(model, sim, &s, &a, &csv, csv_path, &st);
+    int summary_rc = emit_summary(summary, &a, &s, &st, model, sim, csv_path);
+    summary = NULL;
+    if (!rc)
+        rc = summary_rc;
+
+done:
+    if (summary && summary != stdout)
+        fclose(summary);
+    free(default_out);
+    dirac_sim_destroy(sim);
+    dirac_model_destroy(model);
+    dirac_spec_destroy(spec);
+    return rc;
+}
