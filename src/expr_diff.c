@@ -268,21 +268,9 @@ void expr_sparse_free(expr_sparse *m)
     memset(m, 0, sizeof *m);
 }
 
-static int compare_ids(const void *pa, const void *pb)
-{
-    expr_id a = *(const expr_id *)pa, b = *(const expr_id *)pb;
-    return (a > b) - (a < b);
-}
-
 // scratch shared by the sweeps of one Jacobian
 typedef struct jacobian_work {
-    int32_t *stamp;     // per node (below `limit`): sweep number that reached it
-    expr_id *adjoint;   // per node: adjoint expression in the current sweep (EXPR_NONE: none)
-    unsigned char *flag;   // per node: depends on a requested variable
-    int *column;        // per variable index: column, -1 if not requested
-    int32_t top_var;
-    id_stack cone;      // nodes of the current output
-    id_stack walk;      // DFS stack
+    expr_idmap column;   // variable index -> column
     // entries found so far, row by row
     int *col;
     expr_id *value;
@@ -305,34 +293,6 @@ static int add_entry(jacobian_work *w, int col, expr_id value)
     w->col[w->nnz] = col;
     w->value[w->nnz] = value;
     w->nnz++;
-    return 0;
-}
-
-// the nodes output `o` depends on, in increasing id order, into w->cone
-static int collect_cone(const expr_pool *pool, jacobian_work *w, expr_id o, int32_t sweep)
-{
-    w->cone.depth = 0;
-    w->walk.depth = 0;
-    w->stamp[o] = sweep;
-    if (stack_push(&w->walk, o) != 0)
-        return -1;
-    while (w->walk.depth > 0) {
-        expr_id id = w->walk.items[--w->walk.depth];
-        if (stack_push(&w->cone, id) != 0)
-            return -1;
-        const expr_node *n = &pool->nodes[id];
-        if (n->kind == EXPR_CONST || n->kind == EXPR_VAR)
-            continue;
-        for (int k = 0; k < 2; k++) {
-            expr_id child = k == 0 ? n->a : n->b;
-            if (child != EXPR_NONE && w->stamp[child] != sweep) {
-                w->stamp[child] = sweep;
-                if (stack_push(&w->walk, child) != 0)
-                    return -1;
-            }
-        }
-    }
-    qsort(w->cone.items, w->cone.depth, sizeof *w->cone.items, compare_ids);
     return 0;
 }
 
@@ -379,68 +339,81 @@ static int sort_row(jacobian_work *w, int row_first)
     return 0;
 }
 
-// one reverse sweep: appends row entries of d o / d vars; 0 ok, -1 out of memory or pool error
-static int jacobian_row(expr_pool *pool, jacobian_work *w, expr_id o, int32_t sweep)
+// one reverse sweep over the nodes output o depends on (its cone), appending the row's
+// entries: 0 ok, -1 out of memory (err set) or pool failure (pool error set)
+static int jacobian_row(expr_pool *pool, jacobian_work *w, expr_id o, dirac_error *err)
 {
-    if (collect_cone(pool, w, o, sweep) != 0)
+    expr_id *cone;
+    int32_t length;
+    expr_idmap position;
+    if (expr_collect(pool, 1, &o, &cone, &length, &position, err) != DIRAC_OK)
         return -1;
-    expr_id *cone = w->cone.items;
-    size_t length = w->cone.depth;
+    unsigned char *flag = malloc((size_t)length + 1);
+    expr_id *adjoint = malloc(((size_t)length + 1) * sizeof *adjoint);
+    int result = -1;
+    if (!flag || !adjoint) {
+        error_set(err, DIRAC_ERR_NOMEM, "out of memory for the adjoints of %d nodes", (int)length);
+        goto done;
+    }
 
     // which nodes depend on a requested variable (children come first)
-    for (size_t i = 0; i < length; i++) {
+    for (int32_t i = 0; i < length; i++) {
         const expr_node *n = &pool->nodes[cone[i]];
         unsigned char f = 0;
         if (n->kind == EXPR_VAR)
-            f = n->a <= w->top_var && w->column[n->a] >= 0;
+            f = expr_idmap_find(&w->column, n->a) != NULL;
         else if (n->kind != EXPR_CONST)
-            f = w->flag[n->a] || (n->b != EXPR_NONE && w->flag[n->b]);
-        w->flag[cone[i]] = f;
-        w->adjoint[cone[i]] = EXPR_NONE;
+            f = flag[*expr_idmap_find(&position, n->a)]
+                || (n->b != EXPR_NONE && flag[*expr_idmap_find(&position, n->b)]);
+        flag[i] = f;
+        adjoint[i] = EXPR_NONE;
     }
-    if (!w->flag[o])
-        return 0;
+    result = 0;
+    if (!flag[length - 1])   // o is the last node of its own cone
+        goto done;
 
     // adjoints from the output down: adj(child) += adj(node) * d node / d child
     int row_first = w->nnz;
-    w->adjoint[o] = expr_const(pool, 1.0);
-    for (size_t i = length; i-- > 0;) {
-        expr_id id = cone[i];
-        expr_id adj = w->adjoint[id];
-        if (adj == EXPR_NONE || !w->flag[id] || expr_is_const(pool, adj, 0.0))
+    adjoint[length - 1] = expr_const(pool, 1.0);
+    for (int32_t i = length; i-- > 0;) {
+        expr_id adj = adjoint[i];
+        if (adj == EXPR_NONE || !flag[i] || expr_is_const(pool, adj, 0.0))
             continue;
-        const expr_node n = pool->nodes[id];
+        const expr_node n = pool->nodes[cone[i]];
         if (n.kind == EXPR_VAR) {
-            if (add_entry(w, w->column[n.a], adj) != 0)
-                return -1;
+            if (add_entry(w, *expr_idmap_find(&w->column, n.a), adj) != 0)
+                goto out_of_memory;
             continue;
         }
         for (int k = 0; k < 2; k++) {
             expr_id child = k == 0 ? n.a : n.b;
-            if (child == EXPR_NONE || !w->flag[child])
+            if (child == EXPR_NONE)
                 continue;
-            expr_id term = scaled_partial(pool, id, k, adj);
-            expr_id sum = w->adjoint[child] == EXPR_NONE ? term
-                                                         : expr_add(pool, w->adjoint[child], term);
-            if (sum == EXPR_NONE)
-                return -1;
-            w->adjoint[child] = sum;
+            int32_t c = *expr_idmap_find(&position, child);
+            if (!flag[c])
+                continue;
+            expr_id term = scaled_partial(pool, cone[i], k, adj);
+            expr_id sum = adjoint[c] == EXPR_NONE ? term : expr_add(pool, adjoint[c], term);
+            if (sum == EXPR_NONE) {
+                result = -1;   // the pool holds the error
+                goto done;
+            }
+            adjoint[c] = sum;
         }
     }
+    if (sort_row(w, row_first) != 0)
+        goto out_of_memory;
+    goto done;
 
-    return sort_row(w, row_first);
-}
-
-static void jacobian_work_free(jacobian_work *w)
-{
-    free(w->stamp);
-    free(w->adjoint);
-    free(w->flag);
-    free(w->column);
-    free(w->cone.items);
-    free(w->walk.items);
-    free(w->col);
-    free(w->value);
+out_of_memory:
+    result = -1;
+    error_set(err, DIRAC_ERR_NOMEM, "out of memory for the Jacobian row of node %d", (int)o);
+done:
+    free(flag);
+    free(adjoint);
+    free(cone);
+    expr_idmap_free(&position);
+    return result;
 }
 
 dirac_status expr_jacobian(expr_pool *pool, int n_outputs, const expr_id *outputs, int n_vars,
@@ -450,56 +423,48 @@ dirac_status expr_jacobian(expr_pool *pool, int n_outputs, const expr_id *output
     if (n_outputs < 0 || n_vars < 0)
         return error_set(err, DIRAC_ERR_ARGUMENT, "expr_jacobian: negative size (%d outputs, %d variables)",
                          n_outputs, n_vars);
-    jacobian_work w;
-    memset(&w, 0, sizeof w);
-    w.top_var = -1;
-    expr_id top = -1;
-    for (int r = 0; r < n_outputs; r++) {
+    for (int r = 0; r < n_outputs; r++)
         if (!expr_valid(pool, outputs[r]))
             return error_set(err, DIRAC_ERR_ARGUMENT, "expr_jacobian: output %d has invalid id %d", r,
                              (int)outputs[r]);
-        if (outputs[r] > top)
-            top = outputs[r];
-    }
-    for (int c = 0; c < n_vars; c++) {
+    for (int c = 0; c < n_vars; c++)
         if (vars[c] < 0)
             return error_set(err, DIRAC_ERR_ARGUMENT, "expr_jacobian: variable %d has negative index %d",
                              c, (int)vars[c]);
-        if (vars[c] > w.top_var)
-            w.top_var = vars[c];
-    }
 
-    size_t span = (size_t)top + 1, var_span = (size_t)w.top_var + 1;
-    w.stamp = calloc(span, sizeof *w.stamp);
-    w.adjoint = malloc(span * sizeof *w.adjoint);
-    w.flag = malloc(span);
-    w.column = malloc((var_span ? var_span : 1) * sizeof *w.column);
+    jacobian_work w;
+    memset(&w, 0, sizeof w);
     jac->row_start = malloc(((size_t)n_outputs + 1) * sizeof *jac->row_start);
-    if ((span && (!w.stamp || !w.adjoint || !w.flag)) || !w.column || !jac->row_start)
-        goto out_of_memory;
-    for (size_t v = 0; v < var_span; v++)
-        w.column[v] = -1;
-    for (int c = 0; c < n_vars; c++) {
-        if (w.column[vars[c]] >= 0) {
-            jacobian_work_free(&w);
-            expr_sparse_free(jac);
-            return error_set(err, DIRAC_ERR_ARGUMENT, "expr_jacobian: variable index %d listed twice",
-                             (int)vars[c]);
-        }
-        w.column[vars[c]] = c;
+    if (!jac->row_start || expr_idmap_init(&w.column, (uint32_t)n_vars) != 0) {
+        free(jac->row_start);
+        jac->row_start = NULL;
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory for a %d x %d Jacobian", n_outputs,
+                         n_vars);
+    }
+    dirac_status status = DIRAC_OK;
+    for (int c = 0; c < n_vars && status == DIRAC_OK; c++) {
+        int inserted = expr_idmap_insert(&w.column, vars[c], c);
+        if (inserted == 0)
+            status = error_set(err, DIRAC_ERR_ARGUMENT, "expr_jacobian: variable index %d listed twice",
+                               (int)vars[c]);
+        else if (inserted < 0)
+            status = error_set(err, DIRAC_ERR_NOMEM, "out of memory for a %d x %d Jacobian",
+                               n_outputs, n_vars);
     }
 
     // one reverse sweep per output
-    for (int r = 0; r < n_outputs; r++) {
+    for (int r = 0; r < n_outputs && status == DIRAC_OK; r++) {
         jac->row_start[r] = w.nnz;
-        if (jacobian_row(pool, &w, outputs[r], r + 1) != 0) {
-            if (expr_pool_status(pool) != DIRAC_OK) {
-                jacobian_work_free(&w);
-                expr_sparse_free(jac);
-                return expr_pool_error(pool, err);
-            }
-            goto out_of_memory;
-        }
+        if (jacobian_row(pool, &w, outputs[r], err) != 0)
+            status = expr_pool_status(pool) != DIRAC_OK ? expr_pool_error(pool, err)
+                                                        : (err ? err->status : DIRAC_ERR_NOMEM);
+    }
+    expr_idmap_free(&w.column);
+    if (status != DIRAC_OK) {
+        free(w.col);
+        free(w.value);
+        expr_sparse_free(jac);
+        return status;
     }
     jac->row_start[n_outputs] = w.nnz;
     jac->n_rows = n_outputs;
@@ -507,15 +472,7 @@ dirac_status expr_jacobian(expr_pool *pool, int n_outputs, const expr_id *output
     jac->nnz = w.nnz;
     jac->col = w.col;
     jac->value = w.value;
-    w.col = NULL;
-    w.value = NULL;
-    jacobian_work_free(&w);
     return DIRAC_OK;
-
-out_of_memory:
-    jacobian_work_free(&w);
-    expr_sparse_free(jac);
-    return error_set(err, DIRAC_ERR_NOMEM, "out of memory for a %d x %d Jacobian", n_outputs, n_vars);
 }
 
 dirac_status expr_hessian(expr_pool *pool, expr_id e, int n_vars, const int32_t *vars,

@@ -72,31 +72,34 @@ dirac_status expr_eval_reference(const expr_pool *pool, int count, const expr_id
 {
     expr_id *list;
     int32_t length;
-    dirac_status status = expr_collect(pool, count, ids, &list, &length, err);
+    expr_idmap position;
+    dirac_status status = expr_collect(pool, count, ids, &list, &length, &position, err);
     if (status != DIRAC_OK)
         return status;
-    expr_id top = length > 0 ? list[length - 1] : 0;
-    double *value = malloc(((size_t)top + 1) * sizeof *value);
+    double *value = malloc(((size_t)length + 1) * sizeof *value);
     if (!value) {
         free(list);
+        expr_idmap_free(&position);
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory evaluating %d nodes", (int)length);
     }
 
     // children precede parents in id order
     for (int32_t k = 0; k < length; k++) {
         const expr_node *n = &pool->nodes[list[k]];
-        double r;
-        if (n->kind == EXPR_CONST)
-            r = n->value;
-        else if (n->kind == EXPR_VAR)
-            r = inputs[n->a];
-        else
-            r = expr_apply((expr_kind)n->kind, value[n->a], n->b == EXPR_NONE ? 0.0 : value[n->b]);
-        value[list[k]] = r;
+        if (n->kind == EXPR_CONST) {
+            value[k] = n->value;
+        } else if (n->kind == EXPR_VAR) {
+            value[k] = inputs[n->a];
+        } else {
+            double a = value[*expr_idmap_find(&position, n->a)];
+            double b = n->b == EXPR_NONE ? 0.0 : value[*expr_idmap_find(&position, n->b)];
+            value[k] = expr_apply((expr_kind)n->kind, a, b);
+        }
     }
     for (int k = 0; k < count; k++)
-        values[k] = value[ids[k]];
+        values[k] = value[*expr_idmap_find(&position, ids[k])];
     free(value);
     free(list);
+    expr_idmap_free(&position);
     return DIRAC_OK;
 }

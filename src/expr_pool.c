@@ -696,60 +696,209 @@ expr_id expr_fn(expr_pool *pool, expr_kind kind, expr_id a)
 // ---------------------------------------------------------------------------------------
 // Whole-expression traversals.
 
+int expr_idmap_init(expr_idmap *map, uint32_t expected)
+{
+    uint32_t size = 16;
+    while (size < 2u * expected && size < (1u << 30))
+        size *= 2;
+    map->keys = malloc((size_t)size * sizeof *map->keys);
+    map->values = malloc((size_t)size * sizeof *map->values);
+    map->mask = size - 1u;
+    map->count = 0;
+    map->dense = NULL;
+    map->dense_size = 0;
+    if (!map->keys || !map->values) {
+        expr_idmap_free(map);
+        return -1;
+    }
+    memset(map->keys, 0xff, (size_t)size * sizeof *map->keys);
+    return 0;
+}
+
+void expr_idmap_free(expr_idmap *map)
+{
+    free(map->keys);
+    free(map->values);
+    free(map->dense);
+    map->keys = NULL;
+    map->values = NULL;
+    map->dense = NULL;
+    map->count = 0;
+}
+
+static uint32_t idmap_hash(int32_t key)
+{
+    uint32_t h = (uint32_t)key * 0x9e3779b1u;
+    return h ^ (h >> 15);
+}
+
+int32_t *expr_idmap_find(const expr_idmap *map, int32_t key)
+{
+    if (map->dense)
+        return key >= 0 && key < map->dense_size && map->dense[key] >= 0 ? &map->dense[key] : NULL;
+    uint32_t slot = idmap_hash(key) & map->mask;
+    for (;;) {
+        if (map->keys[slot] == key)
+            return &map->values[slot];
+        if (map->keys[slot] == EXPR_NONE)
+            return NULL;
+        slot = (slot + 1u) & map->mask;
+    }
+}
+
+// doubles the map
+static int idmap_grow(expr_idmap *map)
+{
+    expr_idmap bigger;
+    if (map->mask >= (1u << 30) || expr_idmap_init(&bigger, map->mask + 1u) != 0)
+        return -1;
+    for (uint32_t i = 0; i <= map->mask; i++)
+        if (map->keys[i] != EXPR_NONE)
+            expr_idmap_insert(&bigger, map->keys[i], map->values[i]);
+    expr_idmap_free(map);
+    *map = bigger;
+    return 0;
+}
+
+int expr_idmap_densify(expr_idmap *map, int32_t size)
+{
+    int32_t *dense = malloc(((size_t)size + 1) * sizeof *dense);
+    if (!dense)
+        return -1;
+    memset(dense, 0xff, ((size_t)size + 1) * sizeof *dense);
+    for (uint32_t i = 0; i <= map->mask; i++)
+        if (map->keys[i] != EXPR_NONE)
+            dense[map->keys[i]] = map->values[i];
+    free(map->keys);
+    free(map->values);
+    map->keys = NULL;
+    map->values = NULL;
+    map->dense = dense;
+    map->dense_size = size;
+    return 0;
+}
+
+int expr_idmap_insert(expr_idmap *map, int32_t key, int32_t value)
+{
+    if (map->dense) {
+        if (map->dense[key] >= 0)
+            return 0;
+        map->dense[key] = value;
+        map->count++;
+        return 1;
+    }
+    if (2u * (map->count + 1u) > map->mask + 1u && idmap_grow(map) != 0)
+        return -1;
+    uint32_t slot = idmap_hash(key) & map->mask;
+    while (map->keys[slot] != EXPR_NONE) {
+        if (map->keys[slot] == key)
+            return 0;
+        slot = (slot + 1u) & map->mask;
+    }
+    map->keys[slot] = key;
+    map->values[slot] = value;
+    map->count++;
+    return 1;
+}
+
+static int compare_ids(const void *pa, const void *pb)
+{
+    expr_id a = *(const expr_id *)pa, b = *(const expr_id *)pb;
+    return (a > b) - (a < b);
+}
+
+// appends id to a growable array; 0 or -1 when out of memory
+static int append_id(expr_id **items, size_t *length, size_t *capacity, expr_id id)
+{
+    if (*length == *capacity) {
+        size_t grown = *capacity ? 2 * *capacity : 64;
+        expr_id *bigger = realloc(*items, grown * sizeof *bigger);
+        if (!bigger)
+            return -1;
+        *items = bigger;
+        *capacity = grown;
+    }
+    (*items)[(*length)++] = id;
+    return 0;
+}
+
 dirac_status expr_collect(const expr_pool *pool, int count, const expr_id *ids, expr_id **list,
-                          int32_t *length, dirac_error *err)
+                          int32_t *length, expr_idmap *position, dirac_error *err)
 {
     *list = NULL;
     *length = 0;
-    expr_id top = -1;
-    for (int k = 0; k < count; k++) {
+    for (int k = 0; k < count; k++)
         if (!expr_valid(pool, ids[k]))
             return error_set(err, DIRAC_ERR_ARGUMENT, "expression id %d out of range (pool has %d)",
                              (int)ids[k], (int)pool->count);
+
+    // depth-first marking with an explicit stack; each node enters the stack once. The set
+    // of seen ids turns into a plain array over [0, top] once it holds a sixteenth of them.
+    expr_idmap seen;
+    expr_id *found = NULL, *stack = NULL;
+    size_t n_found = 0, found_capacity = 0, depth = 0, stack_capacity = 0;
+    expr_id top = -1;
+    for (int k = 0; k < count; k++)
         if (ids[k] > top)
             top = ids[k];
-    }
-    size_t span = (size_t)top + 1;
-    unsigned char *seen = calloc(span + 1, 1);
-    expr_id *stack = malloc((span + 1) * sizeof *stack);
-    if (!seen || !stack) {
-        free(seen);
-        free(stack);
-        return error_set(err, DIRAC_ERR_NOMEM, "out of memory walking %zu expression nodes", span);
-    }
-
-    // mark: every node is pushed at most once, so the stack never exceeds `span`
-    size_t depth = 0, found = 0;
+    if (expr_idmap_init(&seen, 64) != 0)
+        goto out_of_memory;
     for (int k = 0; k < count; k++) {
-        if (!seen[ids[k]]) {
-            seen[ids[k]] = 1;
-            stack[depth++] = ids[k];
-        }
+        int fresh = expr_idmap_insert(&seen, ids[k], 0);
+        if (fresh < 0 || (fresh && append_id(&stack, &depth, &stack_capacity, ids[k]) != 0))
+            goto out_of_memory;
         while (depth > 0) {
-            const expr_node *n = &pool->nodes[stack[--depth]];
-            found++;
+            expr_id id = stack[--depth];
+            if (append_id(&found, &n_found, &found_capacity, id) != 0)
+                goto out_of_memory;
+            if (!seen.dense && seen.count > (uint32_t)top / 16u + 64u
+                && expr_idmap_densify(&seen, top + 1) != 0)
+                goto out_of_memory;
+            const expr_node *n = &pool->nodes[id];
             if (n->kind == EXPR_CONST || n->kind == EXPR_VAR)
                 continue;
-            if (n->a != EXPR_NONE && !seen[n->a]) {
-                seen[n->a] = 1;
-                stack[depth++] = n->a;
-            }
-            if (n->b != EXPR_NONE && !seen[n->b]) {
-                seen[n->b] = 1;
-                stack[depth++] = n->b;
+            for (int c = 0; c < 2; c++) {
+                expr_id child = c == 0 ? n->a : n->b;
+                if (child == EXPR_NONE)
+                    continue;
+                fresh = expr_idmap_insert(&seen, child, 0);
+                if (fresh < 0 || (fresh && append_id(&stack, &depth, &stack_capacity, child) != 0))
+                    goto out_of_memory;
             }
         }
     }
+    free(stack);
 
-    // the marked ids in increasing order, written over the stack
-    size_t at = 0;
-    for (size_t id = 0; id < span; id++)
-        if (seen[id])
-            stack[at++] = (expr_id)id;
-    free(seen);
-    *list = stack;
-    *length = (int32_t)found;
+    // increasing id order is a topological order
+    if (seen.dense) {   // a scan of the array gives the order
+        size_t at = 0;
+        for (expr_id id = 0; id <= top; id++)
+            if (seen.dense[id] >= 0)
+                found[at++] = id;
+    } else if (n_found > 1) {
+        qsort(found, n_found, sizeof *found, compare_ids);
+    }
+    if (position) {
+        for (size_t k = 0; k < n_found; k++)
+            *expr_idmap_find(&seen, found[k]) = (int32_t)k;
+        *position = seen;
+    } else {
+        expr_idmap_free(&seen);
+    }
+    if (!found && !(found = malloc(sizeof *found))) {   // an empty list is still an allocation
+        if (position)
+            expr_idmap_free(position);
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory walking an expression");
+    }
+    *list = found;
+    *length = (int32_t)n_found;
     return DIRAC_OK;
+
+out_of_memory:
+    expr_idmap_free(&seen);
+    free(found);
+    free(stack);
+    return error_set(err, DIRAC_ERR_NOMEM, "out of memory walking %zu expression nodes", n_found);
 }
 
 dirac_status expr_count_reachable(const expr_pool *pool, int count, const expr_id *ids,
@@ -758,7 +907,7 @@ dirac_status expr_count_reachable(const expr_pool *pool, int count, const expr_i
     expr_id *list;
     int32_t length;
     *nodes = 0;
-    dirac_status status = expr_collect(pool, count, ids, &list, &length, err);
+    dirac_status status = expr_collect(pool, count, ids, &list, &length, NULL, err);
     if (status != DIRAC_OK)
         return status;
     free(list);
@@ -773,7 +922,7 @@ dirac_status expr_variables(const expr_pool *pool, int count, const expr_id *ids
     int32_t length;
     *vars = NULL;
     *n_vars = 0;
-    dirac_status status = expr_collect(pool, count, ids, &list, &length, err);
+    dirac_status status = expr_collect(pool, count, ids, &list, &length, NULL, err);
     if (status != DIRAC_OK)
         return status;
 
@@ -782,13 +931,8 @@ dirac_status expr_variables(const expr_pool *pool, int count, const expr_id *ids
     for (int32_t k = 0; k < length; k++)
         if (pool->nodes[list[k]].kind == EXPR_VAR)
             list[found++] = pool->nodes[list[k]].a;
-    for (int i = 1; i < found; i++) {   // insertion sort by index
-        int32_t v = list[i];
-        int j = i;
-        for (; j > 0 && list[j - 1] > v; j--)
-            list[j] = list[j - 1];
-        list[j] = v;
-    }
+    if (found > 1)
+        qsort(list, (size_t)found, sizeof *list, compare_ids);
     if (found == 0) {
         free(list);
         return DIRAC_OK;
@@ -802,7 +946,6 @@ dirac_status expr_substitute(expr_pool *pool, expr_id e, int count, const int32_
                              const expr_id *with, expr_id *out, dirac_error *err)
 {
     *out = EXPR_NONE;
-    int32_t top_var = -1;
     for (int k = 0; k < count; k++) {
         if (vars[k] < 0)
             return error_set(err, DIRAC_ERR_ARGUMENT, "substitution variable index %d is negative",
@@ -810,47 +953,53 @@ dirac_status expr_substitute(expr_pool *pool, expr_id e, int count, const int32_
         if (!expr_valid(pool, with[k]))
             return error_set(err, DIRAC_ERR_ARGUMENT, "substitution %d: expression id %d out of range",
                              k, (int)with[k]);
-        if (vars[k] > top_var)
-            top_var = vars[k];
     }
     expr_id *list;
     int32_t length;
-    dirac_status status = expr_collect(pool, 1, &e, &list, &length, err);
+    expr_idmap position, replace;
+    dirac_status status = expr_collect(pool, 1, &e, &list, &length, &position, err);
     if (status != DIRAC_OK)
         return status;
 
-    // replacement of each variable index (EXPR_NONE: keep), and the new id of each old node
-    expr_id *replace = malloc(((size_t)top_var + 2) * sizeof *replace);
-    expr_id *image = malloc(((size_t)e + 1) * sizeof *image);
-    if (!replace || !image) {
+    // replacement of each variable index, and the new id of each old node (by position)
+    expr_id *image = malloc(((size_t)length + 1) * sizeof *image);
+    int replace_ok = expr_idmap_init(&replace, (uint32_t)count) == 0;
+    for (int k = 0; replace_ok && k < count; k++)
+        if (expr_idmap_insert(&replace, vars[k], with[k]) < 0)
+            replace_ok = 0;
+    if (!image || !replace_ok) {
         free(list);
-        free(replace);
         free(image);
+        expr_idmap_free(&position);
+        if (replace_ok)
+            expr_idmap_free(&replace);
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory substituting in %d nodes",
                          (int)length);
     }
-    for (int32_t v = 0; v <= top_var; v++)
-        replace[v] = EXPR_NONE;
-    for (int k = 0; k < count; k++)
-        replace[vars[k]] = with[k];
 
+    expr_id result = EXPR_NONE;
     for (int32_t k = 0; k < length; k++) {
         expr_id id = list[k];
         expr_node n = pool->nodes[id];   // copy: the pool may grow below
-        if (n.kind == EXPR_CONST)
-            image[id] = id;
-        else if (n.kind == EXPR_VAR)
-            image[id] = n.a <= top_var && replace[n.a] != EXPR_NONE ? replace[n.a] : id;
-        else
-            image[id] = expr_make(pool, (expr_kind)n.kind, image[n.a],
-                                  n.b == EXPR_NONE ? EXPR_NONE : image[n.b]);
-        if (image[id] == EXPR_NONE)
+        if (n.kind == EXPR_CONST) {
+            image[k] = id;
+        } else if (n.kind == EXPR_VAR) {
+            const int32_t *w = expr_idmap_find(&replace, n.a);
+            image[k] = w ? *w : id;
+        } else {
+            expr_id a = image[*expr_idmap_find(&position, n.a)];
+            expr_id b = n.b == EXPR_NONE ? EXPR_NONE : image[*expr_idmap_find(&position, n.b)];
+            image[k] = expr_make(pool, (expr_kind)n.kind, a, b);
+        }
+        if (image[k] == EXPR_NONE)
             break;
+        if (id == e)
+            result = image[k];
     }
-    expr_id result = image[e];
     free(list);
-    free(replace);
     free(image);
+    expr_idmap_free(&position);
+    expr_idmap_free(&replace);
     if (result == EXPR_NONE)
         return expr_pool_error(pool, err);
     *out = result;

@@ -60,9 +60,35 @@ static inline int expr_may_depend(const expr_pool *pool, expr_id id, int32_t var
     return n->lo <= var && var <= n->hi;
 }
 
+/// Map from node ids (or variable indices) to non-negative ints, used for the nodes of one
+/// traversal so that its cost follows the nodes visited and not the size of the pool: open
+/// addressing while sparse; a plain array (dense, -1 = absent) once expr_idmap_densify has
+/// been called because the keys fill a good part of [0, dense_size).
+typedef struct expr_idmap {
+    int32_t *keys;     // EXPR_NONE: empty
+    int32_t *values;
+    uint32_t mask;     // size - 1, size a power of 2
+    uint32_t count;
+    int32_t *dense;    // NULL, or values of keys 0 .. dense_size-1
+    int32_t dense_size;
+} expr_idmap;
+
+/// Empty map for about `expected` keys; 0, or -1 when out of memory.
+int expr_idmap_init(expr_idmap *map, uint32_t expected);
+/// Inserts key -> value if key is absent: 1 inserted, 0 already present, -1 out of memory.
+int expr_idmap_insert(expr_idmap *map, int32_t key, int32_t value);
+/// Address of the value of key, or NULL if absent.
+int32_t *expr_idmap_find(const expr_idmap *map, int32_t key);
+/// Switches to the array form for keys 0 .. size-1 (all present keys must be below size);
+/// 0, or -1 when out of memory (the map is unchanged).
+int expr_idmap_densify(expr_idmap *map, int32_t size);
+void expr_idmap_free(expr_idmap *map);
+
 /// All nodes reachable from the `count` ids, in increasing id order: *list (malloc'ed) and
-/// *length. The ids must be valid. Iterative (explicit stack).
+/// *length; if `position` is not NULL it receives a map id -> index in *list (the caller
+/// frees it with expr_idmap_free). The ids must be valid. Iterative (explicit stack); the
+/// cost is O(k log k) for k nodes reached, whatever the size of the pool.
 dirac_status expr_collect(const expr_pool *pool, int count, const expr_id *ids, expr_id **list,
-                          int32_t *length, dirac_error *err);
+                          int32_t *length, expr_idmap *position, dirac_error *err);
 
 #endif

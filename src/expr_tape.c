@@ -222,18 +222,19 @@ dirac_status expr_tape_compile(const expr_pool *pool, int n_outputs, const expr_
                          n_outputs);
     expr_id *list = NULL;
     int32_t length = 0;
-    dirac_status status = expr_collect(pool, n_outputs, outputs, &list, &length, err);
+    expr_idmap position;
+    dirac_status status = expr_collect(pool, n_outputs, outputs, &list, &length, &position, err);
     if (status != DIRAC_OK)
         return status;
-    expr_id top = length > 0 ? list[length - 1] : 0;
-    size_t span = (size_t)top + 1;
+    size_t span = (size_t)length + 1;
 
-    // per node: its virtual register (instruction index) or -1; per instruction: last reader
+    // per node (by position in list): its virtual register (instruction index) or -1, and
+    // whether a constant needs a slot; per instruction: last reader, slot
     int32_t *reg = malloc(span * sizeof *reg);
-    tape_instr *code = malloc(((size_t)length + 1) * sizeof *code);
-    int32_t *last_use = malloc(((size_t)length + 1) * sizeof *last_use);
-    int32_t *slot_of = malloc(((size_t)length + 1) * sizeof *slot_of);
-    int32_t *free_slots = malloc(((size_t)length + 1) * sizeof *free_slots);
+    tape_instr *code = malloc(span * sizeof *code);
+    int32_t *last_use = malloc(span * sizeof *last_use);
+    int32_t *slot_of = malloc(span * sizeof *slot_of);
+    int32_t *free_slots = malloc(span * sizeof *free_slots);
     unsigned char *const_needed = calloc(span, 1);
     expr_tape *tape = NULL;
     if (!reg || !code || !last_use || !slot_of || !free_slots || !const_needed) {
@@ -249,13 +250,13 @@ dirac_status expr_tape_compile(const expr_pool *pool, int n_outputs, const expr_
         tape_instr probe;
         select_instr(pool, n, &probe);
         if (probe.a >= 0 && pool->nodes[probe.a].kind == EXPR_CONST)
-            const_needed[probe.a] = 1;
+            const_needed[*expr_idmap_find(&position, probe.a)] = 1;
         if (probe.b >= 0 && pool->nodes[probe.b].kind == EXPR_CONST)
-            const_needed[probe.b] = 1;
+            const_needed[*expr_idmap_find(&position, probe.b)] = 1;
     }
     for (int r = 0; r < n_outputs; r++)
         if (pool->nodes[outputs[r]].kind == EXPR_CONST)
-            const_needed[outputs[r]] = 1;
+            const_needed[*expr_idmap_find(&position, outputs[r])] = 1;
 
     // emit in id order with virtual registers
     int n_code = 0, n_inputs = 0;
@@ -263,9 +264,9 @@ dirac_status expr_tape_compile(const expr_pool *pool, int n_outputs, const expr_
         expr_id id = list[k];
         const expr_node *n = &pool->nodes[id];
         tape_instr *in = &code[n_code];
-        reg[id] = -1;
+        reg[k] = -1;
         if (n->kind == EXPR_CONST) {
-            if (!const_needed[id])
+            if (!const_needed[k])
                 continue;
             in->op = OP_CONST;
             in->a = in->b = -1;
@@ -276,12 +277,14 @@ dirac_status expr_tape_compile(const expr_pool *pool, int n_outputs, const expr_
                 if (n->a + 1 > n_inputs)
                     n_inputs = n->a + 1;
             } else {
-                in->a = in->a >= 0 ? reg[in->a] : -1;
-                in->b = in->op == OP_POWI ? (int32_t)in->c : in->b >= 0 ? reg[in->b] : -1;
+                in->a = in->a >= 0 ? reg[*expr_idmap_find(&position, in->a)] : -1;
+                in->b = in->op == OP_POWI ? (int32_t)in->c
+                        : in->b >= 0      ? reg[*expr_idmap_find(&position, in->b)]
+                                          : -1;
             }
         }
         in->dst = n_code;
-        reg[id] = n_code++;
+        reg[k] = n_code++;
     }
 
     // last reader of each virtual register; outputs stay live to the end
@@ -297,7 +300,7 @@ dirac_status expr_tape_compile(const expr_pool *pool, int n_outputs, const expr_
             last_use[in->b] = i;
     }
     for (int r = 0; r < n_outputs; r++)
-        last_use[reg[outputs[r]]] = INT32_MAX;
+        last_use[reg[*expr_idmap_find(&position, outputs[r])]] = INT32_MAX;
 
     // inputs are gathered into slots 0 .. n_loads-1 before the loop (no dispatch per load)
     int n_loads = 0;
@@ -355,11 +358,12 @@ dirac_status expr_tape_compile(const expr_pool *pool, int n_outputs, const expr_
             tape->code[k++] = code[i];
     }
     for (int r = 0; r < n_outputs; r++)
-        tape->output_slot[r] = slot_of[reg[outputs[r]]];
+        tape->output_slot[r] = slot_of[reg[*expr_idmap_find(&position, outputs[r])]];
     *out = tape;
 
 done:
     free(list);
+    expr_idmap_free(&position);
     free(reg);
     free(code);
     free(last_use);

@@ -362,5 +362,45 @@ static void angle_chain_gradient_linear(void)
     check_linear("angle chain gradient", angle_growth(100, 1), angle_growth(1000, 0));
 }
 
+// per-row work in a large pool costs in proportion to the row, not to the pool: 20000
+// constraint rows, each differentiated, listed, compiled and evaluated on its own (with
+// scratch proportional to the pool this would take minutes)
+static void per_row_calls_in_large_pool(void)
+{
+    enum { N = 20000 };
+    expr_pool *p = new_pool();
+    expr_id *phi = malloc(N * sizeof *phi);
+    cartesian_chain(p, N, phi);
+    double *x = malloc(4 * (size_t)N * sizeof *x);
+    for (int i = 0; i < 4 * N; i++)
+        x[i] = 0.01 * (i % 97);
+    int bad = 0;
+    for (int r = 0; r < N; r++) {
+        int32_t q[4] = { 4 * r, 4 * r + 1, 4 * (r > 0 ? r - 1 : N - 1), 4 * (r > 0 ? r - 1 : N - 1) + 1 };
+        expr_sparse jac;
+        int32_t *vars = NULL;
+        int n_vars = 0;
+        expr_tape *tape = NULL;
+        double value = 0, reference = 1, work[16];
+        if (expr_jacobian(p, 1, &phi[r], 4, q, &jac, NULL) != DIRAC_OK
+            || expr_variables(p, 1, &phi[r], &vars, &n_vars, NULL) != DIRAC_OK
+            || expr_tape_compile(p, 1, &phi[r], &tape, NULL) != DIRAC_OK
+            || expr_tape_work_size(tape) > 16
+            || expr_eval_reference(p, 1, &phi[r], x, &reference, NULL) != DIRAC_OK) {
+            bad++;
+        } else {
+            expr_tape_eval(tape, x, work, &value);
+            bad += jac.nnz != (r > 0 ? 4 : 2) || n_vars != jac.nnz || value != reference;
+        }
+        expr_sparse_free(&jac);
+        free(vars);
+        expr_tape_destroy(tape);
+    }
+    ENSURE_EQ_INT(bad, 0);
+    free(x);
+    free(phi);
+    expr_pool_destroy(p);
+}
+
 TEST_MAIN(TEST(deep_sum), TEST(deep_nesting), TEST(chain_linear_growth),
-          TEST(angle_chain_gradient_linear))
+          TEST(angle_chain_gradient_linear), TEST(per_row_calls_in_large_pool))
