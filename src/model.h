@@ -27,11 +27,26 @@ typedef struct model_sparse {
 
 /// Per-constraint facts.
 typedef struct model_constraint {
-    char *name;
+    char *name;                 // qualified for components' constraints ("arm.rod")
     dirac_constraint_kind kind;
-    int time_dependent;   // depends on t
-    int line, col;        // location in the model file
+    int time_dependent;         // depends on t
+    int subsystem;              // top-level component it belongs to; -1: the outer model
+    int interaction;            // declared in a model with components, relating their variables
+    int line, col;              // where it is declared (in its own model file)
 } model_constraint;
+
+/// One term c(q, t) d(A) ∧ d(B) of a `twoform`.
+typedef struct model_wedge {
+    int a, b;                   // coordinates
+    int twoform;                // index into twoform_names
+} model_wedge;
+
+/// A top-level part of the system for the interconnection check: a component of the outer
+/// model (with everything below it) or the outer model's own coordinates.
+typedef struct model_subsystem {
+    char *name;
+    int first, count;           // its coordinates
+} model_subsystem;
 
 struct dirac_model {
     char *name;
@@ -42,7 +57,17 @@ struct dirac_model {
     char **coord_names, **entropy_names, **output_names;
     model_constraint *constraints;
     int output_count;
-    int component_count;
+    int component_count;              // component instances, at every depth
+    model_subsystem *subsystems;      // for the interconnection check (when components exist)
+    int subsystem_count;
+    // two-forms: names, terms, coefficients (group), and which are interactions
+    char **twoform_names;
+    int *twoform_subsystem;           // -1: declared in the outer model
+    int *twoform_interaction;
+    int twoform_count;
+    model_wedge *wedges;
+    int wedge_count;
+    model_group wedge_coefficients;   // c of each wedge
 
     expr_pool *pool;
     // symbolic pieces (ids in pool)
@@ -72,9 +97,9 @@ struct dirac_model {
     // initial state and simulate defaults
     double *q0, *v0, *s0;
     char method[32];
-    double dt, t_end;
-    int every;
-    int has_method, has_dt, has_t_end, has_every;
+    double dt, t_end, tol;
+    int every, max_iter;
+    int has_method, has_dt, has_t_end, has_every, has_tol, has_max_iter;
 };
 
 /// Evaluates a group at x into values (work: model->work_size doubles).

@@ -4,6 +4,7 @@
 #include "model.h"
 
 #include "error.h"
+#include "model_instance.h"
 #include "model_lower.h"
 #include "parse.h"
 #include "spec_api.h"
@@ -24,6 +25,16 @@ static char *copy_string(const char *s)
 }
 
 // Compiles the group's expressions into a tape and grows the model's work size.
+// prefix + name in a new string.
+static char *plain_name(const char *prefix, const char *name)
+{
+    size_t len = strlen(prefix) + strlen(name) + 1;
+    char *out = malloc(len);
+    if (out)
+        snprintf(out, len, "%s%s", prefix, name);
+    return out;
+}
+
 static dirac_status group_compile(dirac_model *m, model_group *g, dirac_error *err)
 {
     if (g->count == 0)
@@ -103,15 +114,15 @@ void model_group_eval(const model_group *g, const double *x, double *work, doubl
         expr_tape_eval(g->tape, x, work, values);
 }
 
-// ---- compilation of the root model ---------------------------------------------------------
+// ---- compilation: the instance tree flattened into one system ------------------------------
 
 typedef struct compile_state {
     dirac_model *m;
     spec *spec;
-    const spec_model *sm;
-    lower_scope scope;
-    double *param_values;
-    expr_id *let_ids;
+    instance_tree tree;
+    // constraints of all instances, in the model's order
+    const spec_constraint **constraint_spec;
+    const instance **constraint_owner;
 } compile_state;
 
 static int fail_nomem(compile_state *c)
@@ -128,66 +139,147 @@ static int fail_status(compile_state *c, const dirac_error *err)
     return 0;
 }
 
+static int pool_ok(compile_state *c)
+{
+    dirac_error err;
+    if (expr_pool_status(c->m->pool) == DIRAC_OK)
+        return 1;
+    expr_pool_error(c->m->pool, &err);
+    return fail_status(c, &err);
+}
+
+// The top-level subsystem an instance belongs to (-1: the outer model itself).
+static int subsystem_of(const instance *in)
+{
+    while (in->parent && in->parent->parent)
+        in = in->parent;
+    return in->parent ? in->component : -1;
+}
+
+// Does the expression name a component's symbol (a qualified name)?
+static int mentions_component(const spec_expr *e)
+{
+    for (int32_t i = 0; i < e->count; i++)
+        if ((e->nodes[i].kind == SPEC_EXPR_NAME || e->nodes[i].kind == SPEC_EXPR_PRIME) &&
+            e->nodes[i].u.sym.ref.kind == SPEC_SYM_QUALIFIED)
+            return 1;
+    return 0;
+}
+
+// Global index of the coordinate or entropy variable `name` seen from `in` (-1 if it is not one).
+static int resolve_variable(const instance *in, const char *name, spec_sym_kind kind)
+{
+    const instance *owner = NULL;
+    spec_ref ref;
+    if (!instance_resolve(in, name, &owner, &ref) || ref.kind != kind)
+        return -1;
+    return kind == SPEC_SYM_COORDINATE ? owner->first_q + ref.index : owner->first_s + ref.index;
+}
+
 static int compile_names(compile_state *c)
 {
     dirac_model *m = c->m;
-    const spec_model *sm = c->sm;
-    m->name = copy_string(sm->name ? sm->name : "");
-    m->file = copy_string(sm->file ? sm->file : "");
+    const spec_model *root = c->tree.items[0]->sm;
+    m->name = copy_string(root->name ? root->name : "");
+    m->file = copy_string(root->file ? root->file : "");
+    int outputs = 0, constraints = 0, twoforms = 0, wedges = 0;
+    for (int k = 0; k < c->tree.count; k++) {
+        const spec_model *sm = c->tree.items[k]->sm;
+        outputs += sm->output_count;
+        constraints += sm->constraint_count;
+        twoforms += sm->twoform_count;
+        for (int f = 0; f < sm->twoform_count; f++)
+            wedges += sm->twoforms[f].term_count;
+    }
+    m->m = constraints;
+    m->output_count = outputs;
+    m->twoform_count = twoforms;
+    m->wedge_count = wedges;
+    m->component_count = c->tree.count - 1;
     m->coord_names = calloc((size_t)m->n + 1, sizeof *m->coord_names);
     m->entropy_names = calloc((size_t)m->ns + 1, sizeof *m->entropy_names);
     m->constraints = calloc((size_t)m->m + 1, sizeof *m->constraints);
-    m->output_names = calloc((size_t)sm->output_count + 1, sizeof *m->output_names);
+    m->output_names = calloc((size_t)outputs + 1, sizeof *m->output_names);
+    m->twoform_names = calloc((size_t)twoforms + 1, sizeof *m->twoform_names);
+    m->twoform_subsystem = calloc((size_t)twoforms + 1, sizeof *m->twoform_subsystem);
+    m->twoform_interaction = calloc((size_t)twoforms + 1, sizeof *m->twoform_interaction);
+    m->wedges = calloc((size_t)wedges + 1, sizeof *m->wedges);
+    c->constraint_spec = calloc((size_t)m->m + 1, sizeof *c->constraint_spec);
+    c->constraint_owner = calloc((size_t)m->m + 1, sizeof *c->constraint_owner);
     if (!m->name || !m->file || !m->coord_names || !m->entropy_names || !m->constraints ||
-        !m->output_names)
+        !m->output_names || !m->twoform_names || !m->twoform_subsystem ||
+        !m->twoform_interaction || !m->wedges || !c->constraint_spec || !c->constraint_owner)
         return fail_nomem(c);
-    for (int i = 0; i < m->n; i++)
-        if (!(m->coord_names[i] = copy_string(sm->coords[i].name)))
-            return fail_nomem(c);
-    for (int i = 0; i < m->ns; i++)
-        if (!(m->entropy_names[i] = copy_string(sm->entropies[i].name)))
-            return fail_nomem(c);
-    for (int a = 0; a < m->m; a++) {
-        const spec_constraint *sc = &sm->constraints[a];
-        if (!(m->constraints[a].name = copy_string(sc->name)))
-            return fail_nomem(c);
-        m->constraints[a].kind = sc->kind == SPEC_CONSTRAINT_HOLONOMIC
-                                     ? DIRAC_CONSTRAINT_HOLONOMIC
-                                     : DIRAC_CONSTRAINT_NONHOLONOMIC;
-        m->constraints[a].line = sc->loc.line;
-        m->constraints[a].col = sc->loc.col;
-    }
-    m->output_count = sm->output_count;
-    for (int k = 0; k < sm->output_count; k++)
-        if (!(m->output_names[k] = copy_string(sm->outputs[k].name)))
-            return fail_nomem(c);
-    return 1;
-}
-
-// Parameters in order (each may use earlier ones), overrides applied; then the lets.
-static int compile_parameters_and_lets(compile_state *c)
-{
-    const spec_model *sm = c->sm;
-    c->param_values = calloc((size_t)sm->param_count + 1, sizeof *c->param_values);
-    c->let_ids = calloc((size_t)sm->let_count + 1, sizeof *c->let_ids);
-    if (!c->param_values || !c->let_ids)
-        return fail_nomem(c);
-    c->scope.param_values = c->param_values;
-    c->scope.let_ids = c->let_ids;
-    for (int i = 0; i < sm->param_count; i++) {
-        const spec_param *p = &sm->params[i];
-        if (p->overridden) {
-            c->param_values[i] = p->override_value;
-            continue;
+    int a = 0, o = 0, f = 0, w = 0;
+    for (int k = 0; k < c->tree.count; k++) {
+        const instance *in = c->tree.items[k];
+        const spec_model *sm = in->sm;
+        for (int i = 0; i < sm->coord_count; i++)
+            if (!(m->coord_names[in->first_q + i] = plain_name(in->prefix, sm->coords[i].name)))
+                return fail_nomem(c);
+        for (int i = 0; i < sm->entropy_count; i++)
+            if (!(m->entropy_names[in->first_s + i] = plain_name(in->prefix, sm->entropies[i].name)))
+                return fail_nomem(c);
+        for (int i = 0; i < sm->constraint_count; i++, a++) {
+            const spec_constraint *sc = &sm->constraints[i];
+            model_constraint *mc = &m->constraints[a];
+            if (!(mc->name = plain_name(in->prefix, sc->name)))
+                return fail_nomem(c);
+            mc->kind = sc->kind == SPEC_CONSTRAINT_HOLONOMIC ? DIRAC_CONSTRAINT_HOLONOMIC
+                                                              : DIRAC_CONSTRAINT_NONHOLONOMIC;
+            mc->line = sc->loc.line;
+            mc->col = sc->loc.col;
+            mc->subsystem = subsystem_of(in);
+            mc->interaction = sm->component_count > 0 &&
+                              (mentions_component(&sc->lhs) || mentions_component(&sc->rhs));
+            c->constraint_spec[a] = sc;
+            c->constraint_owner[a] = in;
         }
-        char what[128];
-        snprintf(what, sizeof what, "parameter '%s'", p->name);
-        if (!lower_constant(&c->scope, &p->value, p->loc, what, &c->param_values[i]))
-            return 0;
+        for (int i = 0; i < sm->output_count; i++, o++)
+            if (!(m->output_names[o] = plain_name(in->prefix, sm->outputs[i].name)))
+                return fail_nomem(c);
+        for (int i = 0; i < sm->twoform_count; i++, f++) {
+            const spec_twoform *tf = &sm->twoforms[i];
+            if (!(m->twoform_names[f] = plain_name(in->prefix, tf->name)))
+                return fail_nomem(c);
+            m->twoform_subsystem[f] = subsystem_of(in);
+            for (int j = 0; j < tf->term_count; j++, w++) {
+                const spec_wedge *wg = &tf->terms[j];
+                model_wedge *mw = &m->wedges[w];
+                mw->a = resolve_variable(in, wg->a.name, SPEC_SYM_COORDINATE);
+                mw->b = resolve_variable(in, wg->b.name, SPEC_SYM_COORDINATE);
+                mw->twoform = f;
+                if (mw->a < 0 || mw->b < 0) {
+                    spec_error(c->spec, DIRAC_ERR_PARSE, mw->a < 0 ? wg->a.loc : wg->b.loc,
+                               "two-form terms must wedge coordinates");
+                    return 0;
+                }
+                if (strchr(wg->a.name, '.') || strchr(wg->b.name, '.'))
+                    m->twoform_interaction[f] = sm->component_count > 0;
+            }
+        }
     }
-    for (int i = 0; i < sm->let_count; i++)
-        if ((c->let_ids[i] = lower_expr(&c->scope, &sm->lets[i].value)) == EXPR_NONE)
-            return 0;
+    // top-level subsystems: the outer model's own coordinates, then each of its components
+    const instance *top = c->tree.items[0];
+    if (top->sm->component_count > 0) {
+        m->subsystems = calloc((size_t)top->sm->component_count + 1, sizeof *m->subsystems);
+        if (!m->subsystems)
+            return fail_nomem(c);
+        if (top->sm->coord_count > 0) {
+            m->subsystems[m->subsystem_count++] =
+                (model_subsystem){ copy_string(m->name), 0, top->sm->coord_count };
+        }
+        for (int k = 0; k < top->sm->component_count; k++) {
+            const instance *child = top->children[k];
+            int next = k + 1 < top->sm->component_count ? top->children[k + 1]->first_q : m->n;
+            m->subsystems[m->subsystem_count++] =
+                (model_subsystem){ copy_string(top->sm->components[k].name), child->first_q,
+                                   next - child->first_q };
+        }
+        for (int k = 0; k < m->subsystem_count; k++)
+            if (!m->subsystems[k].name)
+                return fail_nomem(c);
+    }
     return 1;
 }
 
@@ -195,17 +287,19 @@ static int compile_lagrangian(compile_state *c)
 {
     dirac_model *m = c->m;
     expr_id sum = expr_const(m->pool, 0.0);
-    for (int i = 0; i < c->sm->lagrangian_count; i++) {
-        expr_id term = lower_expr(&c->scope, &c->sm->lagrangian[i].value);
-        if (term == EXPR_NONE)
-            return 0;
-        sum = expr_add(m->pool, sum, term);
+    for (int k = 0; k < c->tree.count; k++) {
+        const instance *in = c->tree.items[k];
+        for (int i = 0; i < in->sm->lagrangian_count; i++) {
+            expr_id term = lower_expr(&in->scope, &in->sm->lagrangian[i].value);
+            if (term == EXPR_NONE)
+                return 0;
+            sum = expr_add(m->pool, sum, term);
+        }
     }
     m->lagrangian = sum;
     dirac_error err;
-    if (sum == EXPR_NONE)
-        return expr_pool_error(m->pool, &err), fail_status(c, &err);
-    // L must not depend on the multipliers' slots (it cannot: the language has no μ)
+    if (!pool_ok(c))
+        return 0;
     if (group_alloc(&m->lagrangian_value, 1, &err))
         return fail_status(c, &err);
     m->lagrangian_value.ids[0] = sum;
@@ -256,35 +350,34 @@ static int depends_on(dirac_model *m, expr_id e, int32_t var, int *answer, dirac
 static int compile_constraints(compile_state *c)
 {
     dirac_model *m = c->m;
-    const spec_model *sm = c->sm;
     dirac_error err;
     int n = m->n;
     expr_id *velocity_level = calloc((size_t)m->m + 1, sizeof *velocity_level);
     expr_id *multiplied = calloc((size_t)n + 1, sizeof *multiplied);
     expr_sparse *rows = calloc((size_t)m->m + 1, sizeof *rows);
     int32_t *vars = malloc(((size_t)n + 1) * sizeof *vars);
-    int ok = velocity_level && multiplied && rows && vars;
+    expr_id *zeros = malloc(((size_t)n + 1) * sizeof *zeros);
+    int ok = velocity_level && multiplied && rows && vars && zeros;
     if (!ok)
         fail_nomem(c);
     if (ok && (group_alloc(&m->constraint_values, m->m, &err) ||
                group_alloc(&m->constraint_rates, m->m, &err)))
         ok = fail_status(c, &err);
-    for (int i = 0; ok && i < n; i++)
+    for (int i = 0; ok && i < n; i++) {
         multiplied[i] = expr_const(m->pool, 0.0);
+        zeros[i] = multiplied[i];
+    }
     for (int a = 0; ok && a < m->m; a++) {
-        const spec_constraint *sc = &sm->constraints[a];
-        expr_id lhs = lower_expr(&c->scope, &sc->lhs), value = lhs;
-        if (lhs == EXPR_NONE) {
+        const spec_constraint *sc = c->constraint_spec[a];
+        const lower_scope *scope = &c->constraint_owner[a]->scope;
+        expr_id value = lower_expr(scope, &sc->lhs);
+        if (value != EXPR_NONE && sc->has_rhs) {
+            expr_id rhs = lower_expr(scope, &sc->rhs);
+            value = rhs == EXPR_NONE ? EXPR_NONE : expr_sub(m->pool, value, rhs);
+        }
+        if (value == EXPR_NONE) {
             ok = 0;
             break;
-        }
-        if (sc->has_rhs) {
-            expr_id rhs = lower_expr(&c->scope, &sc->rhs);
-            if (rhs == EXPR_NONE) {
-                ok = 0;
-                break;
-            }
-            value = expr_sub(m->pool, lhs, rhs);
         }
         m->constraint_values.ids[a] = value;
         int holonomic = m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC;
@@ -297,21 +390,11 @@ static int compile_constraints(compile_state *c)
             break;
         }
         // b_a: ∂φ/∂t, or the constraint at v = 0
-        expr_id rate;
-        if (holonomic) {
+        expr_id rate = EXPR_NONE;
+        if (holonomic)
             rate = expr_diff(m->pool, value, m->index_t);
-        } else {
-            expr_id *zeros = malloc((size_t)(n > 0 ? n : 1) * sizeof *zeros);
-            if (!zeros) {
-                ok = fail_nomem(c);
-                break;
-            }
-            for (int i = 0; i < n; i++)
-                zeros[i] = expr_const(m->pool, 0.0);
-            if (expr_substitute(m->pool, value, n, vars, zeros, &rate, &err))
-                rate = EXPR_NONE;
-            free(zeros);
-        }
+        else if (expr_substitute(m->pool, value, n, vars, zeros, &rate, &err))
+            rate = EXPR_NONE;
         m->constraint_rates.ids[a] = rate;
         // g_a = ⟨ω_a, v⟩ + b_a and Σ_a μ_a ω_a
         expr_id g = rate;
@@ -323,10 +406,8 @@ static int compile_constraints(compile_state *c)
             multiplied[i] = expr_add(m->pool, multiplied[i], expr_mul(m->pool, mu, omega));
         }
         velocity_level[a] = holonomic ? g : value;
-        if (expr_pool_status(m->pool) != DIRAC_OK) {
-            expr_pool_error(m->pool, &err);
-            ok = fail_status(c, &err);
-        }
+        if (!pool_ok(c))
+            ok = 0;
     }
     // ω as one sparse m x n matrix
     if (ok) {
@@ -365,70 +446,79 @@ static int compile_constraints(compile_state *c)
         expr_sparse_free(&rows[a]);
     free(rows);
     free(vars);
+    free(zeros);
     free(velocity_level);
     free(multiplied);
     return ok;
 }
 
-// External forces plus friction forces per coordinate, and their Jacobian in (q, v, S).
+// External, friction and gyroscopic (two-form) forces per coordinate, and their Jacobian.
 static int compile_forces(compile_state *c)
 {
     dirac_model *m = c->m;
-    const spec_model *sm = c->sm;
     dirac_error err;
-    if (group_alloc(&m->forces, m->n, &err))
+    int frictions = 0;
+    for (int k = 0; k < c->tree.count; k++)
+        frictions += c->tree.items[k]->sm->friction_count;
+    m->friction_count = frictions;
+    m->friction_coord = calloc((size_t)frictions + 1, sizeof *m->friction_coord);
+    m->friction_entropy = calloc((size_t)frictions + 1, sizeof *m->friction_entropy);
+    m->friction = calloc((size_t)frictions + 1, sizeof *m->friction);
+    if (!m->friction_coord || !m->friction_entropy || !m->friction)
+        return fail_nomem(c);
+    if (group_alloc(&m->forces, m->n, &err) ||
+        group_alloc(&m->wedge_coefficients, m->wedge_count, &err))
         return fail_status(c, &err);
     for (int i = 0; i < m->n; i++)
         m->forces.ids[i] = expr_const(m->pool, 0.0);
-    for (int k = 0; k < sm->force_count; k++) {
-        const spec_force *f = &sm->forces[k];
-        expr_id value = lower_expr(&c->scope, &f->value);
-        if (value == EXPR_NONE)
-            return 0;
-        int i = f->coord.ref.index;
-        m->forces.ids[i] = expr_add(m->pool, m->forces.ids[i], value);
-    }
-    m->friction_count = sm->friction_count;
-    m->friction_coord = calloc((size_t)sm->friction_count + 1, sizeof *m->friction_coord);
-    m->friction_entropy = calloc((size_t)sm->friction_count + 1, sizeof *m->friction_entropy);
-    m->friction = calloc((size_t)sm->friction_count + 1, sizeof *m->friction);
-    if (!m->friction_coord || !m->friction_entropy || !m->friction)
-        return fail_nomem(c);
-    for (int k = 0; k < sm->friction_count; k++) {
-        const spec_friction *f = &sm->frictions[k];
-        expr_id value = lower_expr(&c->scope, &f->value);
-        if (value == EXPR_NONE)
-            return 0;
-        m->friction_coord[k] = f->coord.ref.index;
-        m->friction_entropy[k] = f->entropy.ref.index;
-        m->friction[k] = value;
-        int i = f->coord.ref.index;
-        m->forces.ids[i] = expr_add(m->pool, m->forces.ids[i], value);
-    }
-    // two-forms B = Σ c d(A) ^ d(B): F = B(v, ·), i.e. F_B += c A', F_A −= c B' (power-free)
-    for (int k = 0; k < sm->twoform_count; k++) {
-        const spec_twoform *tf = &sm->twoforms[k];
-        for (int j = 0; j < tf->term_count; j++) {
-            const spec_wedge *w = &tf->terms[j];
-            if (w->a.ref.kind != SPEC_SYM_COORDINATE || w->b.ref.kind != SPEC_SYM_COORDINATE) {
-                spec_error(c->spec, DIRAC_ERR_PARSE, w->a.loc,
-                           "two-form terms must wedge coordinates of this model");
+    int fr = 0, w = 0;
+    for (int k = 0; k < c->tree.count; k++) {
+        const instance *in = c->tree.items[k];
+        const spec_model *sm = in->sm;
+        for (int j = 0; j < sm->force_count; j++) {
+            const spec_force *f = &sm->forces[j];
+            int i = resolve_variable(in, f->coord.name, SPEC_SYM_COORDINATE);
+            expr_id value = lower_expr(&in->scope, &f->value);
+            if (value == EXPR_NONE || i < 0)
+                return i < 0 ? (spec_error(c->spec, DIRAC_ERR_PARSE, f->coord.loc,
+                                           "'%s' is not a coordinate", f->coord.name), 0)
+                             : 0;
+            m->forces.ids[i] = expr_add(m->pool, m->forces.ids[i], value);
+        }
+        for (int j = 0; j < sm->friction_count; j++, fr++) {
+            const spec_friction *f = &sm->frictions[j];
+            int i = resolve_variable(in, f->coord.name, SPEC_SYM_COORDINATE);
+            int s = resolve_variable(in, f->entropy.name, SPEC_SYM_ENTROPY);
+            expr_id value = lower_expr(&in->scope, &f->value);
+            if (value == EXPR_NONE || i < 0 || s < 0)
                 return 0;
+            m->friction_coord[fr] = i;
+            m->friction_entropy[fr] = s;
+            m->friction[fr] = value;
+            m->forces.ids[i] = expr_add(m->pool, m->forces.ids[i], value);
+        }
+        // two-forms B = Σ c d(A) ^ d(B): F = B(v, ·), i.e. F_B += c A', F_A −= c B' (power-free)
+        for (int j = 0; j < sm->twoform_count; j++) {
+            const spec_twoform *tf = &sm->twoforms[j];
+            for (int t = 0; t < tf->term_count; t++, w++) {
+                const spec_wedge *wg = &tf->terms[t];
+                expr_id coefficient = wg->coefficient.count > 0
+                                          ? lower_expr(&in->scope, &wg->coefficient)
+                                          : expr_const(m->pool, 1.0);
+                if (coefficient == EXPR_NONE)
+                    return 0;
+                coefficient = expr_mul(m->pool, expr_const(m->pool, (double)wg->sign), coefficient);
+                m->wedge_coefficients.ids[w] = coefficient;
+                int a = m->wedges[w].a, b = m->wedges[w].b;
+                expr_id va = expr_var(m->pool, m->first_v + a), vb = expr_var(m->pool, m->first_v + b);
+                m->forces.ids[b] = expr_add(m->pool, m->forces.ids[b], expr_mul(m->pool, coefficient, va));
+                m->forces.ids[a] = expr_sub(m->pool, m->forces.ids[a], expr_mul(m->pool, coefficient, vb));
             }
-            expr_id coefficient = w->coefficient.count > 0 ? lower_expr(&c->scope, &w->coefficient)
-                                                           : expr_const(m->pool, 1.0);
-            if (coefficient == EXPR_NONE)
-                return 0;
-            coefficient = expr_mul(m->pool, expr_const(m->pool, (double)w->sign), coefficient);
-            int a = w->a.ref.index, b = w->b.ref.index;
-            expr_id va = expr_var(m->pool, m->first_v + a), vb = expr_var(m->pool, m->first_v + b);
-            m->forces.ids[b] = expr_add(m->pool, m->forces.ids[b], expr_mul(m->pool, coefficient, va));
-            m->forces.ids[a] = expr_sub(m->pool, m->forces.ids[a], expr_mul(m->pool, coefficient, vb));
         }
     }
-    if (expr_pool_status(m->pool) != DIRAC_OK)
-        return expr_pool_error(m->pool, &err), fail_status(c, &err);
-    if (group_compile(m, &m->forces, &err) ||
+    if (!pool_ok(c))
+        return 0;
+    if (group_compile(m, &m->forces, &err) || group_compile(m, &m->wedge_coefficients, &err) ||
         sparse_jacobian(m, &m->force_jacobian, m->n, m->forces.ids, 0, 2 * m->n + m->ns, &err))
         return fail_status(c, &err);
     return 1;
@@ -437,71 +527,94 @@ static int compile_forces(compile_state *c)
 static int compile_heat(compile_state *c)
 {
     dirac_model *m = c->m;
-    const spec_model *sm = c->sm;
-    m->heat_count = sm->heat_count;
-    m->heat_pair = calloc(2 * (size_t)sm->heat_count + 1, sizeof *m->heat_pair);
-    m->heat_conductance = calloc((size_t)sm->heat_count + 1, sizeof *m->heat_conductance);
+    int heats = 0;
+    for (int k = 0; k < c->tree.count; k++)
+        heats += c->tree.items[k]->sm->heat_count;
+    m->heat_count = heats;
+    m->heat_pair = calloc(2 * (size_t)heats + 1, sizeof *m->heat_pair);
+    m->heat_conductance = calloc((size_t)heats + 1, sizeof *m->heat_conductance);
     m->heat_input = calloc((size_t)m->ns + 1, sizeof *m->heat_input);
     if (!m->heat_pair || !m->heat_conductance || !m->heat_input)
         return fail_nomem(c);
-    for (int k = 0; k < sm->heat_count; k++) {
-        m->heat_pair[2 * k] = sm->heats[k].a.ref.index;
-        m->heat_pair[2 * k + 1] = sm->heats[k].b.ref.index;
-        if ((m->heat_conductance[k] = lower_expr(&c->scope, &sm->heats[k].value)) == EXPR_NONE)
-            return 0;
-    }
     for (int j = 0; j < m->ns; j++)
         m->heat_input[j] = expr_const(m->pool, 0.0);
-    for (int k = 0; k < sm->heat_input_count; k++) {
-        expr_id value = lower_expr(&c->scope, &sm->heat_inputs[k].value);
-        if (value == EXPR_NONE)
-            return 0;
-        int j = sm->heat_inputs[k].entropy.ref.index;
-        m->heat_input[j] = expr_add(m->pool, m->heat_input[j], value);
+    int h = 0;
+    for (int k = 0; k < c->tree.count; k++) {
+        const instance *in = c->tree.items[k];
+        const spec_model *sm = in->sm;
+        for (int j = 0; j < sm->heat_count; j++, h++) {
+            m->heat_pair[2 * h] = resolve_variable(in, sm->heats[j].a.name, SPEC_SYM_ENTROPY);
+            m->heat_pair[2 * h + 1] = resolve_variable(in, sm->heats[j].b.name, SPEC_SYM_ENTROPY);
+            if ((m->heat_conductance[h] = lower_expr(&in->scope, &sm->heats[j].value)) == EXPR_NONE)
+                return 0;
+        }
+        for (int j = 0; j < sm->heat_input_count; j++) {
+            int s = resolve_variable(in, sm->heat_inputs[j].entropy.name, SPEC_SYM_ENTROPY);
+            expr_id value = lower_expr(&in->scope, &sm->heat_inputs[j].value);
+            if (value == EXPR_NONE || s < 0)
+                return 0;
+            m->heat_input[s] = expr_add(m->pool, m->heat_input[s], value);
+        }
     }
-    return 1;
+    return pool_ok(c);
 }
 
 static int compile_outputs(compile_state *c)
 {
     dirac_model *m = c->m;
     dirac_error err;
-    if (group_alloc(&m->outputs, c->sm->output_count, &err))
+    if (group_alloc(&m->outputs, m->output_count, &err))
         return fail_status(c, &err);
-    for (int k = 0; k < c->sm->output_count; k++)
-        if ((m->outputs.ids[k] = lower_expr(&c->scope, &c->sm->outputs[k].value)) == EXPR_NONE)
-            return 0;
+    int o = 0;
+    for (int k = 0; k < c->tree.count; k++) {
+        const instance *in = c->tree.items[k];
+        for (int j = 0; j < in->sm->output_count; j++, o++)
+            if ((m->outputs.ids[o] = lower_expr(&in->scope, &in->sm->outputs[j].value)) == EXPR_NONE)
+                return 0;
+    }
     if (group_compile(m, &m->outputs, &err))
         return fail_status(c, &err);
     return 1;
 }
 
-static int compile_initial_and_settings(compile_state *c)
+// Initial values: components' own first, then the models that include them (which override).
+static int compile_initial(compile_state *c)
 {
     dirac_model *m = c->m;
-    const spec_model *sm = c->sm;
     m->q0 = calloc((size_t)m->n + 1, sizeof *m->q0);
     m->v0 = calloc((size_t)m->n + 1, sizeof *m->v0);
     m->s0 = calloc((size_t)m->ns + 1, sizeof *m->s0);
     if (!m->q0 || !m->v0 || !m->s0)
         return fail_nomem(c);
-    for (int k = 0; k < sm->initial_count; k++) {
-        const spec_initial *in = &sm->initials[k];
-        char what[160];
-        snprintf(what, sizeof what, "the initial value of %s%s", in->var.name,
-                 in->velocity ? "'" : "");
-        double value;
-        if (!lower_constant(&c->scope, &in->value, in->var.loc, what, &value))
-            return 0;
-        if (in->var.ref.kind == SPEC_SYM_ENTROPY)
-            m->s0[in->var.ref.index] = value;
-        else if (in->velocity)
-            m->v0[in->var.ref.index] = value;
-        else
-            m->q0[in->var.ref.index] = value;
+    for (int k = c->tree.count - 1; k >= 0; k--) {
+        const instance *in = c->tree.items[k];
+        for (int j = 0; j < in->sm->initial_count; j++) {
+            const spec_initial *init = &in->sm->initials[j];
+            char what[160];
+            snprintf(what, sizeof what, "the initial value of %s%s%s", in->prefix, init->var.name,
+                     init->velocity ? "'" : "");
+            double value;
+            if (!lower_constant(&in->scope, &init->value, init->var.loc, what, &value))
+                return 0;
+            int s = resolve_variable(in, init->var.name, SPEC_SYM_ENTROPY);
+            int q = resolve_variable(in, init->var.name, SPEC_SYM_COORDINATE);
+            if (s >= 0)
+                m->s0[s] = value;
+            else if (q >= 0 && init->velocity)
+                m->v0[q] = value;
+            else if (q >= 0)
+                m->q0[q] = value;
+        }
     }
-    for (int k = 0; k < sm->setting_count; k++) {
-        const spec_setting *s = &sm->settings[k];
+    return 1;
+}
+
+static int compile_settings(compile_state *c)
+{
+    dirac_model *m = c->m;
+    const instance *root = c->tree.items[0];
+    for (int k = 0; k < root->sm->setting_count; k++) {
+        const spec_setting *s = &root->sm->settings[k];
         if (s->word) {
             snprintf(m->method, sizeof m->method, "%s", s->word);
             m->has_method = 1;
@@ -510,49 +623,40 @@ static int compile_initial_and_settings(compile_state *c)
         char what[96];
         snprintf(what, sizeof what, "simulate setting '%s'", s->key);
         double value;
-        if (!lower_constant(&c->scope, &s->value, s->loc, what, &value))
+        if (!lower_constant(&root->scope, &s->value, s->loc, what, &value))
             return 0;
-        if (!strcmp(s->key, "dt")) {
-            m->dt = value;
-            m->has_dt = 1;
-        } else if (!strcmp(s->key, "t_end")) {
-            m->t_end = value;
-            m->has_t_end = 1;
-        } else if (!strcmp(s->key, "every")) {
-            m->every = (int)value;
-            m->has_every = 1;
-        }
+        if (!strcmp(s->key, "dt"))
+            m->dt = value, m->has_dt = 1;
+        else if (!strcmp(s->key, "t_end"))
+            m->t_end = value, m->has_t_end = 1;
+        else if (!strcmp(s->key, "every"))
+            m->every = (int)value, m->has_every = 1;
+        else if (!strcmp(s->key, "tol"))
+            m->tol = value, m->has_tol = 1;
+        else if (!strcmp(s->key, "max_iter"))
+            m->max_iter = (int)value, m->has_max_iter = 1;
     }
     return 1;
 }
 
-static int compile_model(compile_state *c)
+static int compile_model(compile_state *c, const spec_model *root)
 {
     dirac_model *m = c->m;
-    const spec_model *sm = c->sm;
-    if (sm->component_count > 0) {
-        spec_error(c->spec, DIRAC_ERR_PARSE, sm->components[0].loc,
-                   "models with components cannot be compiled yet: interconnection of "
-                   "components is not implemented in this version");
+    if (!instance_tree_build(&c->tree, c->spec, root))
         return 0;
-    }
-    m->n = sm->coord_count;
-    m->ns = sm->entropy_count;
-    m->m = sm->constraint_count;
+    m->n = c->tree.n;
+    m->ns = c->tree.ns;
     m->first_v = m->n;
     m->first_s = 2 * m->n;
     m->index_t = 2 * m->n + m->ns;
     m->first_mu = m->index_t + 1;
+    if (!compile_names(c))
+        return 0;
     m->n_inputs = m->first_mu + m->m;
-    c->scope.spec = c->spec;
-    c->scope.pool = m->pool;
-    c->scope.first_q = 0;
-    c->scope.first_v = m->first_v;
-    c->scope.first_s = m->first_s;
-    c->scope.index_t = m->index_t;
-    return compile_names(c) && compile_parameters_and_lets(c) && compile_lagrangian(c) &&
-           compile_constraints(c) && compile_forces(c) && compile_heat(c) &&
-           compile_outputs(c) && compile_initial_and_settings(c);
+    return instance_tree_evaluate(&c->tree, c->spec, m->pool, m->first_v, m->first_s,
+                                  m->index_t) &&
+           compile_lagrangian(c) && compile_constraints(c) && compile_forces(c) &&
+           compile_heat(c) && compile_outputs(c) && compile_initial(c) && compile_settings(c);
 }
 
 dirac_status dirac_model_compile(dirac_spec *ds, dirac_model **out)
@@ -575,10 +679,11 @@ dirac_status dirac_model_compile(dirac_spec *ds, dirac_model **out)
         spec_out_of_memory(s);
         return DIRAC_ERR_NOMEM;
     }
-    compile_state c = { .m = m, .spec = s, .sm = root };
-    int ok = compile_model(&c);
-    free(c.param_values);
-    free(c.let_ids);
+    compile_state c = { .m = m, .spec = s };
+    int ok = compile_model(&c, root);
+    instance_tree_free(&c.tree);
+    free(c.constraint_spec);
+    free(c.constraint_owner);
     if (!ok) {
         dirac_model_destroy(m);
         return spec_status(s) != DIRAC_OK ? spec_status(s) : DIRAC_ERR_PARSE;
@@ -599,6 +704,16 @@ void dirac_model_destroy(dirac_model *m)
         free(m->constraints[a].name);
     for (int k = 0; m->output_names && k < m->output_count; k++)
         free(m->output_names[k]);
+    for (int k = 0; m->twoform_names && k < m->twoform_count; k++)
+        free(m->twoform_names[k]);
+    for (int k = 0; m->subsystems && k < m->subsystem_count; k++)
+        free(m->subsystems[k].name);
+    free(m->twoform_names);
+    free(m->twoform_subsystem);
+    free(m->twoform_interaction);
+    free(m->wedges);
+    free(m->subsystems);
+    group_free(&m->wedge_coefficients);
     free(m->coord_names);
     free(m->entropy_names);
     free(m->constraints);

@@ -47,6 +47,8 @@ static expr_id lower_name(const lower_scope *scope, const spec_expr_node *node)
 {
     const spec_ref *ref = &node->u.sym.ref;
     expr_pool *pool = scope->pool;
+    if (ref->kind == SPEC_SYM_QUALIFIED && scope->qualified)
+        return scope->qualified(scope, node);
     if (node->kind == SPEC_EXPR_PRIME) {
         if (ref->kind == SPEC_SYM_COORDINATE)
             return expr_var(pool, scope->first_v + ref->index);

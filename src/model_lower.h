@@ -5,14 +5,21 @@
 #include "expr.h"
 #include "spec.h"
 
+typedef struct lower_scope lower_scope;
+
+/// Lowers a qualified name (`comp.x`, `comp.x'`) seen from the scope's instance.
+typedef expr_id (*lower_qualified_fn)(const lower_scope *scope, const spec_expr_node *node);
+
 /// What the names of one model instance mean in the DAG.
-typedef struct lower_scope {
+struct lower_scope {
     spec *spec;                  // for error messages
     expr_pool *pool;
     const double *param_values;  // value of each parameter (folded to a constant)
     const expr_id *let_ids;      // DAG node of each let lowered so far
-    int first_q, first_v, first_s, index_t;   // input indices
-} lower_scope;
+    int first_q, first_v, first_s, index_t;   // input indices of this instance's variables
+    const void *owner;           // the instance (model_instance.h)
+    lower_qualified_fn qualified; // NULL: qualified names are errors
+};
 
 /// The DAG node of expression `e`; EXPR_NONE after an error was reported in the spec.
 expr_id lower_expr(const lower_scope *scope, const spec_expr *e);

@@ -1,0 +1,365 @@
+// Instances of component models: the tree, the global variable layout, and the evaluation of
+// parameters and lets across instances in dependency order with an explicit stack.
+#include "model_instance.h"
+
+#include "parse.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *join(const char *a, const char *b, const char *c)
+{
+    size_t len = strlen(a) + strlen(b) + strlen(c) + 1;
+    char *out = malloc(len);
+    if (out)
+        snprintf(out, len, "%s%s%s", a, b, c);
+    return out;
+}
+
+static instance *instance_new(spec *s, const spec_model *sm, instance *parent, int component,
+                              const char *prefix)
+{
+    instance *in = calloc(1, sizeof *in);
+    if (!in) {
+        spec_out_of_memory(s);
+        return NULL;
+    }
+    in->sm = sm;
+    in->parent = parent;
+    in->component = component;
+    in->depth = parent ? parent->depth + 1 : 0;
+    in->prefix = join(prefix, "", "");
+    in->children = calloc((size_t)sm->component_count + 1, sizeof *in->children);
+    in->param_values = calloc((size_t)sm->param_count + 1, sizeof *in->param_values);
+    in->let_ids = calloc((size_t)sm->let_count + 1, sizeof *in->let_ids);
+    in->param_state = calloc((size_t)sm->param_count + 1, 1);
+    in->let_state = calloc((size_t)sm->let_count + 1, 1);
+    if (!in->prefix || !in->children || !in->param_values || !in->let_ids || !in->param_state ||
+        !in->let_state) {
+        spec_out_of_memory(s);
+        free(in->prefix);
+        free(in->children);
+        free(in->param_values);
+        free(in->let_ids);
+        free(in->param_state);
+        free(in->let_state);
+        free(in);
+        return NULL;
+    }
+    return in;
+}
+
+void instance_tree_free(instance_tree *tree)
+{
+    for (int k = 0; k < tree->count; k++) {
+        instance *in = tree->items[k];
+        free(in->prefix);
+        free(in->children);
+        free(in->param_values);
+        free(in->let_ids);
+        free(in->param_state);
+        free(in->let_state);
+        free(in);
+    }
+    free(tree->items);
+    memset(tree, 0, sizeof *tree);
+}
+
+static int tree_push(instance_tree *tree, instance *in, int *cap, spec *s)
+{
+    if (tree->count == *cap) {
+        int grown = *cap ? 2 * *cap : 8;
+        instance **items = realloc(tree->items, (size_t)grown * sizeof *items);
+        if (!items) {
+            spec_out_of_memory(s);
+            return 0;
+        }
+        tree->items = items;
+        *cap = grown;
+    }
+    tree->items[tree->count++] = in;
+    return 1;
+}
+
+int instance_tree_build(instance_tree *tree, spec *s, const spec_model *root)
+{
+    memset(tree, 0, sizeof *tree);
+    int cap = 0;
+    instance *top = instance_new(s, root, NULL, -1, "");
+    if (!top || !tree_push(tree, top, &cap, s)) {
+        free(top);
+        return 0;
+    }
+    // pre-order by a growing list: item k's children are appended after it, which visits
+    // breadth-first; the layout below is then assigned in a separate depth-first pass
+    for (int k = 0; k < tree->count; k++) {
+        instance *in = tree->items[k];
+        for (int c = 0; c < in->sm->component_count; c++) {
+            const spec_component *comp = &in->sm->components[c];
+            if (!comp->model) {
+                spec_error(s, DIRAC_ERR_PARSE, comp->loc, "component '%s' was not loaded",
+                           comp->name);
+                return 0;
+            }
+            char *prefix = join(in->prefix, comp->name, ".");
+            instance *child = prefix ? instance_new(s, comp->model, in, c, prefix) : NULL;
+            free(prefix);
+            if (!prefix)
+                spec_out_of_memory(s);
+            if (!child || !tree_push(tree, child, &cap, s)) {
+                free(child);
+                return 0;
+            }
+            in->children[c] = child;
+        }
+    }
+    // depth-first pre-order layout with an explicit stack (depth is bounded, count is not)
+    instance **stack = malloc((size_t)tree->count * sizeof *stack);
+    instance **order = malloc((size_t)tree->count * sizeof *order);
+    if (!stack || !order) {
+        free(stack);
+        free(order);
+        spec_out_of_memory(s);
+        return 0;
+    }
+    int top_of_stack = 0, visited = 0;
+    stack[top_of_stack++] = tree->items[0];
+    while (top_of_stack > 0) {
+        instance *in = stack[--top_of_stack];
+        order[visited++] = in;
+        in->first_q = tree->n;
+        in->first_s = tree->ns;
+        tree->n += in->sm->coord_count;
+        tree->ns += in->sm->entropy_count;
+        for (int c = in->sm->component_count - 1; c >= 0; c--)
+            stack[top_of_stack++] = in->children[c];
+    }
+    free(stack);
+    free(tree->items);
+    tree->items = order;
+    return 1;
+}
+
+int instance_resolve(const instance *from, const char *name, const instance **owner,
+                     spec_ref *ref)
+{
+    const instance *in = from;
+    const char *part = name;
+    for (;;) {
+        const char *dot = strchr(part, '.');
+        if (!dot) {
+            *owner = in;
+            return spec_lookup(in->sm, part, ref);
+        }
+        size_t len = (size_t)(dot - part);
+        int found = -1;
+        for (int c = 0; c < in->sm->component_count && found < 0; c++)
+            if (strlen(in->sm->components[c].name) == len &&
+                !strncmp(in->sm->components[c].name, part, len))
+                found = c;
+        if (found < 0)
+            return 0;
+        in = in->children[found];
+        part = dot + 1;
+    }
+}
+
+// Lowers `a.b.x` / `a.b.x'` seen from the scope's instance: the named instance's variable,
+// parameter value or let.
+static expr_id lower_qualified(const lower_scope *scope, const spec_expr_node *node)
+{
+    const instance *owner = NULL;
+    spec_ref ref;
+    expr_pool *pool = scope->pool;
+    if (instance_resolve(scope->owner, node->u.sym.name, &owner, &ref)) {
+        const lower_scope *target = &owner->scope;
+        if (node->kind == SPEC_EXPR_PRIME && ref.kind == SPEC_SYM_COORDINATE)
+            return expr_var(pool, target->first_v + ref.index);
+        if (node->kind == SPEC_EXPR_NAME) {
+            switch ((spec_sym_kind)ref.kind) {
+            case SPEC_SYM_PARAMETER: return expr_const(pool, owner->param_values[ref.index]);
+            case SPEC_SYM_COORDINATE: return expr_var(pool, target->first_q + ref.index);
+            case SPEC_SYM_ENTROPY: return expr_var(pool, target->first_s + ref.index);
+            case SPEC_SYM_LET: return owner->let_ids[ref.index];
+            default: break;
+            }
+        }
+    }
+    spec_error(scope->spec, DIRAC_ERR_PARSE, node->loc,
+               "'%s' cannot be used in an expression here", node->u.sym.name);
+    return EXPR_NONE;
+}
+
+// ---- evaluation of parameters and lets ---------------------------------------------------
+
+// A parameter or let of one instance.
+typedef struct slot {
+    instance *in;
+    int is_let;
+    int index;
+} slot;
+
+static unsigned char *state_of(slot sl)
+{
+    return sl.is_let ? &sl.in->let_state[sl.index] : &sl.in->param_state[sl.index];
+}
+
+// The component argument of the parent that sets parameter `index` of `in`, or NULL.
+static const spec_arg *argument_for(const instance *in, int index)
+{
+    if (!in->parent)
+        return NULL;
+    const spec_component *comp = &in->parent->sm->components[in->component];
+    for (int k = 0; k < comp->arg_count; k++)
+        if (!strcmp(comp->args[k].name, in->sm->params[index].name))
+            return &comp->args[k];
+    return NULL;
+}
+
+// A -p override of parameter `index` of `in` (qualified for components), or NULL.
+static const spec_override *override_for(spec *s, const instance *in, int index)
+{
+    int count = 0;
+    const spec_override *list = spec_overrides(s, &count);
+    const spec_override *found = NULL;
+    size_t plen = strlen(in->prefix);
+    const char *name = in->sm->params[index].name;
+    for (int k = 0; k < count; k++)
+        if (!strncmp(list[k].name, in->prefix, plen) && !strcmp(list[k].name + plen, name))
+            found = &list[k];   // the last one wins
+    return found;
+}
+
+// The expression that defines a slot and the instance whose scope it is evaluated in.
+static const spec_expr *definition(slot sl, instance **scope_of)
+{
+    *scope_of = sl.in;
+    if (sl.is_let)
+        return &sl.in->sm->lets[sl.index].value;
+    const spec_arg *arg = argument_for(sl.in, sl.index);
+    if (arg) {
+        *scope_of = sl.in->parent;
+        return &arg->value;
+    }
+    return &sl.in->sm->params[sl.index].value;
+}
+
+// First pending dependency of the expression (a parameter or let it names), if any.
+static int pending_dependency(const spec_expr *e, instance *scope, slot *dep)
+{
+    for (int32_t i = 0; i < e->count; i++) {
+        const spec_expr_node *node = &e->nodes[i];
+        if (node->kind != SPEC_EXPR_NAME)
+            continue;
+        const instance *owner = NULL;
+        spec_ref ref;
+        if (!instance_resolve(scope, node->u.sym.name, &owner, &ref))
+            continue;
+        if (ref.kind != SPEC_SYM_PARAMETER && ref.kind != SPEC_SYM_LET)
+            continue;
+        slot candidate = { (instance *)owner, ref.kind == SPEC_SYM_LET, ref.index };
+        if (*state_of(candidate) != 2) {
+            *dep = candidate;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static spec_loc slot_loc(slot sl)
+{
+    return sl.is_let ? sl.in->sm->lets[sl.index].loc : sl.in->sm->params[sl.index].loc;
+}
+
+static const char *slot_name(slot sl)
+{
+    return sl.is_let ? sl.in->sm->lets[sl.index].name : sl.in->sm->params[sl.index].name;
+}
+
+static int evaluate_slot(slot sl, spec *s)
+{
+    instance *scope = NULL;
+    const spec_expr *e = definition(sl, &scope);
+    if (sl.is_let) {
+        expr_id id = lower_expr(&scope->scope, e);
+        sl.in->let_ids[sl.index] = id;
+        return id != EXPR_NONE;
+    }
+    const spec_override *o = override_for(s, sl.in, sl.index);
+    if (o) {
+        sl.in->param_values[sl.index] = o->value;
+        return 1;
+    }
+    char what[160];
+    snprintf(what, sizeof what, "parameter '%s%s'", sl.in->prefix, slot_name(sl));
+    const spec_arg *arg = argument_for(sl.in, sl.index);
+    return lower_constant(&scope->scope, e, arg ? arg->loc : slot_loc(sl), what,
+                          &sl.in->param_values[sl.index]);
+}
+
+// Evaluates `target` and everything it depends on (explicit stack; cycles are errors).
+static int evaluate(slot target, slot *stack, int capacity, spec *s)
+{
+    int top = 0;
+    if (*state_of(target) == 2)
+        return 1;
+    stack[top++] = target;
+    *state_of(target) = 1;
+    while (top > 0) {
+        slot sl = stack[top - 1];
+        instance *scope = NULL;
+        const spec_expr *e = definition(sl, &scope);
+        slot dep;
+        int overridden = !sl.is_let && override_for(s, sl.in, sl.index);
+        if (!overridden && pending_dependency(e, scope, &dep)) {
+            if (*state_of(dep) == 1) {
+                spec_error(s, DIRAC_ERR_PARSE, slot_loc(sl),
+                           "'%s%s' depends on itself (through '%s%s')", sl.in->prefix,
+                           slot_name(sl), dep.in->prefix, slot_name(dep));
+                return 0;
+            }
+            if (top == capacity)
+                return 0;
+            *state_of(dep) = 1;
+            stack[top++] = dep;
+            continue;
+        }
+        if (!evaluate_slot(sl, s))
+            return 0;
+        *state_of(sl) = 2;
+        top--;
+    }
+    return 1;
+}
+
+int instance_tree_evaluate(instance_tree *tree, spec *s, expr_pool *pool, int first_v,
+                           int first_s, int index_t)
+{
+    int slots = 0;
+    for (int k = 0; k < tree->count; k++) {
+        instance *in = tree->items[k];
+        in->scope = (lower_scope){ .spec = s, .pool = pool, .param_values = in->param_values,
+                                   .let_ids = in->let_ids, .first_q = in->first_q,
+                                   .first_v = first_v + in->first_q,
+                                   .first_s = first_s + in->first_s, .index_t = index_t,
+                                   .owner = in, .qualified = lower_qualified };
+        slots += in->sm->param_count + in->sm->let_count;
+    }
+    slot *stack = malloc(((size_t)slots + 1) * sizeof *stack);
+    if (!stack) {
+        spec_out_of_memory(s);
+        return 0;
+    }
+    int ok = 1;
+    for (int k = 0; ok && k < tree->count; k++) {
+        instance *in = tree->items[k];
+        for (int i = 0; ok && i < in->sm->param_count; i++)
+            ok = evaluate((slot){ in, 0, i }, stack, slots + 1, s);
+        for (int i = 0; ok && i < in->sm->let_count; i++)
+            ok = evaluate((slot){ in, 1, i }, stack, slots + 1, s);
+    }
+    free(stack);
+    return ok;
+}
