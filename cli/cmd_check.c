@@ -40,6 +40,22 @@ static void print_report(const dirac_model *m, const dirac_model_analysis *a)
         printf("Lagrangian: %s (rank of d2L/dv2 = %d of %d)\n",
                a->velocity_hessian_rank == n ? "regular" : "degenerate", a->velocity_hessian_rank,
                n);
+    if (a->subsystem_count > 0) {
+        printf("interconnection: %d parts joined by %d %s; (D_1 + ... + D_k) (x) D_int vs the "
+               "structure induced by L = sum L_i on (+ Delta_i) ^ Sigma: largest principal angle "
+               "%.3e rad%s\n",
+               a->subsystem_count, dirac_model_interaction_count(m),
+               plural(dirac_model_interaction_count(m), "interaction", "interactions"),
+               a->interconnection_angle, a->interconnection_angle <= 1e-12 ? " (equal)" : " (DIFFERENT)");
+        for (int k = 0; k < dirac_model_interaction_count(m); k++) {
+            int count = 0;
+            const int *coords = dirac_model_interaction_coordinates(m, k, &count);
+            printf("  interaction %s acts on", dirac_model_interaction_name(m, k));
+            for (int j = 0; j < count; j++)
+                printf(" %s", dirac_model_coordinate_name(m, coords[j]));
+            printf("\n");
+        }
+    }
     printf("initial energy: E = %.17g\n", a->energy);
 }
 

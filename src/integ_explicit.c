@@ -11,7 +11,7 @@
 
 // Acceleration and multipliers at (q, v, t); returns DIRAC_ERR_SINGULAR if the KKT matrix is.
 // Also returns the power F·v − ∂L/∂t − Σ_{driven} μ b at that point in *power.
-static dirac_status acceleration(dirac_sim *sim, const double *q, const double *v, double t,
+dirac_status sim_acceleration(dirac_sim *sim, const double *q, const double *v, double t,
                                  double *a, double *mu, double *power)
 {
     const dirac_model *m = sim->model;
@@ -83,7 +83,7 @@ static dirac_status finish(dirac_sim *sim, double t_new)
 {
     int n = sim->n;
     double *a = sim->scratch + 2 * (sim->n + sim->mc), power;
-    if (acceleration(sim, sim->q, sim->v, t_new, a, sim->mu, &power) != DIRAC_OK)
+    if (sim_acceleration(sim, sim->q, sim->v, t_new, a, sim->mu, &power) != DIRAC_OK)
         return fail_singular(sim, t_new);
     memcpy(sim->p, sim->eval[1].gradient + n, (size_t)n * sizeof *sim->p);
     sim->newton_iterations = 0;
@@ -94,7 +94,7 @@ static dirac_status euler_step(dirac_sim *sim)
 {
     int n = sim->n;
     double h = sim->h, *a = sim->scratch, *mu = a + n, power;
-    if (acceleration(sim, sim->q, sim->v, sim->t, a, mu, &power) != DIRAC_OK)
+    if (sim_acceleration(sim, sim->q, sim->v, sim->t, a, mu, &power) != DIRAC_OK)
         return fail_singular(sim, sim->t);
     for (int i = 0; i < n; i++) {
         sim->q[i] += h * sim->v[i];
@@ -119,7 +119,7 @@ static dirac_status rk4_step(dirac_sim *sim)
     memcpy(qs, sim->q, (size_t)n * sizeof *qs);
     memcpy(vs, sim->v, (size_t)n * sizeof *vs);
     for (int stage = 0; stage < 4; stage++) {
-        if (acceleration(sim, qs, vs, t + c[stage] * h, a, mu, &power) != DIRAC_OK)
+        if (sim_acceleration(sim, qs, vs, t + c[stage] * h, a, mu, &power) != DIRAC_OK)
             return fail_singular(sim, t + c[stage] * h);
         power_sum += b[stage] * power;
         double next = stage < 3 ? c[stage + 1] * h : 0.0;
@@ -142,7 +142,7 @@ static dirac_status rk4_step(dirac_sim *sim)
 static dirac_status explicit_check(dirac_sim *sim)
 {
     double *a = sim->scratch, *mu = a + sim->n, power;
-    if (acceleration(sim, sim->q, sim->v, sim->t, a, mu, &power) != DIRAC_OK) {
+    if (sim_acceleration(sim, sim->q, sim->v, sim->t, a, mu, &power) != DIRAC_OK) {
         snprintf(sim->errmsg, sizeof sim->errmsg,
                  "method '%s' needs an ODE, but the matrix [d2L/dv2, constraint forms] is "
                  "singular at the initial state (degenerate Lagrangian or dependent "

@@ -45,6 +45,7 @@ typedef struct model_wedge {
 /// model (with everything below it) or the outer model's own coordinates.
 typedef struct model_subsystem {
     char *name;
+    int component;              // index among the outer model's components; -1: its own coordinates
     int first, count;           // its coordinates
 } model_subsystem;
 
@@ -68,6 +69,10 @@ struct dirac_model {
     model_wedge *wedges;
     int wedge_count;
     model_group wedge_coefficients;   // c of each wedge
+    // interactions: constraints (kind 0) and two-forms (kind 1) joining components
+    int interaction_count;
+    int *interaction_kind, *interaction_index;
+    int **interaction_coords, *interaction_coord_count;
 
     expr_pool *pool;
     // symbolic pieces (ids in pool)

@@ -6,6 +6,7 @@
 #include "error.h"
 #include "model_instance.h"
 #include "model_lower.h"
+#include "linalg_dense.h"
 #include "parse.h"
 #include "spec_api.h"
 
@@ -267,13 +268,13 @@ static int compile_names(compile_state *c)
             return fail_nomem(c);
         if (top->sm->coord_count > 0) {
             m->subsystems[m->subsystem_count++] =
-                (model_subsystem){ copy_string(m->name), 0, top->sm->coord_count };
+                (model_subsystem){ copy_string(m->name), -1, 0, top->sm->coord_count };
         }
         for (int k = 0; k < top->sm->component_count; k++) {
             const instance *child = top->children[k];
             int next = k + 1 < top->sm->component_count ? top->children[k + 1]->first_q : m->n;
             m->subsystems[m->subsystem_count++] =
-                (model_subsystem){ copy_string(top->sm->components[k].name), child->first_q,
+                (model_subsystem){ copy_string(top->sm->components[k].name), k, child->first_q,
                                    next - child->first_q };
         }
         for (int k = 0; k < m->subsystem_count; k++)
@@ -639,6 +640,123 @@ static int compile_settings(compile_state *c)
     return 1;
 }
 
+// The interactions: interaction constraints (force μ_a ω^a on the coordinates of ω_a's
+// pattern) and interaction two-forms (on the coordinates of their wedges).
+static int compile_interactions(compile_state *c)
+{
+    dirac_model *m = c->m;
+    int count = 0;
+    for (int a = 0; a < m->m; a++)
+        count += m->constraints[a].interaction;
+    for (int f = 0; f < m->twoform_count; f++)
+        count += m->twoform_interaction[f];
+    m->interaction_count = count;
+    m->interaction_kind = calloc((size_t)count + 1, sizeof *m->interaction_kind);
+    m->interaction_index = calloc((size_t)count + 1, sizeof *m->interaction_index);
+    m->interaction_coords = calloc((size_t)count + 1, sizeof *m->interaction_coords);
+    m->interaction_coord_count = calloc((size_t)count + 1, sizeof *m->interaction_coord_count);
+    if (!m->interaction_kind || !m->interaction_index || !m->interaction_coords ||
+        !m->interaction_coord_count)
+        return fail_nomem(c);
+    int k = 0;
+    const model_sparse *forms = &m->constraint_forms;
+    for (int a = 0; a < m->m; a++) {
+        if (!m->constraints[a].interaction)
+            continue;
+        int len = forms->row_start[a + 1] - forms->row_start[a];
+        m->interaction_kind[k] = 0;
+        m->interaction_index[k] = a;
+        m->interaction_coords[k] = malloc((size_t)(len + 1) * sizeof(int));
+        if (!m->interaction_coords[k])
+            return fail_nomem(c);
+        memcpy(m->interaction_coords[k], forms->col + forms->row_start[a], (size_t)len * sizeof(int));
+        m->interaction_coord_count[k++] = len;
+    }
+    for (int f = 0; f < m->twoform_count; f++) {
+        if (!m->twoform_interaction[f])
+            continue;
+        int *coords = malloc((2 * (size_t)m->wedge_count + 1) * sizeof *coords), len = 0;
+        if (!coords)
+            return fail_nomem(c);
+        for (int w = 0; w < m->wedge_count; w++) {
+            if (m->wedges[w].twoform != f)
+                continue;
+            int ends[2] = { m->wedges[w].a, m->wedges[w].b };
+            for (int e = 0; e < 2; e++) {
+                int seen = 0;
+                for (int j = 0; j < len; j++)
+                    seen |= coords[j] == ends[e];
+                if (!seen)
+                    coords[len++] = ends[e];
+            }
+        }
+        m->interaction_kind[k] = 1;
+        m->interaction_index[k] = f;
+        m->interaction_coords[k] = coords;
+        m->interaction_coord_count[k++] = len;
+    }
+    return 1;
+}
+
+// Dependent constraints make every implicit step singular: at the initial state, each
+// constraint's one-form must be independent of the ones before it. Reports which are dependent.
+static int check_constraint_rank(compile_state *c)
+{
+    dirac_model *m = c->m;
+    int n = m->n, mc = m->m;
+    if (mc == 0)
+        return 1;
+    double *x = calloc((size_t)m->n_inputs + 1, sizeof *x);
+    double *work = calloc((size_t)m->work_size + 1, sizeof *work);
+    double *values = calloc((size_t)m->constraint_forms.nnz + 1, sizeof *values);
+    double *rows = calloc((size_t)mc * (size_t)n + 1, sizeof *rows);   // transposed: n x mc
+    if (!x || !work || !values || !rows) {
+        free(x), free(work), free(values), free(rows);
+        return fail_nomem(c);
+    }
+    memcpy(x, m->q0, (size_t)n * sizeof *x);
+    memcpy(x + m->first_v, m->v0, (size_t)n * sizeof *x);
+    memcpy(x + m->first_s, m->s0, (size_t)m->ns * sizeof *x);
+    model_group_eval(&m->constraint_forms.values, x, work, values);
+    const model_sparse *f = &m->constraint_forms;
+    for (int a = 0; a < mc; a++)
+        for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
+            rows[(size_t)a * (size_t)n + (size_t)f->col[k]] = values[k];
+    int ok = 1;
+    for (int a = 0; ok && a < mc; a++) {
+        // null space of the n x (a+1) matrix [ω_0 .. ω_a]: a combination involving ω_a
+        double *null = NULL;
+        int nullity = 0;
+        dirac_error err;
+        if (linalg_null_space(n, a + 1, rows, &null, &nullity, &err) != DIRAC_OK) {
+            ok = fail_status(c, &err);
+            break;
+        }
+        if (nullity > 0) {
+            const double *combination = null;   // any null vector: it involves ω_a
+            double largest = linalg_max_abs(combination, (size_t)a + 1);
+            char names[512] = "";
+            for (int b = 0; b < a; b++)
+                if (fabs(combination[b]) > 1e-8 * largest)
+                    snprintf(names + strlen(names), sizeof names - strlen(names), "%s'%s'",
+                             names[0] ? ", " : "", m->constraints[b].name);
+            spec_loc loc = c->constraint_spec[a]->loc;
+            if (names[0])
+                spec_error(c->spec, DIRAC_ERR_PARSE, loc,
+                           "constraint '%s' is linearly dependent on %s at the initial state: "
+                           "remove it or one of them", m->constraints[a].name, names);
+            else
+                spec_error(c->spec, DIRAC_ERR_PARSE, loc,
+                           "constraint '%s' has a zero one-form at the initial state (it does "
+                           "not constrain anything there)", m->constraints[a].name);
+            ok = 0;
+        }
+        free(null);
+    }
+    free(x), free(work), free(values), free(rows);
+    return ok;
+}
+
 static int compile_model(compile_state *c, const spec_model *root)
 {
     dirac_model *m = c->m;
@@ -656,7 +774,8 @@ static int compile_model(compile_state *c, const spec_model *root)
     return instance_tree_evaluate(&c->tree, c->spec, m->pool, m->first_v, m->first_s,
                                   m->index_t) &&
            compile_lagrangian(c) && compile_constraints(c) && compile_forces(c) &&
-           compile_heat(c) && compile_outputs(c) && compile_initial(c) && compile_settings(c);
+           compile_heat(c) && compile_outputs(c) && compile_initial(c) && compile_settings(c) &&
+           compile_interactions(c) && check_constraint_rank(c);
 }
 
 dirac_status dirac_model_compile(dirac_spec *ds, dirac_model **out)
@@ -708,6 +827,12 @@ void dirac_model_destroy(dirac_model *m)
         free(m->twoform_names[k]);
     for (int k = 0; m->subsystems && k < m->subsystem_count; k++)
         free(m->subsystems[k].name);
+    for (int k = 0; m->interaction_coords && k < m->interaction_count; k++)
+        free(m->interaction_coords[k]);
+    free(m->interaction_coords);
+    free(m->interaction_coord_count);
+    free(m->interaction_kind);
+    free(m->interaction_index);
     free(m->twoform_names);
     free(m->twoform_subsystem);
     free(m->twoform_interaction);

@@ -5,6 +5,8 @@
 #include "error.h"
 #include "linalg_dense.h"
 
+#include <dirac/structure.h>
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +48,22 @@ int dirac_model_constraint_is_time_dependent(const dirac_model *m, int a)
     return m->constraints[a].time_dependent;
 }
 
+int dirac_model_interaction_count(const dirac_model *m) { return m->interaction_count; }
+
+const char *dirac_model_interaction_name(const dirac_model *m, int k)
+{
+    if (k < 0 || k >= m->interaction_count)
+        return NULL;
+    int index = m->interaction_index[k];
+    return m->interaction_kind[k] == 0 ? m->constraints[index].name : m->twoform_names[index];
+}
+
+const int *dirac_model_interaction_coordinates(const dirac_model *m, int k, int *count)
+{
+    *count = k >= 0 && k < m->interaction_count ? m->interaction_coord_count[k] : 0;
+    return *count ? m->interaction_coords[k] : NULL;
+}
+
 void dirac_model_simulate_defaults(const dirac_model *m, dirac_simulate_defaults *out)
 {
     out->method = m->has_method ? m->method : NULL;
@@ -56,6 +74,10 @@ void dirac_model_simulate_defaults(const dirac_model *m, dirac_simulate_defaults
     out->has_dt = m->has_dt;
     out->has_t_end = m->has_t_end;
     out->has_every = m->has_every;
+    out->tol = m->tol;
+    out->max_iter = m->max_iter;
+    out->has_tol = m->has_tol;
+    out->has_max_iter = m->has_max_iter;
 }
 
 void dirac_model_initial_state(const dirac_model *m, double *q, double *v, double *s)
@@ -88,6 +110,136 @@ static int rank_of(int rows, int cols, const double *a, dirac_error *err, dirac_
     *status = linalg_range(rows, cols, a, &range, &rank, NULL, err);
     free(range);
     return rank;
+}
+
+// ---- the interconnection check ----------------------------------------------------------
+// D_i = D(Ω_can + π*B_i, Δ_i × Rⁿⁱ) per subsystem, D_int = D(π*B_0, Σ × Rⁿ) from the outer
+// model's constraints Σ and two-forms B_0, and D_full = D(Ω_can + π*B, Δ × Rⁿ) of the whole
+// flattened system; the angle between (⊕ D_i) ⊠ D_int and D_full (Jacobs & Yoshimura 2014).
+
+// Two-form matrix on T*R^count (2count x 2count, row-major, coordinates (q, p)): the wedges of
+// the selected two-forms (subsystem `which`; -2: all) on coordinates [first, first+count), plus
+// the canonical dq ∧ dp when `canonical`.
+static void cotangent_two_form(const dirac_model *m, const double *coefficients, int which,
+                               int first, int count, int canonical, double *omega)
+{
+    int dim = 2 * count;
+    memset(omega, 0, (size_t)dim * (size_t)dim * sizeof *omega);
+    for (int w = 0; w < m->wedge_count; w++) {
+        int owner = m->twoform_subsystem[m->wedges[w].twoform];
+        if (which != -2 && owner != which)
+            continue;
+        int a = m->wedges[w].a - first, b = m->wedges[w].b - first;
+        if (a < 0 || a >= count || b < 0 || b >= count)
+            continue;
+        omega[a * dim + b] += coefficients[w];
+        omega[b * dim + a] -= coefficients[w];
+    }
+    if (canonical)
+        for (int i = 0; i < count; i++) {
+            omega[i * dim + count + i] += 1.0;
+            omega[(count + i) * dim + i] -= 1.0;
+        }
+}
+
+// Δ × R^count from the one-forms of the constraints selected (subsystem `which`; -2: all)
+// restricted to coordinates [first, first+count).
+static dirac_status lifted_distribution(const dirac_model *m, const double *forms, int which,
+                                        int first, int count, dirac_subspace **out,
+                                        dirac_error *err)
+{
+    int rows = 0, dim = 2 * count;
+    for (int a = 0; a < m->m; a++)
+        rows += which == -2 || m->constraints[a].subsystem == which;
+    double *annihilator = calloc((size_t)rows * (size_t)dim + 1, sizeof *annihilator);
+    if (!annihilator)
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    const model_sparse *f = &m->constraint_forms;
+    int r = 0;
+    for (int a = 0; a < m->m; a++) {
+        if (which != -2 && m->constraints[a].subsystem != which)
+            continue;
+        for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++) {
+            int i = f->col[k] - first;
+            if (i >= 0 && i < count)
+                annihilator[(size_t)r * (size_t)dim + (size_t)i] = forms[k];
+        }
+        r++;
+    }
+    dirac_status status = dirac_subspace_from_annihilator(dim, rows, annihilator, out, err);
+    free(annihilator);
+    return status;
+}
+
+static dirac_status structure_of(const dirac_model *m, const double *forms,
+                                 const double *coefficients, int which, int first, int count,
+                                 int canonical, dirac_structure **out, dirac_error *err)
+{
+    int dim = 2 * count;
+    double *omega = malloc((size_t)dim * (size_t)dim * sizeof *omega);
+    dirac_subspace *delta = NULL;
+    *out = NULL;
+    if (!omega)
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    cotangent_two_form(m, coefficients, which, first, count, canonical, omega);
+    dirac_status status = lifted_distribution(m, forms, which, first, count, &delta, err);
+    if (status == DIRAC_OK)
+        status = dirac_structure_from_two_form(dim, omega, delta, out, err);
+    free(omega);
+    dirac_subspace_destroy(delta);
+    return status;
+}
+
+static dirac_status interconnection_angle(const dirac_model *m, const double *forms,
+                                          const double *coefficients, double *angle,
+                                          dirac_error *err)
+{
+    int n = m->n;
+    dirac_structure *sum = NULL, *part = NULL, *next = NULL, *ordered = NULL, *dint = NULL,
+                    *connected = NULL, *full = NULL;
+    int *perm = malloc((2 * (size_t)n + 1) * sizeof *perm);
+    dirac_status status = perm ? DIRAC_OK : error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    // ⊕ over the subsystems; the outer model's own coordinates are subsystem -1
+    int placed = 0;
+    for (int k = 0; status == DIRAC_OK && k < m->subsystem_count; k++) {
+        const model_subsystem *sub = &m->subsystems[k];
+        // a component's own constraints and two-forms; the outer model's own coordinates
+        // carry none (the outer model's constraints and two-forms form D_int)
+        int which = sub->component >= 0 ? sub->component : -4;
+        status = structure_of(m, forms, coefficients, which, sub->first, sub->count, 1, &part, err);
+        if (status == DIRAC_OK && sum) {
+            status = dirac_structure_direct_sum(sum, part, &next, err);
+            dirac_structure_destroy(sum);
+            dirac_structure_destroy(part);
+            sum = next;
+        } else if (status == DIRAC_OK) {
+            sum = part;
+        }
+        part = next = NULL;
+        // coordinates of this block in the direct sum: (q_k, p_k) after the earlier blocks
+        for (int i = 0; i < sub->count; i++) {
+            perm[sub->first + i] = 2 * placed + i;
+            perm[n + sub->first + i] = 2 * placed + sub->count + i;
+        }
+        placed += sub->count;
+    }
+    if (status == DIRAC_OK)
+        status = dirac_structure_permute(sum, perm, &ordered, err);
+    if (status == DIRAC_OK)
+        status = structure_of(m, forms, coefficients, -1, 0, n, 0, &dint, err);
+    if (status == DIRAC_OK)
+        status = dirac_structure_tensor(ordered, dint, &connected, err);
+    if (status == DIRAC_OK)
+        status = structure_of(m, forms, coefficients, -2, 0, n, 1, &full, err);
+    if (status == DIRAC_OK)
+        status = dirac_structure_largest_angle(connected, full, angle, err);
+    free(perm);
+    dirac_structure_destroy(sum);
+    dirac_structure_destroy(ordered);
+    dirac_structure_destroy(dint);
+    dirac_structure_destroy(connected);
+    dirac_structure_destroy(full);
+    return status;
 }
 
 void dirac_model_analysis_free(dirac_model_analysis *a)
@@ -182,6 +334,18 @@ dirac_status dirac_model_analyze(const dirac_model *m, dirac_model_analysis *out
             }
         out->integrability_defect[a] = defect;
         out->integrable[a] = defect <= 1e-10 * (1.0 + scale);
+    }
+    out->interconnection_angle = NAN;
+    out->subsystem_count = m->subsystem_count;
+    if (status == DIRAC_OK && m->subsystem_count > 0) {
+        double *coefficients = calloc((size_t)m->wedge_count + 1, sizeof *coefficients);
+        if (!coefficients)
+            status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+        else {
+            model_group_eval(&m->wedge_coefficients, x, work, coefficients);
+            status = interconnection_angle(m, forms, coefficients, &out->interconnection_angle, err);
+            free(coefficients);
+        }
     }
     free(null);
     free(x);

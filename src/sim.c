@@ -205,7 +205,8 @@ void dirac_sim_destroy(dirac_sim *sim)
     if (!sim)
         return;
     double *arrays[] = { sim->q, sim->v, sim->p, sim->mu, sim->s, sim->temperature, sim->tape_work,
-                         sim->z, sim->scratch, sim->dense, sim->q_old, sim->q_older, sim->p_half };
+                         sim->z, sim->scratch, sim->dense, sim->q_old, sim->q_older, sim->p_half,
+                         sim->wedge_values };
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         free(arrays[k]);
     free(sim->block);
@@ -420,10 +421,11 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
     sim->q_old = calloc(n + 1, sizeof(double));
     sim->q_older = calloc(n + 1, sizeof(double));
     sim->p_half = calloc(n + 1, sizeof(double));
+    sim->wedge_values = calloc((size_t)model->wedge_count + 1, sizeof(double));
     dirac_status status = DIRAC_OK;
     if (!sim->q || !sim->v || !sim->p || !sim->mu || !sim->s || !sim->temperature || !sim->tape_work ||
         !sim->z || !sim->block || !sim->scratch || !sim->dense || !sim->pivots || !sim->q_old ||
-        !sim->q_older || !sim->p_half)
+        !sim->q_older || !sim->p_half || !sim->wedge_values)
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     for (int k = 0; status == DIRAC_OK && k < 3; k++)
         if (eval_alloc(&sim->eval[k], model) != DIRAC_OK)
@@ -450,6 +452,10 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
         sim_eval *e = &sim->eval[0];
         sim_evaluate(sim, e, sim->q, sim->v, sim->s, sim->t, NULL, EVAL_GRADIENT);
         memcpy(sim->p, e->gradient + model->first_v, n * sizeof(double));
+        // initial multipliers from the index-reduced equations, where they exist
+        double *a = sim->scratch, *mu = a + n, power;
+        if (sim->mc > 0 && sim_acceleration(sim, sim->q, sim->v, sim->t, a, mu, &power) == DIRAC_OK)
+            memcpy(sim->mu, mu, (size_t)sim->mc * sizeof *sim->mu);
         sim_update_diagnostics(sim);
         sim->energy0 = sim->energy;
         for (int j = 0; j < sim->ns; j++)
@@ -504,6 +510,39 @@ double dirac_sim_constraint_residual(const dirac_sim *sim) { return sim->constra
 double dirac_sim_velocity_constraint_residual(const dirac_sim *sim) { return sim->velocity_residual; }
 int dirac_sim_newton_iterations(const dirac_sim *sim) { return sim->newton_iterations; }
 double dirac_sim_projection_distance(const dirac_sim *sim) { return sim->projection_distance; }
+
+void dirac_sim_interaction_force(const dirac_sim *sim, int k, double *force, double *power)
+{
+    const dirac_model *m = sim->model;
+    int n = sim->n;
+    memset(force, 0, (size_t)n * sizeof *force);
+    *power = 0.0;
+    if (k < 0 || k >= m->interaction_count)
+        return;
+    dirac_sim *mutable_sim = (dirac_sim *)sim;   // scratch buffers only; the state is unchanged
+    sim_eval *e = &mutable_sim->eval[2];
+    sim_evaluate(mutable_sim, e, sim->q, sim->v, sim->s, sim->t, sim->mu, EVAL_CONSTRAINTS);
+    int index = m->interaction_index[k];
+    if (m->interaction_kind[k] == 0) {
+        // F = μ_a ω^a
+        const model_sparse *f = &m->constraint_forms;
+        for (int j = f->row_start[index]; j < f->row_start[index + 1]; j++)
+            force[f->col[j]] += sim->mu[index] * e->forms[j];
+    } else {
+        // F = B(v, ·): F_b += c v_a, F_a −= c v_b for the wedges of two-form `index`
+        double *c = mutable_sim->wedge_values;
+        model_group_eval(&m->wedge_coefficients, e->x, mutable_sim->tape_work, c);
+        for (int w = 0; w < m->wedge_count; w++) {
+            if (m->wedges[w].twoform != index)
+                continue;
+            int a = m->wedges[w].a, b = m->wedges[w].b;
+            force[b] += c[w] * sim->v[a];
+            force[a] -= c[w] * sim->v[b];
+        }
+    }
+    for (int i = 0; i < n; i++)
+        *power += force[i] * sim->v[i];
+}
 
 void dirac_sim_outputs(const dirac_sim *sim, double *values)
 {

@@ -65,6 +65,7 @@ struct dirac_sim {
     lapack_int *pivots;
     double *q_old, *q_older;      // earlier positions (two-step methods)
     double *p_half;               // dirac2: p_{k-1/2}
+    double *wedge_values;         // two-form coefficients (interaction reports)
     bool started;                 // dirac2: first step done
 };
 
@@ -79,6 +80,12 @@ struct sim_method {
 
 extern const sim_method sim_method_midpoint, sim_method_dirac1, sim_method_dirac2,
     sim_method_euler, sim_method_rk4;
+
+/// Acceleration a and multipliers mu of the index-reduced ODE at (q, v, t) from the KKT system
+/// [∂²L/∂v², −ωᵀ; ω, 0] (src/integ_explicit.c); *power gets the power of forces, explicit time
+/// dependence and driven constraints. DIRAC_ERR_SINGULAR when no ODE exists there.
+dirac_status sim_acceleration(dirac_sim *sim, const double *q, const double *v, double t,
+                              double *a, double *mu, double *power);
 
 /// Evaluates the requested groups at (q, v, s, t, mu) into e (mu may be NULL: zero).
 void sim_evaluate(dirac_sim *sim, sim_eval *e, const double *q, const double *v, const double *s,

@@ -70,6 +70,17 @@ dirac_constraint_kind dirac_model_constraint_kind(const dirac_model *model, int 
 /// 1 if constraint `a` depends explicitly on time.
 int dirac_model_constraint_is_time_dependent(const dirac_model *model, int a);
 
+/// Interactions between components (issue: interconnection): the outer model's constraints
+/// that relate components' variables (their forces lie in Σ°: Newton's third law, Kirchhoff's
+/// laws) and its two-forms that couple components (gyrators, magnetic forces). Interactions do
+/// no work. Index k in 0 .. dirac_model_interaction_count()-1.
+int dirac_model_interaction_count(const dirac_model *model);
+/// Its name (the constraint's or the two-form's).
+const char *dirac_model_interaction_name(const dirac_model *model, int k);
+/// The coordinates its force can act on: writes a pointer to `*count` coordinate indices
+/// (valid while the model lives).
+const int *dirac_model_interaction_coordinates(const dirac_model *model, int k, int *count);
+
 /// The model's initial state (unlisted values are 0): q and v have coordinate_count entries,
 /// s has entropy_count entries (any may be NULL).
 void dirac_model_initial_state(const dirac_model *model, double *q, double *v, double *s);
@@ -79,7 +90,9 @@ typedef struct dirac_simulate_defaults {
     const char *method;   ///< valid while the model lives
     double dt, t_end;
     int every;
-    int has_method, has_dt, has_t_end, has_every;
+    double tol;           ///< Newton relative tolerance
+    int max_iter;         ///< Newton iterations
+    int has_method, has_dt, has_t_end, has_every, has_tol, has_max_iter;
 } dirac_simulate_defaults;
 
 void dirac_model_simulate_defaults(const dirac_model *model, dirac_simulate_defaults *out);
@@ -96,6 +109,11 @@ typedef struct dirac_model_analysis {
                                       ///< |⟨ω, v0⟩ + b| (nonholonomic)
     double *velocity_residual;        ///< per constraint: |⟨ω(q0), v0⟩ + b| (holonomic: dφ/dt)
     double energy;                    ///< generalized energy ⟨∂L/∂v, v⟩ − L at the initial state
+    /// For models with components: the largest principal angle between the interconnected
+    /// Dirac structure (⊕ D_i) ⊠ D_int and the one induced by L = Σ L_i on Δ = (⊕ Δ_i) ∩ Σ
+    /// (with all two-forms), at the initial state; NaN without components.
+    double interconnection_angle;
+    int subsystem_count;              ///< parts joined by the interconnection (0: none)
 } dirac_model_analysis;
 
 /// Fills `out` (arrays owned by it; dirac_model_analysis_free). Fails with the reason in err.

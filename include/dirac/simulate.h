@@ -84,6 +84,11 @@ double dirac_sim_velocity_constraint_residual(const dirac_sim *sim);
 int dirac_sim_newton_iterations(const dirac_sim *sim);
 /// Distance |Δ(q, v)| the initial state was moved by projection (0 if not projected).
 double dirac_sim_projection_distance(const dirac_sim *sim);
+/// Force of interaction k (dirac_model_interaction_count) on every coordinate (coordinate_count
+/// values) at the current node, and its power ⟨F, v⟩ (zero up to rounding: interactions do no
+/// work). Constraint interactions: F = μ_a ω^a; two-forms: F = B(v, ·).
+void dirac_sim_interaction_force(const dirac_sim *sim, int k, double *force, double *power);
+
 /// Values of the model's `output` expressions at the current node (output_count values).
 void dirac_sim_outputs(const dirac_sim *sim, double *values);
 
