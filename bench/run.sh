@@ -22,3 +22,7 @@ cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Release -DDIRAC_BUILD_BENCH=ON \
       -DDIRAC_BUILD_TESTS=OFF -DDIRAC_BUILD_CLI=OFF -UMATHEVAL_LIBRARY -UMATHEVAL_INCLUDE_DIR > /dev/null
 cmake --build "$build" -j"$(nproc 2>/dev/null || echo 2)" --target bench_expr > /dev/null
 "$build/bench/bench_expr" "$@"
+
+# Time steppers: every method vs a hand-written RATTLE (bench/bench_simulate.c).
+cmake --build "$build" -j"$(nproc 2>/dev/null || echo 2)" --target bench_simulate > /dev/null
+"$build/bench/bench_simulate" "$@"
