@@ -560,6 +560,25 @@ static int compile_heat(compile_state *c)
     return pool_ok(c);
 }
 
+// The thermodynamic pieces evaluated together: friction forces, conductances, heat inputs.
+static int compile_thermal(compile_state *c)
+{
+    dirac_model *m = c->m;
+    dirac_error err;
+    int count = m->friction_count + m->heat_count + m->ns;
+    if (group_alloc(&m->thermal, count, &err))
+        return fail_status(c, &err);
+    for (int k = 0; k < m->friction_count; k++)
+        m->thermal.ids[k] = m->friction[k];
+    for (int k = 0; k < m->heat_count; k++)
+        m->thermal.ids[m->friction_count + k] = m->heat_conductance[k];
+    for (int j = 0; j < m->ns; j++)
+        m->thermal.ids[m->friction_count + m->heat_count + j] = m->heat_input[j];
+    if (group_compile(m, &m->thermal, &err))
+        return fail_status(c, &err);
+    return 1;
+}
+
 static int compile_outputs(compile_state *c)
 {
     dirac_model *m = c->m;
@@ -774,7 +793,8 @@ static int compile_model(compile_state *c, const spec_model *root)
     return instance_tree_evaluate(&c->tree, c->spec, m->pool, m->first_v, m->first_s,
                                   m->index_t) &&
            compile_lagrangian(c) && compile_constraints(c) && compile_forces(c) &&
-           compile_heat(c) && compile_outputs(c) && compile_initial(c) && compile_settings(c) &&
+           compile_heat(c) && compile_thermal(c) && compile_outputs(c) && compile_initial(c) &&
+           compile_settings(c) &&
            compile_interactions(c) && check_constraint_rank(c);
 }
 
@@ -862,6 +882,7 @@ void dirac_model_destroy(dirac_model *m)
     group_free(&m->forces);
     sparse_free(&m->force_jacobian);
     group_free(&m->outputs);
+    group_free(&m->thermal);
     free(m->q0);
     free(m->v0);
     free(m->s0);

@@ -51,7 +51,8 @@ dirac_status newton_solve(newton *nw, int size, double *z, const int *block,
                           newton_assemble_fn assemble, void *context, double rtol,
                           int max_iterations)
 {
-    double block_max[NEWTON_MAX_BLOCKS], previous_multiplier = HUGE_VAL;
+    double block_max[NEWTON_MAX_BLOCKS], previous_multiplier = HUGE_VAL,
+           previous_primary = HUGE_VAL;
     nw->size = size;
     nw->iterations = 0;
     nw->worst = -1;
@@ -92,15 +93,17 @@ dirac_status newton_solve(newton *nw, int size, double *z, const int *block,
                 block_max[block[i]] = a;
         }
         // small update: below rtol relative, or at rounding level, of the block's scale
-        double primary = 0.0, multiplier = 0.0, worst = -1.0;
+        double primary = 0.0, multiplier = 0.0, worst = -1.0, relative = 0.0;
         for (int i = 0; i < size; i++) {
             double scale = fabs(z[i]) + block_max[block[i]];
             double allowed = fmax(rtol * scale, 16.0 * DBL_EPSILON * scale);
             double ratio = fabs(nw->delta[i]) / (allowed > 0.0 ? allowed : DBL_MIN);
-            if (block[i] >= NEWTON_MULTIPLIER_BLOCK)
+            if (block[i] >= NEWTON_MULTIPLIER_BLOCK) {
                 multiplier = fmax(multiplier, ratio);
-            else
+            } else {
                 primary = fmax(primary, ratio);
+                relative = fmax(relative, fabs(nw->delta[i]) / (scale > 0.0 ? scale : DBL_MIN));
+            }
             if (ratio > worst) {
                 worst = ratio;
                 nw->worst = i;
@@ -113,7 +116,13 @@ dirac_status newton_solve(newton *nw, int size, double *z, const int *block,
         if (primary <= 1.0 &&
             (multiplier <= 1.0 || (it > 1 && multiplier > 0.25 * previous_multiplier)))
             return DIRAC_OK;
+        // stagnation a little above the requested level: updates made of rounding noise (e.g.
+        // the ε|L|/|Δx| of a discrete gradient) that no longer shrink
+        if (it > 2 && relative <= NEWTON_STAGNATION_LEVEL && primary > 0.5 * previous_primary &&
+            (multiplier <= 1.0 || multiplier > 0.25 * previous_multiplier))
+            return DIRAC_OK;
         previous_multiplier = multiplier;
+        previous_primary = primary;
     }
     return DIRAC_ERR_NEWTON;
 }

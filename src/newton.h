@@ -31,7 +31,8 @@ void newton_free(newton *nw);
 /// is small when |δ_i| <= rtol (|z_i| + max_block |z|) or at rounding level. Converged when
 /// every update of an iteration is small, except that multipliers (blocks >=
 /// NEWTON_MULTIPLIER_BLOCK) whose updates no longer shrink (by 4x) are accepted once the other
-/// unknowns have converged: their accuracy is limited by the conditioning (ε/h²). Returns DIRAC_OK, DIRAC_ERR_NEWTON (no convergence
+/// unknowns have converged: their accuracy is limited by the conditioning (ε/h²); and updates
+/// that stagnate below NEWTON_STAGNATION_LEVEL (relative) are accepted as rounding noise. Returns DIRAC_OK, DIRAC_ERR_NEWTON (no convergence
 /// within max_iterations), DIRAC_ERR_SINGULAR (LU found a zero pivot: nw->worst is its column)
 /// or DIRAC_ERR_NOT_FINITE (nw->worst is the equation).
 dirac_status newton_solve(newton *nw, int size, double *z, const int *block,
@@ -41,5 +42,8 @@ dirac_status newton_solve(newton *nw, int size, double *z, const int *block,
 #define NEWTON_MAX_BLOCKS 8
 /// Blocks from this index on hold multipliers (see newton_solve).
 #define NEWTON_MULTIPLIER_BLOCK 4
+/// Updates below this relative size that stop shrinking (by 2x per iteration) are rounding
+/// noise: the solve is accepted as converged.
+#define NEWTON_STAGNATION_LEVEL 1e-9
 
 #endif

@@ -11,8 +11,8 @@
 #include <string.h>
 
 static const sim_method *const methods[] = {
-    &sim_method_midpoint, &sim_method_dirac1, &sim_method_dirac2, &sim_method_euler,
-    &sim_method_rk4,
+    &sim_method_midpoint, &sim_method_dirac1, &sim_method_dirac2, &sim_method_dgrad,
+    &sim_method_euler, &sim_method_rk4,
 };
 #define METHOD_COUNT ((int)(sizeof methods / sizeof methods[0]))
 
@@ -206,7 +206,7 @@ void dirac_sim_destroy(dirac_sim *sim)
         return;
     double *arrays[] = { sim->q, sim->v, sim->p, sim->mu, sim->s, sim->temperature, sim->tape_work,
                          sim->z, sim->scratch, sim->dense, sim->q_old, sim->q_older, sim->p_half,
-                         sim->wedge_values };
+                         sim->wedge_values, sim->thermal_values };
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         free(arrays[k]);
     free(sim->block);
@@ -405,7 +405,7 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
     sim->rtol = options->newton_rtol > 0.0 ? options->newton_rtol : 1e-10;
     sim->max_iterations = options->newton_max_iterations > 0 ? options->newton_max_iterations : 25;
     size_t n = (size_t)sim->n, nm = (size_t)(sim->n + sim->mc), ns = (size_t)sim->ns;
-    size_t unknowns = 2 * nm + 1;
+    size_t unknowns = 3 * n + ns + 2 * (size_t)sim->mc + 1;
     sim->q = calloc(n + 1, sizeof(double));
     sim->v = calloc(n + 1, sizeof(double));
     sim->p = calloc(n + 1, sizeof(double));
@@ -415,34 +415,34 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
     sim->tape_work = calloc((size_t)model->work_size + 1, sizeof(double));
     sim->z = calloc(unknowns, sizeof(double));
     sim->block = calloc(unknowns, sizeof(int));
-    sim->scratch = calloc(8 * nm + 8, sizeof(double));
+    size_t d = 2 * n + ns + 1;
+    sim->scratch = calloc(8 * nm + 6 * d + 2 * ((size_t)sim->mc + n + ns) + 8, sizeof(double));
     sim->dense = calloc(nm * nm + 1, sizeof(double));
     sim->pivots = calloc(nm + 1, sizeof(lapack_int));
     sim->q_old = calloc(n + 1, sizeof(double));
     sim->q_older = calloc(n + 1, sizeof(double));
     sim->p_half = calloc(n + 1, sizeof(double));
     sim->wedge_values = calloc((size_t)model->wedge_count + 1, sizeof(double));
+    sim->thermal_values = calloc((size_t)model->thermal.count + 1, sizeof(double));
     dirac_status status = DIRAC_OK;
     if (!sim->q || !sim->v || !sim->p || !sim->mu || !sim->s || !sim->temperature || !sim->tape_work ||
         !sim->z || !sim->block || !sim->scratch || !sim->dense || !sim->pivots || !sim->q_old ||
-        !sim->q_older || !sim->p_half || !sim->wedge_values)
+        !sim->q_older || !sim->p_half || !sim->wedge_values || !sim->thermal_values)
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     for (int k = 0; status == DIRAC_OK && k < 3; k++)
         if (eval_alloc(&sim->eval[k], model) != DIRAC_OK)
             status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     if (status == DIRAC_OK)
         status = newton_init(&sim->nw, (int)unknowns, err);
-    if (status == DIRAC_OK && (model->friction_count > 0 || model->heat_count > 0))
-        status = error_set(err, DIRAC_ERR_UNSUPPORTED,
-                           "model '%s' has friction or heat exchange between entropy variables: "
-                           "thermodynamic simulation is not available in this version",
-                           model->name);
-    for (int j = 0; status == DIRAC_OK && j < model->ns; j++)
+    int thermal = model->friction_count > 0 || model->heat_count > 0;
+    for (int j = 0; j < model->ns; j++)
         if (expr_kind_of(model->pool, model->heat_input[j]) != EXPR_CONST ||
             expr_const_value(model->pool, model->heat_input[j]) != 0.0)
-            status = error_set(err, DIRAC_ERR_UNSUPPORTED,
-                               "model '%s' has heat input: thermodynamic simulation is not "
-                               "available in this version", model->name);
+            thermal = 1;
+    if (status == DIRAC_OK && thermal && !method->thermodynamic)
+        status = error_set(err, DIRAC_ERR_UNSUPPORTED,
+                           "model '%s' has friction heating or heat exchange: method '%s' does not "
+                           "integrate entropy; use dgrad", model->name, method->info.name);
     if (status == DIRAC_OK) {
         dirac_model_initial_state(model, sim->q, sim->v, sim->s);
         status = initial_consistency(sim, options->project_initial, err);

@@ -66,6 +66,7 @@ struct dirac_sim {
     double *q_old, *q_older;      // earlier positions (two-step methods)
     double *p_half;               // dirac2: p_{k-1/2}
     double *wedge_values;         // two-form coefficients (interaction reports)
+    double *thermal_values;       // friction forces, conductances, heat inputs
     bool started;                 // dirac2: first step done
 };
 
@@ -73,13 +74,14 @@ struct sim_method {
     dirac_method_info info;
     bool explicit_ode;            // needs the index-reduced ODE (regular KKT matrix)
     bool implicit_workspace;      // needs the Newton solver
+    bool thermodynamic;           // integrates entropy variables (friction, heat)
     dirac_status (*step)(dirac_sim *sim);
     /// Optional: can the method run this model from its initial state? (message in errmsg)
     dirac_status (*check)(dirac_sim *sim);
 };
 
 extern const sim_method sim_method_midpoint, sim_method_dirac1, sim_method_dirac2,
-    sim_method_euler, sim_method_rk4;
+    sim_method_euler, sim_method_rk4, sim_method_dgrad;
 
 /// Acceleration a and multipliers mu of the index-reduced ODE at (q, v, t) from the KKT system
 /// [∂²L/∂v², −ωᵀ; ω, 0] (src/integ_explicit.c); *power gets the power of forces, explicit time

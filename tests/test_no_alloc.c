@@ -47,7 +47,7 @@ static const char *const models[] = {
 
 static void steps_do_not_allocate(void)
 {
-    const char *methods[] = { "midpoint", "dirac1", "dirac2", "euler", "rk4" };
+    const char *methods[] = { "midpoint", "dirac1", "dirac2", "dgrad", "euler", "rk4" };
     for (size_t k = 0; k < sizeof models / sizeof models[0]; k++)
         for (size_t j = 0; j < sizeof methods / sizeof methods[0]; j++) {
             dirac_spec *spec = NULL;

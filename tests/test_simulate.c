@@ -96,7 +96,8 @@ static double position_error(const char *text, const char *method, double h, dou
 static void check_orders(const char *text, const char *name, double h0, double t_end)
 {
     static const struct { const char *method; double order; } expected[] = {
-        { "euler", 1 }, { "dirac1", 1 }, { "dirac2", 2 }, { "midpoint", 2 }, { "rk4", 4 },
+        { "euler", 1 }, { "dirac1", 1 }, { "dirac2", 2 }, { "midpoint", 2 }, { "dgrad", 2 },
+        { "rk4", 4 },
     };
     // reference: rk4 with a step 64 times smaller than the smallest tested
     run r;
