@@ -53,55 +53,45 @@ static void rod_vectors(int links, const double *q, double *d)
     }
 }
 
-// out += scale · G(d)ᵀ λ: particle k gets 2 λ_k d_k − 2 λ_{k+1} d_{k+1}
-static void add_forms_transposed(int links, const double *d, const double *lambda, double scale,
-                                 double *out)
+static inline double max_of(double a, double b) { return a > b ? a : b; }
+
+// G(d)ᵀ λ at particle k: 2 λ_k d_k − 2 λ_{k+1} d_{k+1} (component j)
+static inline double form_sum(int links, const double *d, const double *lambda, int k, int j)
 {
-    for (int k = 0; k < links; k++) {
-        double fx = 2.0 * lambda[k] * d[2 * k], fy = 2.0 * lambda[k] * d[2 * k + 1];
-        if (k + 1 < links) {
-            fx -= 2.0 * lambda[k + 1] * d[2 * k + 2];
-            fy -= 2.0 * lambda[k + 1] * d[2 * k + 3];
-        }
-        out[2 * k] += scale * fx;
-        out[2 * k + 1] += scale * fy;
-    }
+    double f = 2.0 * lambda[k] * d[2 * k + j];
+    if (k + 1 < links)
+        f -= 2.0 * lambda[k + 1] * d[2 * k + 2 + j];
+    return f;
 }
 
 int rattle_chain_step(rattle_chain *c)
 {
     enum { MAXN = 2 * RATTLE_MAX_LINKS };
     const int links = c->links, n = 2 * links;
-    const double h = c->h, half = 0.5 * h;
+    const double h = c->h, half = 0.5 * h, c2 = 0.5 * h * h;
+    const double tol = max_of(c->rtol, 16.0 * DBL_EPSILON);
     double d0[MAXN], d1[MAXN], pm[MAXN], qfree[MAXN], q1[MAXN], inv_m[RATTLE_MAX_LINKS];
     double lambda[RATTLE_MAX_LINKS], r[RATTLE_MAX_LINKS], lo[RATTLE_MAX_LINKS],
         di[RATTLE_MAX_LINKS], up[RATTLE_MAX_LINKS];
-    for (int k = 0; k < links; k++)
-        inv_m[k] = 1.0 / c->m[k];
-    // p_k + h/2 F and the unconstrained drift
+    // p_k + h/2 F, the unconstrained drift, rods at q_k
     rod_vectors(links, c->q, d0);
     for (int k = 0; k < links; k++) {
+        inv_m[k] = 1.0 / c->m[k];
         pm[2 * k] = c->p[2 * k];
         pm[2 * k + 1] = c->p[2 * k + 1] - half * c->m[k] * c->g;
         qfree[2 * k] = c->q[2 * k] + h * inv_m[k] * pm[2 * k];
         qfree[2 * k + 1] = c->q[2 * k + 1] + h * inv_m[k] * pm[2 * k + 1];
+        lambda[k] = c->mu[k];   // warm start
     }
     // Newton on λ: φ(q_{k+1}(λ)) = 0, q_{k+1}(λ) = qfree + h²/2 M⁻¹ G(q_k)ᵀ λ
-    memcpy(lambda, c->mu, (size_t)links * sizeof *lambda);
-    const double c2 = 0.5 * h * h;
     int converged = 0, it = 0;
     while (!converged && it < c->max_iterations) {
         it++;
-        memcpy(q1, qfree, (size_t)n * sizeof *q1);
-        double scaled[MAXN];
-        memset(scaled, 0, (size_t)n * sizeof *scaled);
-        add_forms_transposed(links, d0, lambda, c2, scaled);
-        for (int k = 0; k < links; k++) {
-            q1[2 * k] += inv_m[k] * scaled[2 * k];
-            q1[2 * k + 1] += inv_m[k] * scaled[2 * k + 1];
-        }
+        for (int k = 0; k < links; k++)
+            for (int j = 0; j < 2; j++)
+                q1[2 * k + j] = qfree[2 * k + j] + c2 * inv_m[k] * form_sum(links, d0, lambda, k, j);
         rod_vectors(links, q1, d1);
-        // residual and Jacobian J_ij = h²/2 ∇φ_i(q_{k+1}) · M⁻¹ ∇φ_j(q_k)
+        // residual and Jacobian J_ij = h²/2 ∇φ_i(q_{k+1}) · M⁻¹ ∇φ_j(q_k) (tridiagonal)
         for (int i = 0; i < links; i++) {
             double dx = d1[2 * i], dy = d1[2 * i + 1];
             r[i] = dx * dx + dy * dy - c->l[i] * c->l[i];
@@ -112,38 +102,33 @@ int rattle_chain_step(rattle_chain *c)
             if (i > 0)
                 lo[i] = -4.0 * c2 * (dx * d0[2 * i - 2] + dy * d0[2 * i - 1]) * inv_m[i - 1];
         }
-        thomas(links, lo, di, up, r);
-        // converged when the position update h²/2 M⁻¹ G(q_k)ᵀ δλ is below rtol relative to the
-        // positions (the multipliers themselves are only accurate to ε/h², as in libdirac)
-        double dq[MAXN], qmax = 0.0, dqmax = 0.0;
-        memset(dq, 0, (size_t)n * sizeof *dq);
-        add_forms_transposed(links, d0, r, c2, dq);
+        thomas(links, lo, di, up, r);   // r ← δλ
         for (int i = 0; i < links; i++) {
             if (!isfinite(r[i]))
                 return -1;
             lambda[i] -= r[i];
         }
+        // converged when the position update h²/2 M⁻¹ G(q_k)ᵀ δλ is below rtol relative to
+        // the positions (the multipliers themselves are only accurate to ε/h², as in libdirac)
+        double dqmax = 0.0, qmax = 0.0;
         for (int k = 0; k < links; k++)
             for (int j = 0; j < 2; j++) {
-                dqmax = fmax(dqmax, fabs(inv_m[k] * dq[2 * k + j]));
-                qmax = fmax(qmax, fabs(q1[2 * k + j]));
+                dqmax = max_of(dqmax, fabs(c2 * inv_m[k] * form_sum(links, d0, r, k, j)));
+                qmax = max_of(qmax, fabs(q1[2 * k + j]));
             }
-        converged = dqmax <= fmax(c->rtol, 16.0 * DBL_EPSILON) * qmax;
+        converged = dqmax <= tol * qmax;
     }
     c->iterations = it;
     if (!converged)
         return -1;
-    // q_{k+1} and p_{k+1/2} from the converged λ
-    memcpy(q1, qfree, (size_t)n * sizeof *q1);
-    double kick[MAXN];
-    memset(kick, 0, (size_t)n * sizeof *kick);
-    add_forms_transposed(links, d0, lambda, half, kick);
+    // q_{k+1} and p_{k+1/2} from the converged λ, then the second half kick of gravity
     for (int k = 0; k < links; k++) {
         for (int j = 0; j < 2; j++) {
-            q1[2 * k + j] += h * inv_m[k] * kick[2 * k + j];
-            pm[2 * k + j] += kick[2 * k + j];
+            double kick = half * form_sum(links, d0, lambda, k, j);
+            q1[2 * k + j] = qfree[2 * k + j] + h * inv_m[k] * kick;
+            pm[2 * k + j] += kick;
         }
-        pm[2 * k + 1] -= half * c->m[k] * c->g;    // second half kick of gravity
+        pm[2 * k + 1] -= half * c->m[k] * c->g;
     }
     rod_vectors(links, q1, d1);
     // velocity stage: (G M⁻¹ Gᵀ) ν = −G M⁻¹ p̂ at q_{k+1}, p_{k+1} = p̂ + Gᵀ ν, μ = 2ν/h
@@ -163,7 +148,9 @@ int rattle_chain_step(rattle_chain *c)
             lo[i] = up[i - 1];
     }
     thomas(links, lo, di, up, nu);
-    add_forms_transposed(links, d1, nu, 1.0, pm);
+    for (int k = 0; k < links; k++)
+        for (int j = 0; j < 2; j++)
+            pm[2 * k + j] += form_sum(links, d1, nu, k, j);
     for (int i = 0; i < n; i++)
         if (!isfinite(pm[i]) || !isfinite(q1[i]))
             return -1;
