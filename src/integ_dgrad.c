@@ -135,16 +135,7 @@ static int assemble_dgrad(void *context, const double *z, double *r, double *jac
         }
     }
     // entropy: T̄ ΔS = h (−F̄^fr·v̄ + Σ κ̄ ΔT + P̄)
-    const double *conductance = thermal + m->friction_count, *heat_in = conductance + m->heat_count;
-    for (int j = 0; j < l.ns; j++)
-        r[l.zs + j] = temp[j] * (z[l.zs + j] - sim->s[j]) - h * heat_in[j];
-    for (int k = 0; k < m->friction_count; k++)
-        r[l.zs + m->friction_entropy[k]] += h * thermal[k] * vbar[m->friction_coord[k]];
-    for (int k = 0; k < m->heat_count; k++) {
-        int a = m->heat_pair[2 * k], b = m->heat_pair[2 * k + 1];
-        r[l.zs + a] -= h * conductance[k] * (temp[b] - temp[a]);
-        r[l.zs + b] -= h * conductance[k] * (temp[a] - temp[b]);
-    }
+    sim_entropy_residual(sim, temp, thermal, vbar, z + l.zs, h, r + l.zs);
     if (!jac)
         return 0;
     // approximate Jacobian: derivatives at the midpoint, discrete-gradient corrections ignored
@@ -259,10 +250,7 @@ static dirac_status dgrad_step(dirac_sim *sim)
     double work = -h * dg[l.d - 1];
     for (int i = 0; i < l.n; i++)
         work += mid->forces[i] * dx[i];
-    for (int k = 0; k < m->friction_count; k++)
-        work -= thermal[k] * dx[m->friction_coord[k]];
-    for (int j = 0; j < l.ns; j++)
-        work += h * thermal[m->friction_count + m->heat_count + j];
+    work += sim_thermal_work(sim, thermal, dx, h);
     for (int a = 0; a < l.m; a++) {
         if (!m->constraints[a].time_dependent)
             continue;

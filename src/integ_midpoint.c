@@ -9,8 +9,12 @@
 //     ∂L/∂v(q_{k+1}, v_{k+1}) − p* − h/2 ω(q_{k+1})ᵀ ν = 0
 //     ⟨ω_a(q_{k+1}), v_{k+1}⟩ + b_a(q_{k+1}, t_{k+1}) = 0
 //   p_{k+1} = p* + h/2 ω(q_{k+1})ᵀ ν.
+// Entropy variables S (thermodynamic models) join stage 1 with the discrete entropy balance at
+// the midpoint, T̄ (S_{k+1} − S_k) = h (−F̄^fr·v̄ + Σ κ̄ ΔT̄ + P̄), T̄ = −∂L/∂S(q̄, v̄, S̄, t̄): the
+// entropy produced is ≥ 0 by construction; the energy balance holds to O(h²) (dgrad: exactly).
 #include "sim.h"
 
+#include <stdio.h>
 #include <string.h>
 
 enum { START, MID, END };   // evaluation points: q_k; the midpoint; q_{k+1}
@@ -32,26 +36,36 @@ static void midpoint_of(dirac_sim *sim, const double *q1, double *qbar, double *
     }
 }
 
+// Stage 1 unknowns: [q_{k+1} (n) | S_{k+1} (ns) | λ (m)]; rows in the same order.
 static int assemble_positions(void *context, const double *z, double *r, double *jac)
 {
     dirac_sim *sim = context;
     const dirac_model *m = sim->model;
-    int n = sim->n, mc = sim->mc, size = n + mc;
-    double h = sim->h, *qbar = sim->scratch, *vbar = qbar + n;
-    const double *q1 = z, *lambda = z + n;
+    int n = sim->n, ns = sim->ns, mc = sim->mc, zs = n, zl = n + ns, size = n + ns + mc;
+    double h = sim->h, *qbar = sim->scratch, *vbar = qbar + n, *sbar = sim->scratch + 4 * n + mc;
+    const double *q1 = z, *s1 = z + zs, *lambda = z + zl;
     midpoint_of(sim, q1, qbar, vbar);
+    for (int j = 0; j < ns; j++)
+        sbar[j] = 0.5 * (sim->s[j] + s1[j]);
     sim_eval *mid = &sim->eval[MID], *end = &sim->eval[END], *start = &sim->eval[START];
-    sim_evaluate(sim, mid, qbar, vbar, sim->s, sim->t + 0.5 * h, NULL,
+    sim_evaluate(sim, mid, qbar, vbar, sbar, sim->t + 0.5 * h, NULL,
                  EVAL_GRADIENT | EVAL_FORCES | EVAL_CONSTRAINTS |
                      (jac ? EVAL_HESSIAN | EVAL_CONSTRAINT_JAC : 0));
     if (has_holonomic(sim))
-        sim_evaluate(sim, end, q1, vbar, sim->s, sim->t + h, NULL, EVAL_CONSTRAINTS);
+        sim_evaluate(sim, end, q1, vbar, s1, sim->t + h, NULL, EVAL_CONSTRAINTS);
     for (int i = 0; i < n; i++)
         r[i] = mid->gradient[n + i] - sim->p[i] - 0.5 * h * (mid->gradient[i] + mid->forces[i]);
     sim_add_forms_transposed(sim, start, lambda, -0.5 * h, r);
     for (int a = 0; a < mc; a++)
-        r[n + a] = m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC ? end->values[a]
-                                                                         : mid->values[a];
+        r[zl + a] = m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC ? end->values[a]
+                                                                          : mid->values[a];
+    double *temperature = sbar + ns;
+    if (ns > 0) {
+        model_group_eval(&m->thermal, mid->x, sim->tape_work, sim->thermal_values);
+        for (int j = 0; j < ns; j++)
+            temperature[j] = -mid->gradient[2 * n + j];
+        sim_entropy_residual(sim, temperature, sim->thermal_values, vbar, s1, h, r + zs);
+    }
     if (!jac)
         return 0;
     // ∂R1/∂q_{k+1} = ½ H_vq + H_vv / h − h/2 (½ H_qq + H_qv / h + ½ F_q + F_v / h)
@@ -61,22 +75,41 @@ static int assemble_positions(void *context, const double *z, double *r, double 
     sim_add_hessian_block(sim, mid, 0, n, n, n, -0.5, jac, size, 0, 0);
     sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, 0, n, -0.25 * h, jac, size, 0, 0);
     sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, n, n, -0.5, jac, size, 0, 0);
+    // ∂R1/∂S_{k+1} = ½ H_vS − h/4 (H_qS + F_S)
+    sim_add_hessian_block(sim, mid, n, n, 2 * n, ns, 0.5, jac, size, 0, zs);
+    sim_add_hessian_block(sim, mid, 0, n, 2 * n, ns, -0.25 * h, jac, size, 0, zs);
+    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, 2 * n, ns, -0.25 * h, jac, size,
+                         0, zs);
+    // entropy rows: T̄ on the diagonal and the friction power's dependence on q_{k+1} (via v̄)
+    for (int j = 0; j < ns; j++)
+        jac[(size_t)(zs + j) * (size_t)size + (size_t)(zs + j)] += temperature[j];
+    for (int k = 0; k < m->friction_count; k++)
+        jac[(size_t)m->friction_coord[k] * (size_t)size + (size_t)(zs + m->friction_entropy[k])] +=
+            sim->thermal_values[k];
     // ∂R1/∂λ = −h/2 ω(q_k)ᵀ
     const model_sparse *f = &m->constraint_forms;
     for (int a = 0; a < mc; a++)
         for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
-            jac[(size_t)(n + a) * (size_t)size + (size_t)f->col[k]] += -0.5 * h * start->forms[k];
+            jac[(size_t)(zl + a) * (size_t)size + (size_t)f->col[k]] += -0.5 * h * start->forms[k];
     // ∂R2/∂q_{k+1}: ω(q_{k+1}) for holonomic rows; ½ ∂c/∂q + ω / h at the midpoint otherwise
     for (int a = 0; a < mc; a++) {
         if (m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC) {
-            sim_add_sparse_block(f, end->forms, a, 1, 0, n, 1.0, jac, size, n + a, 0);
+            sim_add_sparse_block(f, end->forms, a, 1, 0, n, 1.0, jac, size, zl + a, 0);
         } else {
             sim_add_sparse_block(&m->constraint_jacobian, mid->constraint_jac, a, 1, 0, n, 0.5,
-                                 jac, size, n + a, 0);
-            sim_add_sparse_block(f, mid->forms, a, 1, 0, n, 1.0 / h, jac, size, n + a, 0);
+                                 jac, size, zl + a, 0);
+            sim_add_sparse_block(f, mid->forms, a, 1, 0, n, 1.0 / h, jac, size, zl + a, 0);
         }
     }
     return 0;
+}
+
+static void name_position_rows(const dirac_sim *sim, int index, char *buf, size_t size)
+{
+    if (index >= sim->n && index < sim->n + sim->ns)
+        snprintf(buf, size, "the entropy balance of %s", sim->model->entropy_names[index - sim->n]);
+    else
+        sim_name_coordinate_rows(sim, index < sim->n ? index : index - sim->ns, buf, size);
 }
 
 static int assemble_velocities(void *context, const double *z, double *r, double *jac)
@@ -117,36 +150,62 @@ static void name_velocity_rows(const dirac_sim *sim, int index, char *buf, size_
 static dirac_status midpoint_step(dirac_sim *sim)
 {
     const dirac_model *m = sim->model;
-    int n = sim->n, mc = sim->mc;
+    int n = sim->n, ns = sim->ns, mc = sim->mc;
     double h = sim->h, *z = sim->z;
     double *qbar = sim->scratch, *vbar = qbar + n, *q1 = vbar + n, *pstar = q1 + n;
-    // stage 1: positions and λ, from the guess q_{k+1} = q_k + h v_k
+    // scratch: q̄ | v̄ | q_{k+1} | p* | λ | S̄ | T̄ | S_k | Δq | residual
+    double *lambda = pstar + n, *sbar = lambda + mc, *s_old = sbar + 2 * ns, *dq = s_old + ns;
+    // stage 1: positions, entropies and λ, from the guess q_{k+1} = q_k + h v_k
     sim_evaluate(sim, &sim->eval[START], sim->q, sim->v, sim->s, sim->t, NULL, EVAL_CONSTRAINTS);
     for (int i = 0; i < n; i++) {
         z[i] = sim->q[i] + h * sim->v[i];
         sim->block[i] = 0;
     }
-    for (int a = 0; a < mc; a++) {
-        z[n + a] = sim->mu[a];
-        sim->block[n + a] = 4;
+    for (int j = 0; j < ns; j++) {
+        z[n + j] = sim->s[j];
+        sim->block[n + j] = 3;
     }
-    dirac_status status = newton_solve(&sim->nw, n + mc, z, sim->block, assemble_positions, sim,
-                                       sim->rtol, sim->max_iterations);
+    for (int a = 0; a < mc; a++) {
+        z[n + ns + a] = sim->mu[a];
+        sim->block[n + ns + a] = 4;
+    }
+    dirac_status status = newton_solve(&sim->nw, n + ns + mc, z, sim->block, assemble_positions,
+                                       sim, sim->rtol, sim->max_iterations);
     int iterations = sim->nw.iterations;
     if (status != DIRAC_OK)
-        return sim_fail_newton(sim, status, "positions", sim_name_coordinate_rows);
+        return sim_fail_newton(sim, status, "positions", name_position_rows);
+    // temperatures at the converged midpoint must be positive
+    assemble_positions(sim, z, dq + n, NULL);
+    for (int j = 0; j < ns; j++) {
+        double temperature = -sim->eval[MID].gradient[2 * n + j];
+        if (!(temperature > 0.0)) {
+            snprintf(sim->errmsg, sizeof sim->errmsg,
+                     "step %ld from t = %.17g to %.17g (midpoint): the temperature of %s became "
+                     "non-positive (%.3e): -dL/dS must stay positive",
+                     sim->steps + 1, sim->t, sim->t + h, m->entropy_names[j], temperature);
+            return DIRAC_ERR_NOT_FINITE;
+        }
+    }
     memcpy(q1, z, (size_t)n * sizeof *q1);
-    double *lambda = sim->scratch + 4 * n;
-    memcpy(lambda, z + n, (size_t)mc * sizeof *lambda);
-    // p* and the discrete work at the converged midpoint
+    memcpy(lambda, z + n + ns, (size_t)mc * sizeof *lambda);
+    memcpy(s_old, sim->s, (size_t)ns * sizeof *s_old);
+    // p* and the discrete work at the converged midpoint (entropies still at S_k: S̄ needs both)
     midpoint_of(sim, q1, qbar, vbar);
+    for (int j = 0; j < ns; j++)
+        sbar[j] = 0.5 * (sim->s[j] + z[n + j]);
     sim_eval *mid = &sim->eval[MID];
-    sim_evaluate(sim, mid, qbar, vbar, sim->s, sim->t + 0.5 * h, NULL,
+    sim_evaluate(sim, mid, qbar, vbar, sbar, sim->t + 0.5 * h, NULL,
                  EVAL_GRADIENT | EVAL_FORCES | EVAL_CONSTRAINTS);
     double work = -h * mid->gradient[m->index_t];
     for (int i = 0; i < n; i++) {
         pstar[i] = mid->gradient[n + i] + 0.5 * h * (mid->gradient[i] + mid->forces[i]);
-        work += mid->forces[i] * (q1[i] - sim->q[i]);
+        dq[i] = q1[i] - sim->q[i];
+        work += mid->forces[i] * dq[i];
+    }
+    if (ns > 0) {
+        model_group_eval(&m->thermal, mid->x, sim->tape_work, sim->thermal_values);
+        work += sim_thermal_work(sim, sim->thermal_values, dq, h);
+        memcpy(sim->s, z + n, (size_t)ns * sizeof *sim->s);   // stage 2 runs at S_{k+1}
     }
     // stage 2: velocities and ν, from the guess v_{k+1} = v̄
     for (int i = 0; i < n; i++) {
@@ -166,8 +225,10 @@ static dirac_status midpoint_step(dirac_sim *sim)
         memcpy(z, vbar, (size_t)n * sizeof *z);
         status = DIRAC_OK;
     }
-    if (status != DIRAC_OK)
+    if (status != DIRAC_OK) {
+        memcpy(sim->s, s_old, (size_t)ns * sizeof *sim->s);
         return sim_fail_newton(sim, status, "velocities", name_velocity_rows);
+    }
     // accept: p_{k+1} = p* + h/2 ω(q_{k+1})ᵀ ν (ω at q_{k+1} is in eval[END])
     const double *nu = z + n;
     for (int a = 0; a < mc; a++)
@@ -191,5 +252,6 @@ const sim_method sim_method_midpoint = {
               "forces (default)" },
     .explicit_ode = false,
     .implicit_workspace = true,
+    .thermodynamic = true,
     .step = midpoint_step,
 };

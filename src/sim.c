@@ -101,6 +101,34 @@ void sim_add_forms_transposed(const dirac_sim *sim, const sim_eval *e, const dou
             r[f->col[k]] += scale * mu[a] * e->forms[k];
 }
 
+void sim_entropy_residual(const dirac_sim *sim, const double *temperature,
+                          const double *thermal, const double *vbar, const double *s1,
+                          double h, double *r)
+{
+    const dirac_model *m = sim->model;
+    const double *conductance = thermal + m->friction_count, *heat_in = conductance + m->heat_count;
+    for (int j = 0; j < sim->ns; j++)
+        r[j] = temperature[j] * (s1[j] - sim->s[j]) - h * heat_in[j];
+    for (int k = 0; k < m->friction_count; k++)
+        r[m->friction_entropy[k]] += h * thermal[k] * vbar[m->friction_coord[k]];
+    for (int k = 0; k < m->heat_count; k++) {
+        int a = m->heat_pair[2 * k], b = m->heat_pair[2 * k + 1];
+        r[a] -= h * conductance[k] * (temperature[b] - temperature[a]);
+        r[b] -= h * conductance[k] * (temperature[a] - temperature[b]);
+    }
+}
+
+double sim_thermal_work(const dirac_sim *sim, const double *thermal, const double *dq, double h)
+{
+    const dirac_model *m = sim->model;
+    double work = 0.0;
+    for (int k = 0; k < m->friction_count; k++)
+        work -= thermal[k] * dq[m->friction_coord[k]];
+    for (int j = 0; j < sim->ns; j++)
+        work += h * thermal[m->friction_count + m->heat_count + j];
+    return work;
+}
+
 void sim_update_diagnostics(dirac_sim *sim)
 {
     const dirac_model *m = sim->model;

@@ -113,6 +113,18 @@ void sim_velocity_constraint(const dirac_sim *sim, const sim_eval *e, const doub
 void sim_add_forms_transposed(const dirac_sim *sim, const sim_eval *e, const double *mu,
                               double scale, double *r);
 
+/// Residual of the discrete entropy balance (second law by construction when T > 0):
+///   r_j = T_j (s1_j − S_j) − h (−Σ_{friction → j} F^fr·v̄ + Σ κ (T_i − T_j) + P_j)
+/// with the friction forces, conductances and heat inputs in `thermal` (model->thermal).
+void sim_entropy_residual(const dirac_sim *sim, const double *temperature,
+                          const double *thermal, const double *vbar, const double *s1,
+                          double h, double *r);
+
+/// The part of a step's work that friction and heat inputs contribute to the energy balance:
+/// friction work stays inside (it becomes heat), so −F^fr·Δq is subtracted from F·Δq, and the
+/// heat input h ΣP enters.
+double sim_thermal_work(const dirac_sim *sim, const double *thermal, const double *dq, double h);
+
 /// Records the node's diagnostics (energy, residuals, temperatures) from q, v, p, s, t.
 void sim_update_diagnostics(dirac_sim *sim);
 
