@@ -97,7 +97,7 @@ static void evaluate_step(dirac_sim *sim, const dgrad_layout *l, const double *z
     }
 }
 
-static int assemble_dgrad(void *context, const double *z, double *r, double *jac)
+static int assemble_dgrad(void *context, const double *z, double *r, linsolve *jac)
 {
     dirac_sim *sim = context;
     const dirac_model *m = sim->model;
@@ -107,8 +107,7 @@ static int assemble_dgrad(void *context, const double *z, double *r, double *jac
     const double *thermal = sim->thermal_values, *lambda = z + l.zl, h = sim->h;
     const sim_eval *mid = &sim->eval[MID], *end = &sim->eval[END];
     const model_sparse *f = &m->constraint_forms;
-    int n = l.n, size = l.size;
-    size_t ld = (size_t)size;
+    int n = l.n;
     double *vbar = sim->scratch + 5 * l.d + l.m, *temp = vbar + n;
     for (int i = 0; i < n; i++)
         vbar[i] = 0.5 * (sim->v[i] + z[l.zv + i]);
@@ -141,47 +140,46 @@ static int assemble_dgrad(void *context, const double *z, double *r, double *jac
     // approximate Jacobian: derivatives at the midpoint, discrete-gradient corrections ignored
     int yS = 2 * n;   // column offset of S in the Hessian's y = (q, v, S, t)
     for (int i = 0; i < n; i++) {
-        jac[(size_t)(l.zq + i) * ld + (size_t)(l.zq + i)] += 1.0;
-        jac[(size_t)(l.zv + i) * ld + (size_t)(l.zq + i)] += -0.5 * h;
-        jac[(size_t)(l.zp + i) * ld + (size_t)(l.zv + i)] += 0.5;
-        jac[(size_t)(l.zp + i) * ld + (size_t)(l.zp + i)] += 1.0;
+        linsolve_add(jac, (l.zq + i), (l.zq + i), 1.0);
+        linsolve_add(jac, (l.zq + i), (l.zv + i), -0.5 * h);
+        linsolve_add(jac, (l.zv + i), (l.zp + i), 0.5);
+        linsolve_add(jac, (l.zp + i), (l.zp + i), 1.0);
     }
     // E2 = p̄ − L_v: −½ (H_vq, H_vv, H_vS)
-    sim_add_hessian_block(sim, mid, n, n, 0, n, -0.5, jac, size, l.zv, l.zq);
-    sim_add_hessian_block(sim, mid, n, n, n, n, -0.5, jac, size, l.zv, l.zv);
-    sim_add_hessian_block(sim, mid, n, n, yS, l.ns, -0.5, jac, size, l.zv, l.zs);
+    sim_add_hessian_block(sim, mid, n, n, 0, n, -0.5, jac, l.zv, l.zq);
+    sim_add_hessian_block(sim, mid, n, n, n, n, -0.5, jac, l.zv, l.zv);
+    sim_add_hessian_block(sim, mid, n, n, yS, l.ns, -0.5, jac, l.zv, l.zs);
     // E3 = Δp − h (L_q + F + ωᵀλ): −h/2 (H_qq + F_q + C_λ, H_qv + F_v, H_qS + F_S), −h ωᵀ
-    sim_add_hessian_block(sim, mid, 0, n, 0, n, -0.5 * h, jac, size, l.zp, l.zq);
-    sim_add_hessian_block(sim, mid, 0, n, n, n, -0.5 * h, jac, size, l.zp, l.zv);
-    sim_add_hessian_block(sim, mid, 0, n, yS, l.ns, -0.5 * h, jac, size, l.zp, l.zs);
-    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, 0, n, -0.5 * h, jac, size, l.zp, l.zq);
-    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, n, n, -0.5 * h, jac, size, l.zp, l.zv);
-    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, yS, l.ns, -0.5 * h, jac, size, l.zp, l.zs);
-    sim_add_sparse_block(&m->form_curvature, mid->curvature, 0, n, 0, n, -0.5 * h, jac, size, l.zp, l.zq);
+    sim_add_hessian_block(sim, mid, 0, n, 0, n, -0.5 * h, jac, l.zp, l.zq);
+    sim_add_hessian_block(sim, mid, 0, n, n, n, -0.5 * h, jac, l.zp, l.zv);
+    sim_add_hessian_block(sim, mid, 0, n, yS, l.ns, -0.5 * h, jac, l.zp, l.zs);
+    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, 0, n, -0.5 * h, jac, l.zp, l.zq);
+    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, n, n, -0.5 * h, jac, l.zp, l.zv);
+    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, yS, l.ns, -0.5 * h, jac, l.zp, l.zs);
+    sim_add_sparse_block(&m->form_curvature, mid->curvature, 0, n, 0, n, -0.5 * h, jac, l.zp, l.zq);
     for (int a = 0; a < l.m; a++) {
         for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
-            jac[(size_t)(l.zl + a) * ld + (size_t)(l.zp + f->col[k])] += -h * mid->forms[k];
+            linsolve_add(jac, l.zp + f->col[k], l.zl + a, -h * mid->forms[k]);
         if (m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC) {
-            sim_add_sparse_block(f, end->forms, a, 1, 0, n, 1.0, jac, size, l.zl + a, l.zq);
+            sim_add_sparse_block(f, end->forms, a, 1, 0, n, 1.0, jac, l.zl + a, l.zq);
         } else {
             sim_add_sparse_block(&m->constraint_jacobian, mid->constraint_jac, a, 1, 0, n, 0.5,
-                                 jac, size, l.zl + a, l.zq);
-            sim_add_sparse_block(f, mid->forms, a, 1, 0, n, 0.5, jac, size, l.zl + a, l.zv);
+                                 jac, l.zl + a, l.zq);
+            sim_add_sparse_block(f, mid->forms, a, 1, 0, n, 0.5, jac, l.zl + a, l.zv);
         }
     }
     // E4: T̄_j on the diagonal, −½ H_SS ΔS_j, and the friction power's dependence on v
     for (int j = 0; j < l.ns; j++)
-        jac[(size_t)(l.zs + j) * ld + (size_t)(l.zs + j)] += temp[j];
+        linsolve_add(jac, (l.zs + j), (l.zs + j), temp[j]);
     for (int j = 0; j < l.ns; j++)
         for (int k = m->hessian.row_start[yS + j]; k < m->hessian.row_start[yS + j + 1]; k++) {
             int col = m->hessian.col[k] - yS;
             if (col >= 0 && col < l.ns)
-                jac[(size_t)(l.zs + col) * ld + (size_t)(l.zs + j)] +=
-                    0.5 * mid->hessian[k] * (z[l.zs + j] - sim->s[j]);
+                linsolve_add(jac, (l.zs + j), (l.zs + col), 0.5 * mid->hessian[k] * (z[l.zs + j] - sim->s[j]));
         }
     for (int k = 0; k < m->friction_count; k++)
-        jac[(size_t)(l.zv + m->friction_coord[k]) * ld + (size_t)(l.zs + m->friction_entropy[k])] +=
-            0.5 * h * thermal[k];
+        linsolve_add(jac, l.zs + m->friction_entropy[k], l.zv + m->friction_coord[k],
+                     0.5 * h * thermal[k]);
     return 0;
 }
 
@@ -228,7 +226,7 @@ static dirac_status dgrad_step(dirac_sim *sim)
         sim->block[l.zl + a] = 4;
     }
     // the first law holds only as far as the equations do: solve to rounding level
-    dirac_status status = newton_solve(&sim->nw, l.size, z, sim->block, assemble_dgrad, sim,
+    dirac_status status = newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE1, l.size), l.size, z, sim->block, assemble_dgrad, sim,
                                        fmin(sim->rtol, 1e-14), 2 * sim->max_iterations);
     if (status != DIRAC_OK)
         return sim_fail_newton(sim, status, "implicit step", name_dgrad_rows);

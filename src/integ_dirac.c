@@ -15,11 +15,11 @@
 
 // ---- dirac1 --------------------------------------------------------------------------------
 
-static int assemble_dirac1(void *context, const double *z, double *r, double *jac)
+static int assemble_dirac1(void *context, const double *z, double *r, linsolve *jac)
 {
     dirac_sim *sim = context;
     const dirac_model *m = sim->model;
-    int n = sim->n, mc = sim->mc, size = n + mc;
+    int n = sim->n, mc = sim->mc;
     double h = sim->h, *vt = sim->scratch;
     for (int i = 0; i < n; i++)
         vt[i] = (z[i] - sim->q[i]) / h;
@@ -33,14 +33,14 @@ static int assemble_dirac1(void *context, const double *z, double *r, double *ja
     if (!jac)
         return 0;
     // ∂R1/∂q_{k+1} = H_vv / h − H_qv − F_v;  ∂R1/∂λ = −h ωᵀ;  ∂R2/∂q_{k+1} = ω / h
-    sim_add_hessian_block(sim, e, n, n, n, n, 1.0 / h, jac, size, 0, 0);
-    sim_add_hessian_block(sim, e, 0, n, n, n, -1.0, jac, size, 0, 0);
-    sim_add_sparse_block(&m->force_jacobian, e->force_jac, 0, n, n, n, -1.0, jac, size, 0, 0);
+    sim_add_hessian_block(sim, e, n, n, n, n, 1.0 / h, jac, 0, 0);
+    sim_add_hessian_block(sim, e, 0, n, n, n, -1.0, jac, 0, 0);
+    sim_add_sparse_block(&m->force_jacobian, e->force_jac, 0, n, n, n, -1.0, jac, 0, 0);
     const model_sparse *f = &m->constraint_forms;
     for (int a = 0; a < mc; a++)
         for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++) {
-            jac[(size_t)(n + a) * (size_t)size + (size_t)f->col[k]] += -h * e->forms[k];
-            jac[(size_t)f->col[k] * (size_t)size + (size_t)(n + a)] += e->forms[k] / h;
+            linsolve_add(jac, f->col[k], (n + a), -h * e->forms[k]);
+            linsolve_add(jac, (n + a), f->col[k], e->forms[k] / h);
         }
     return 0;
 }
@@ -80,7 +80,7 @@ static dirac_status dirac1_step(dirac_sim *sim)
     for (int i = 0; i < n; i++)
         guess[i] = sim->q[i] + h * sim->v[i];
     prepare_unknowns(sim, guess);
-    dirac_status status = newton_solve(&sim->nw, n + mc, z, sim->block, assemble_dirac1, sim,
+    dirac_status status = newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE1, n + mc), n + mc, z, sim->block, assemble_dirac1, sim,
                                        sim->rtol, sim->max_iterations);
     if (status != DIRAC_OK)
         return sim_fail_newton(sim, status, "positions", sim_name_coordinate_rows);
@@ -113,11 +113,11 @@ const sim_method sim_method_dirac1 = {
 // ---- dirac2 --------------------------------------------------------------------------------
 // State: sim->q = q_k (the node reported), sim->q_old = q_{k+1} (look-ahead).
 
-static int assemble_dirac2(void *context, const double *z, double *r, double *jac)
+static int assemble_dirac2(void *context, const double *z, double *r, linsolve *jac)
 {
     dirac_sim *sim = context;
     const dirac_model *m = sim->model;
-    int n = sim->n, mc = sim->mc, size = n + mc;
+    int n = sim->n, mc = sim->mc;
     double h = sim->h, t = sim->t + h;   // the node solved is k+1
     const double *q0 = sim->q, *q1 = sim->q_old, *q2 = z;
     double *vt = sim->scratch, *qhalf = vt + n, *vhalf = qhalf + n;
@@ -140,15 +140,15 @@ static int assemble_dirac2(void *context, const double *z, double *r, double *ja
     if (!jac)
         return 0;
     // ∂R1/∂q_{k+2} = ½ H_vq(+) + H_vv(+) / h − ½ (H_qv + F_v)(node); ∂R2/∂q_{k+2} = ω / (2h)
-    sim_add_hessian_block(sim, plus, n, n, 0, n, 0.5, jac, size, 0, 0);
-    sim_add_hessian_block(sim, plus, n, n, n, n, 1.0 / h, jac, size, 0, 0);
-    sim_add_hessian_block(sim, node, 0, n, n, n, -0.5, jac, size, 0, 0);
-    sim_add_sparse_block(&m->force_jacobian, node->force_jac, 0, n, n, n, -0.5, jac, size, 0, 0);
+    sim_add_hessian_block(sim, plus, n, n, 0, n, 0.5, jac, 0, 0);
+    sim_add_hessian_block(sim, plus, n, n, n, n, 1.0 / h, jac, 0, 0);
+    sim_add_hessian_block(sim, node, 0, n, n, n, -0.5, jac, 0, 0);
+    sim_add_sparse_block(&m->force_jacobian, node->force_jac, 0, n, n, n, -0.5, jac, 0, 0);
     const model_sparse *f = &m->constraint_forms;
     for (int a = 0; a < mc; a++)
         for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++) {
-            jac[(size_t)(n + a) * (size_t)size + (size_t)f->col[k]] += -h * node->forms[k];
-            jac[(size_t)f->col[k] * (size_t)size + (size_t)(n + a)] += node->forms[k] / (2.0 * h);
+            linsolve_add(jac, f->col[k], (n + a), -h * node->forms[k]);
+            linsolve_add(jac, (n + a), f->col[k], node->forms[k] / (2.0 * h));
         }
     return 0;
 }
@@ -185,7 +185,7 @@ static dirac_status dirac2_step(dirac_sim *sim)
     sim_evaluate(sim, &sim->eval[0], qhalf, vhalf, sim->s, sim->t + 0.5 * h, NULL, EVAL_GRADIENT);
     prepare_unknowns(sim, guess);
     int iterations = sim->newton_iterations;
-    dirac_status status = newton_solve(&sim->nw, n + mc, sim->z, sim->block, assemble_dirac2, sim,
+    dirac_status status = newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_EXTRA, n + mc), n + mc, sim->z, sim->block, assemble_dirac2, sim,
                                        sim->rtol, sim->max_iterations);
     if (status != DIRAC_OK)
         return sim_fail_newton(sim, status, "positions", sim_name_coordinate_rows);

@@ -20,15 +20,26 @@ dirac_status sim_acceleration(dirac_sim *sim, const double *q, const double *v, 
     sim_evaluate(sim, e, q, v, sim->s, t, NULL,
                  EVAL_GRADIENT | EVAL_HESSIAN | EVAL_CONSTRAINTS | EVAL_CONSTRAINT_JAC |
                      EVAL_FORCES);
-    double *kkt = sim->dense, *rhs = sim->scratch + 4 * (n + mc);
-    memset(kkt, 0, (size_t)size * (size_t)size * sizeof *kkt);
-    sim_add_hessian_block(sim, e, n, n, n, n, 1.0, kkt, size, 0, 0);
-    const model_sparse *f = &m->constraint_forms;
-    for (int c = 0; c < mc; c++)
-        for (int k = f->row_start[c]; k < f->row_start[c + 1]; k++) {
-            kkt[(size_t)(n + c) * (size_t)size + (size_t)f->col[k]] = -e->forms[k];
-            kkt[(size_t)f->col[k] * (size_t)size + (size_t)(n + c)] = e->forms[k];
-        }
+    double *rhs = sim->scratch + 4 * (n + mc);
+    linsolve *kkt = sim_solver(sim, SIM_SOLVER_KKT, size);
+    if (!kkt)
+        return DIRAC_ERR_NOMEM;
+    // [H_vv, −ωᵀ; ω, 0]: the pattern is recorded at the first use, then values are added
+    for (int pass = kkt->sparse && !kkt->has_pattern ? 0 : 1; pass < 2; pass++) {
+        if (pass == 0)
+            linsolve_begin_pattern(kkt);
+        else
+            linsolve_zero(kkt);
+        sim_add_hessian_block(sim, e, n, n, n, n, 1.0, kkt, 0, 0);
+        const model_sparse *f = &m->constraint_forms;
+        for (int c = 0; c < mc; c++)
+            for (int k = f->row_start[c]; k < f->row_start[c + 1]; k++) {
+                linsolve_add(kkt, f->col[k], n + c, -e->forms[k]);
+                linsolve_add(kkt, n + c, f->col[k], e->forms[k]);
+            }
+        if (pass == 0 && linsolve_end_pattern(kkt, NULL) != DIRAC_OK)
+            return DIRAC_ERR_NOMEM;
+    }
     // right-hand side
     for (int i = 0; i < n; i++)
         rhs[i] = e->gradient[i] + e->forces[i];
@@ -52,10 +63,10 @@ dirac_status sim_acceleration(dirac_sim *sim, const double *q, const double *v, 
             else if (col == m->index_t)
                 rhs[n + c] -= e->constraint_jac[k];
         }
-    lapack_int info = LAPACKE_dgesv_work(LAPACK_COL_MAJOR, size, 1, kkt, size, sim->pivots, rhs,
-                                         size);
-    if (info != 0)
+    int bad = -1;
+    if (linsolve_factor(kkt, &bad) != DIRAC_OK)
         return DIRAC_ERR_SINGULAR;
+    linsolve_solve(kkt, rhs);
     memcpy(a, rhs, (size_t)n * sizeof *a);
     memcpy(mu, rhs + n, (size_t)mc * sizeof *mu);
     double p = -e->gradient[m->index_t];

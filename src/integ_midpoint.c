@@ -37,11 +37,11 @@ static void midpoint_of(dirac_sim *sim, const double *q1, double *qbar, double *
 }
 
 // Stage 1 unknowns: [q_{k+1} (n) | S_{k+1} (ns) | λ (m)]; rows in the same order.
-static int assemble_positions(void *context, const double *z, double *r, double *jac)
+static int assemble_positions(void *context, const double *z, double *r, linsolve *jac)
 {
     dirac_sim *sim = context;
     const dirac_model *m = sim->model;
-    int n = sim->n, ns = sim->ns, mc = sim->mc, zs = n, zl = n + ns, size = n + ns + mc;
+    int n = sim->n, ns = sim->ns, mc = sim->mc, zs = n, zl = n + ns;
     double h = sim->h, *qbar = sim->scratch, *vbar = qbar + n, *sbar = sim->scratch + 4 * n + mc;
     const double *q1 = z, *s1 = z + zs, *lambda = z + zl;
     midpoint_of(sim, q1, qbar, vbar);
@@ -69,36 +69,36 @@ static int assemble_positions(void *context, const double *z, double *r, double 
     if (!jac)
         return 0;
     // ∂R1/∂q_{k+1} = ½ H_vq + H_vv / h − h/2 (½ H_qq + H_qv / h + ½ F_q + F_v / h)
-    sim_add_hessian_block(sim, mid, n, n, 0, n, 0.5, jac, size, 0, 0);
-    sim_add_hessian_block(sim, mid, n, n, n, n, 1.0 / h, jac, size, 0, 0);
-    sim_add_hessian_block(sim, mid, 0, n, 0, n, -0.25 * h, jac, size, 0, 0);
-    sim_add_hessian_block(sim, mid, 0, n, n, n, -0.5, jac, size, 0, 0);
-    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, 0, n, -0.25 * h, jac, size, 0, 0);
-    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, n, n, -0.5, jac, size, 0, 0);
+    sim_add_hessian_block(sim, mid, n, n, 0, n, 0.5, jac, 0, 0);
+    sim_add_hessian_block(sim, mid, n, n, n, n, 1.0 / h, jac, 0, 0);
+    sim_add_hessian_block(sim, mid, 0, n, 0, n, -0.25 * h, jac, 0, 0);
+    sim_add_hessian_block(sim, mid, 0, n, n, n, -0.5, jac, 0, 0);
+    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, 0, n, -0.25 * h, jac, 0, 0);
+    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, n, n, -0.5, jac, 0, 0);
     // ∂R1/∂S_{k+1} = ½ H_vS − h/4 (H_qS + F_S)
-    sim_add_hessian_block(sim, mid, n, n, 2 * n, ns, 0.5, jac, size, 0, zs);
-    sim_add_hessian_block(sim, mid, 0, n, 2 * n, ns, -0.25 * h, jac, size, 0, zs);
-    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, 2 * n, ns, -0.25 * h, jac, size,
+    sim_add_hessian_block(sim, mid, n, n, 2 * n, ns, 0.5, jac, 0, zs);
+    sim_add_hessian_block(sim, mid, 0, n, 2 * n, ns, -0.25 * h, jac, 0, zs);
+    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, 2 * n, ns, -0.25 * h, jac,
                          0, zs);
     // entropy rows: T̄ on the diagonal and the friction power's dependence on q_{k+1} (via v̄)
     for (int j = 0; j < ns; j++)
-        jac[(size_t)(zs + j) * (size_t)size + (size_t)(zs + j)] += temperature[j];
+        linsolve_add(jac, (zs + j), (zs + j), temperature[j]);
     for (int k = 0; k < m->friction_count; k++)
-        jac[(size_t)m->friction_coord[k] * (size_t)size + (size_t)(zs + m->friction_entropy[k])] +=
-            sim->thermal_values[k];
+        linsolve_add(jac, zs + m->friction_entropy[k], m->friction_coord[k],
+                     sim->thermal_values[k]);
     // ∂R1/∂λ = −h/2 ω(q_k)ᵀ
     const model_sparse *f = &m->constraint_forms;
     for (int a = 0; a < mc; a++)
         for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
-            jac[(size_t)(zl + a) * (size_t)size + (size_t)f->col[k]] += -0.5 * h * start->forms[k];
+            linsolve_add(jac, f->col[k], (zl + a), -0.5 * h * start->forms[k]);
     // ∂R2/∂q_{k+1}: ω(q_{k+1}) for holonomic rows; ½ ∂c/∂q + ω / h at the midpoint otherwise
     for (int a = 0; a < mc; a++) {
         if (m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC) {
-            sim_add_sparse_block(f, end->forms, a, 1, 0, n, 1.0, jac, size, zl + a, 0);
+            sim_add_sparse_block(f, end->forms, a, 1, 0, n, 1.0, jac, zl + a, 0);
         } else {
             sim_add_sparse_block(&m->constraint_jacobian, mid->constraint_jac, a, 1, 0, n, 0.5,
-                                 jac, size, zl + a, 0);
-            sim_add_sparse_block(f, mid->forms, a, 1, 0, n, 1.0 / h, jac, size, zl + a, 0);
+                                 jac, zl + a, 0);
+            sim_add_sparse_block(f, mid->forms, a, 1, 0, n, 1.0 / h, jac, zl + a, 0);
         }
     }
     return 0;
@@ -112,11 +112,11 @@ static void name_position_rows(const dirac_sim *sim, int index, char *buf, size_
         sim_name_coordinate_rows(sim, index < sim->n ? index : index - sim->ns, buf, size);
 }
 
-static int assemble_velocities(void *context, const double *z, double *r, double *jac)
+static int assemble_velocities(void *context, const double *z, double *r, linsolve *jac)
 {
     dirac_sim *sim = context;
     const dirac_model *m = sim->model;
-    int n = sim->n, mc = sim->mc, size = n + mc;
+    int n = sim->n, mc = sim->mc;
     double h = sim->h;
     const double *q1 = sim->scratch + 2 * n, *pstar = q1 + n, *v1 = z, *nu = z + n;
     sim_eval *end = &sim->eval[END];
@@ -128,12 +128,12 @@ static int assemble_velocities(void *context, const double *z, double *r, double
     sim_velocity_constraint(sim, end, v1, r + n);
     if (!jac)
         return 0;
-    sim_add_hessian_block(sim, end, n, n, n, n, 1.0, jac, size, 0, 0);
+    sim_add_hessian_block(sim, end, n, n, n, n, 1.0, jac, 0, 0);
     const model_sparse *f = &m->constraint_forms;
     for (int a = 0; a < mc; a++)
         for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++) {
-            jac[(size_t)(n + a) * (size_t)size + (size_t)f->col[k]] += -0.5 * h * end->forms[k];
-            jac[(size_t)f->col[k] * (size_t)size + (size_t)(n + a)] += end->forms[k];
+            linsolve_add(jac, f->col[k], (n + a), -0.5 * h * end->forms[k]);
+            linsolve_add(jac, (n + a), f->col[k], end->forms[k]);
         }
     return 0;
 }
@@ -169,7 +169,7 @@ static dirac_status midpoint_step(dirac_sim *sim)
         z[n + ns + a] = sim->mu[a];
         sim->block[n + ns + a] = 4;
     }
-    dirac_status status = newton_solve(&sim->nw, n + ns + mc, z, sim->block, assemble_positions,
+    dirac_status status = newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE1, n + ns + mc), n + ns + mc, z, sim->block, assemble_positions,
                                        sim, sim->rtol, sim->max_iterations);
     int iterations = sim->nw.iterations;
     if (status != DIRAC_OK)
@@ -216,7 +216,7 @@ static dirac_status midpoint_step(dirac_sim *sim)
         z[n + a] = lambda[a];
         sim->block[n + a] = 5;
     }
-    status = newton_solve(&sim->nw, n + mc, z, sim->block, assemble_velocities, sim, sim->rtol,
+    status = newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE2, n + mc), n + mc, z, sim->block, assemble_velocities, sim, sim->rtol,
                           sim->max_iterations);
     iterations += sim->nw.iterations;
     if (status == DIRAC_ERR_SINGULAR && mc == 0) {

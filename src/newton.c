@@ -14,12 +14,9 @@ dirac_status newton_init(newton *nw, int capacity, dirac_error *err)
     memset(nw, 0, sizeof *nw);
     size_t c = (size_t)(capacity > 0 ? capacity : 1);
     nw->capacity = capacity;
-    nw->jac = malloc(c * c * sizeof *nw->jac);
     nw->residual = malloc(c * sizeof *nw->residual);
     nw->delta = malloc(c * sizeof *nw->delta);
-    nw->weight = malloc(c * sizeof *nw->weight);
-    nw->pivots = malloc(c * sizeof *nw->pivots);
-    if (!nw->jac || !nw->residual || !nw->delta || !nw->weight || !nw->pivots) {
+    if (!nw->residual || !nw->delta) {
         newton_free(nw);
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory for a Newton solver of size %d",
                          capacity);
@@ -29,11 +26,8 @@ dirac_status newton_init(newton *nw, int capacity, dirac_error *err)
 
 void newton_free(newton *nw)
 {
-    free(nw->jac);
     free(nw->residual);
     free(nw->delta);
-    free(nw->weight);
-    free(nw->pivots);
     memset(nw, 0, sizeof *nw);
 }
 
@@ -47,7 +41,7 @@ static int all_finite(const double *x, int n, int *where)
     return 1;
 }
 
-dirac_status newton_solve(newton *nw, int size, double *z, const int *block,
+dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const int *block,
                           newton_assemble_fn assemble, void *context, double rtol,
                           int max_iterations)
 {
@@ -57,28 +51,36 @@ dirac_status newton_solve(newton *nw, int size, double *z, const int *block,
     nw->iterations = 0;
     nw->worst = -1;
     nw->worst_value = 0.0;
-    if (size == 0)
+    if (size <= 0)
         return DIRAC_OK;
+    if (!ls)
+        return DIRAC_ERR_NOMEM;
     for (int it = 1; it <= max_iterations; it++) {
         nw->iterations = it;
-        memset(nw->jac, 0, (size_t)size * (size_t)size * sizeof *nw->jac);
+        if (ls->sparse && !ls->has_pattern) {
+            // one assembly records the Jacobian's pattern (first solve only)
+            linsolve_begin_pattern(ls);
+            assemble(context, z, nw->residual, ls);
+            if (linsolve_end_pattern(ls, NULL) != DIRAC_OK)
+                return DIRAC_ERR_NOMEM;
+        }
+        linsolve_zero(ls);
         int where = 0;
-        if (assemble(context, z, nw->residual, nw->jac) != 0 ||
+        if (assemble(context, z, nw->residual, ls) != 0 ||
             !all_finite(nw->residual, size, &where)) {
             nw->worst = where;
             nw->worst_value = nw->residual[where];
             return DIRAC_ERR_NOT_FINITE;
         }
-        lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, size, size, nw->jac, size,
-                                              nw->pivots);
-        if (info > 0) {
-            nw->worst = (int)info - 1;
+        int bad = -1;
+        dirac_status factored = linsolve_factor(ls, &bad);
+        if (factored != DIRAC_OK) {
+            nw->worst = bad >= 0 ? bad : 0;
             nw->worst_value = 0.0;
-            return DIRAC_ERR_SINGULAR;
+            return factored;
         }
         memcpy(nw->delta, nw->residual, (size_t)size * sizeof *nw->delta);
-        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', size, 1, nw->jac, size, nw->pivots, nw->delta,
-                            size);
+        linsolve_solve(ls, nw->delta);
         if (!all_finite(nw->delta, size, &where)) {
             nw->worst = where;
             nw->worst_value = nw->delta[where];

@@ -5,24 +5,25 @@
 
 #include <dirac/status.h>
 
-#include <lapacke.h>
+#include "linsolve.h"
 
-/// Fills the residual r(z) (size entries) and, when jac is non-NULL, the column-major Jacobian
-/// dr/dz (size x size, zeroed by the caller). Returns 0, or non-zero if z is outside the model's
-/// domain (the solve then fails as non-finite).
-typedef int (*newton_assemble_fn)(void *context, const double *z, double *r, double *jac);
+/// Fills the residual r(z) (size entries) and, when jac is non-NULL, adds the Jacobian dr/dz
+/// with linsolve_add (zeroed by the caller). Every structurally possible entry must be added
+/// whatever its value (sparse solvers learn their pattern from one call). Returns 0, or
+/// non-zero if z is outside the model's domain (the solve then fails as non-finite).
+typedef int (*newton_assemble_fn)(void *context, const double *z, double *r, linsolve *jac);
 
 typedef struct newton {
     int size, capacity;
-    double *jac, *residual, *delta, *weight;
-    lapack_int *pivots;
+    double *residual, *delta;
     // outcome of the last solve
     int iterations;
     int worst;            // index of the largest scaled update (or residual) at failure
     double worst_value;   // that value
 } newton;
 
-/// Allocates for systems of up to `capacity` unknowns.
+/// Allocates the vectors for systems of up to `capacity` unknowns (the matrices live in the
+/// linsolve objects passed to newton_solve).
 dirac_status newton_init(newton *nw, int capacity, dirac_error *err);
 void newton_free(newton *nw);
 
@@ -34,8 +35,9 @@ void newton_free(newton *nw);
 /// unknowns have converged: their accuracy is limited by the conditioning (ε/h²); and updates
 /// that stagnate below NEWTON_STAGNATION_LEVEL (relative) are accepted as rounding noise. Returns DIRAC_OK, DIRAC_ERR_NEWTON (no convergence
 /// within max_iterations), DIRAC_ERR_SINGULAR (LU found a zero pivot: nw->worst is its column)
-/// or DIRAC_ERR_NOT_FINITE (nw->worst is the equation).
-dirac_status newton_solve(newton *nw, int size, double *z, const int *block,
+/// or DIRAC_ERR_NOT_FINITE (nw->worst is the equation). `ls` must have been initialised for
+/// `size` unknowns; a sparse one records its pattern at its first solve.
+dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const int *block,
                           newton_assemble_fn assemble, void *context, double rtol,
                           int max_iterations);
 

@@ -62,23 +62,37 @@ void sim_evaluate(dirac_sim *sim, sim_eval *e, const double *q, const double *v,
 }
 
 void sim_add_sparse_block(const model_sparse *sp, const double *values, int row_first, int rows,
-                          int col_first, int cols, double scale, double *jac, int ld, int r0,
-                          int c0)
+                          int col_first, int cols, double scale, linsolve *jac, int r0, int c0)
 {
     for (int r = 0; r < rows; r++)
         for (int k = sp->row_start[row_first + r]; k < sp->row_start[row_first + r + 1]; k++) {
             int c = sp->col[k] - col_first;
             if (c >= 0 && c < cols)
-                jac[(size_t)(c0 + c) * (size_t)ld + (size_t)(r0 + r)] += scale * values[k];
+                linsolve_add(jac, r0 + r, c0 + c, scale * values[k]);
         }
 }
 
 void sim_add_hessian_block(const dirac_sim *sim, const sim_eval *e, int row_first, int rows,
-                           int col_first, int cols, double scale, double *jac, int ld, int r0,
-                           int c0)
+                           int col_first, int cols, double scale, linsolve *jac, int r0, int c0)
 {
     sim_add_sparse_block(&sim->model->hessian, e->hessian, row_first, rows, col_first, cols,
-                         scale, jac, ld, r0, c0);
+                         scale, jac, r0, c0);
+}
+
+// Sparse LU pays off from about this many unknowns (bench/: dense LAPACK wins below).
+#define SIM_SPARSE_THRESHOLD 64
+
+linsolve *sim_solver(dirac_sim *sim, int slot, int size)
+{
+    linsolve *ls = &sim->solver[slot];
+    if (ls->size == size && (ls->dense || ls->sparse))
+        return ls;
+    linsolve_free(ls);
+    bool sparse = sim->linear_solver == DIRAC_LINEAR_SPARSE ||
+                  (sim->linear_solver == DIRAC_LINEAR_AUTO && size >= SIM_SPARSE_THRESHOLD);
+    if (linsolve_init(ls, size, sparse, NULL) != DIRAC_OK)
+        return NULL;
+    return ls;
 }
 
 void sim_velocity_constraint(const dirac_sim *sim, const sim_eval *e, const double *v, double *g)
@@ -233,12 +247,13 @@ void dirac_sim_destroy(dirac_sim *sim)
     if (!sim)
         return;
     double *arrays[] = { sim->q, sim->v, sim->p, sim->mu, sim->s, sim->temperature, sim->tape_work,
-                         sim->z, sim->scratch, sim->dense, sim->q_old, sim->q_older, sim->p_half,
+                         sim->z, sim->scratch, sim->q_old, sim->q_older, sim->p_half,
                          sim->wedge_values, sim->thermal_values };
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         free(arrays[k]);
     free(sim->block);
-    free(sim->pivots);
+    for (int k = 0; k < SIM_SOLVER_SLOTS; k++)
+        linsolve_free(&sim->solver[k]);
     for (int k = 0; k < 3; k++)
         eval_free(&sim->eval[k]);
     newton_free(&sim->nw);
@@ -432,6 +447,7 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
     sim->t0 = sim->t = options->t0;
     sim->rtol = options->newton_rtol > 0.0 ? options->newton_rtol : 1e-10;
     sim->max_iterations = options->newton_max_iterations > 0 ? options->newton_max_iterations : 25;
+    sim->linear_solver = options->linear_solver;
     size_t n = (size_t)sim->n, nm = (size_t)(sim->n + sim->mc), ns = (size_t)sim->ns;
     size_t unknowns = 3 * n + ns + 2 * (size_t)sim->mc + 1;
     sim->q = calloc(n + 1, sizeof(double));
@@ -445,8 +461,6 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
     sim->block = calloc(unknowns, sizeof(int));
     size_t d = 2 * n + ns + 1;
     sim->scratch = calloc(8 * nm + 6 * d + 2 * ((size_t)sim->mc + n + ns) + 8, sizeof(double));
-    sim->dense = calloc(nm * nm + 1, sizeof(double));
-    sim->pivots = calloc(nm + 1, sizeof(lapack_int));
     sim->q_old = calloc(n + 1, sizeof(double));
     sim->q_older = calloc(n + 1, sizeof(double));
     sim->p_half = calloc(n + 1, sizeof(double));
@@ -454,7 +468,7 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
     sim->thermal_values = calloc((size_t)model->thermal.count + 1, sizeof(double));
     dirac_status status = DIRAC_OK;
     if (!sim->q || !sim->v || !sim->p || !sim->mu || !sim->s || !sim->temperature || !sim->tape_work ||
-        !sim->z || !sim->block || !sim->scratch || !sim->dense || !sim->pivots || !sim->q_old ||
+        !sim->z || !sim->block || !sim->scratch || !sim->q_old ||
         !sim->q_older || !sim->p_half || !sim->wedge_values || !sim->thermal_values)
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     for (int k = 0; status == DIRAC_OK && k < 3; k++)

@@ -39,6 +39,9 @@ enum {
 
 typedef struct sim_method sim_method;
 
+/// Linear systems a method solves each step (each keeps its own sparse pattern).
+enum { SIM_SOLVER_STAGE1, SIM_SOLVER_STAGE2, SIM_SOLVER_KKT, SIM_SOLVER_EXTRA, SIM_SOLVER_SLOTS };
+
 struct dirac_sim {
     const dirac_model *model;
     const sim_method *method;
@@ -60,9 +63,9 @@ struct dirac_sim {
     newton nw;
     double *z;                    // Newton unknowns
     int *block;                   // their blocks
-    double *scratch;              // 8 (n + m) doubles for the methods
-    double *dense;                // (n + m)^2 doubles for the explicit methods' KKT matrices
-    lapack_int *pivots;
+    double *scratch;              // O(n + m + ns) doubles for the methods
+    int linear_solver;            // dirac_linear_solver
+    linsolve solver[SIM_SOLVER_SLOTS];   // one per kind of linear system a method solves
     double *q_old, *q_older;      // earlier positions (two-step methods)
     double *p_half;               // dirac2: p_{k-1/2}
     double *wedge_values;         // two-form coefficients (interaction reports)
@@ -93,18 +96,19 @@ dirac_status sim_acceleration(dirac_sim *sim, const double *q, const double *v, 
 void sim_evaluate(dirac_sim *sim, sim_eval *e, const double *q, const double *v, const double *s,
                   double t, const double *mu, int what);
 
-/// Entry (r, c) of the Hessian of L in y = (q, v, S, t) at e, added with factor `scale` into
-/// the dense column-major matrix `jac` (leading dimension ld) at row offset r0 and column
-/// offset c0, for Hessian rows [row_first, row_first + rows) and columns [col_first,
-/// col_first + cols).
+/// Adds `scale` times the block of the Hessian of L in y = (q, v, S, t) at e with rows
+/// [row_first, row_first + rows) and columns [col_first, col_first + cols) into the Jacobian
+/// `jac` at row offset r0 and column offset c0 (every structural entry, zero or not).
 void sim_add_hessian_block(const dirac_sim *sim, const sim_eval *e, int row_first, int rows,
-                           int col_first, int cols, double scale, double *jac, int ld, int r0,
-                           int c0);
+                           int col_first, int cols, double scale, linsolve *jac, int r0, int c0);
 
 /// Same for a generic compiled sparse matrix with values `values`.
 void sim_add_sparse_block(const model_sparse *sp, const double *values, int row_first, int rows,
-                          int col_first, int cols, double scale, double *jac, int ld, int r0,
-                          int c0);
+                          int col_first, int cols, double scale, linsolve *jac, int r0, int c0);
+
+/// The linear solver of `slot` for systems of `size` unknowns, created at its first use (the
+/// first step) dense or sparse as the options say; NULL when out of memory.
+linsolve *sim_solver(dirac_sim *sim, int slot, int size);
 
 /// The velocity-level constraint g_a = ⟨ω_a, v⟩ + b_a at e with velocity v, into g (mc).
 void sim_velocity_constraint(const dirac_sim *sim, const sim_eval *e, const double *v, double *g);

@@ -28,6 +28,13 @@ typedef struct dirac_method_info {
 int dirac_method_count(void);
 const dirac_method_info *dirac_method(int i);
 
+/// Linear solver of the implicit methods' Newton iterations.
+typedef enum dirac_linear_solver {
+    DIRAC_LINEAR_AUTO,     ///< dense LU below 64 unknowns, sparse (KLU) from there
+    DIRAC_LINEAR_DENSE,    ///< LAPACK dgetrf/dgetrs
+    DIRAC_LINEAR_SPARSE,   ///< SuiteSparse KLU, pattern fixed at the first step
+} dirac_linear_solver;
+
 /// Options of a simulation; zero-initialise, then set what you need.
 typedef struct dirac_sim_options {
     const char *method;        ///< NULL: "midpoint"
@@ -36,6 +43,7 @@ typedef struct dirac_sim_options {
     int project_initial;       ///< move an inconsistent initial state onto the constraints
     double newton_rtol;        ///< relative tolerance of Newton's updates (0: 1e-10)
     int newton_max_iterations; ///< 0: 25
+    dirac_linear_solver linear_solver;   ///< default DIRAC_LINEAR_AUTO
 } dirac_sim_options;
 
 /// A running simulation.

@@ -1,0 +1,206 @@
+// Dense (LAPACK) and sparse (KLU) LU behind one interface for Newton's method.
+#include "linsolve.h"
+
+#include "error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+dirac_status linsolve_init(linsolve *ls, int size, bool sparse, dirac_error *err)
+{
+    memset(ls, 0, sizeof *ls);
+    ls->size = size;
+    ls->sparse = sparse;
+    size_t n = (size_t)(size > 0 ? size : 1);
+    if (!sparse) {
+        ls->dense = calloc(n * n, sizeof *ls->dense);
+        ls->pivots = calloc(n, sizeof *ls->pivots);
+        if (!ls->dense || !ls->pivots) {
+            linsolve_free(ls);
+            return error_set(err, DIRAC_ERR_NOMEM,
+                             "out of memory for a dense %d x %d Jacobian (use the sparse solver)",
+                             size, size);
+        }
+    } else {
+        klu_defaults(&ls->common);
+    }
+    return DIRAC_OK;
+}
+
+void linsolve_free(linsolve *ls)
+{
+    if (ls->numeric)
+        klu_free_numeric(&ls->numeric, &ls->common);
+    if (ls->symbolic)
+        klu_free_symbolic(&ls->symbolic, &ls->common);
+    free(ls->dense);
+    free(ls->pivots);
+    free(ls->trip_row);
+    free(ls->trip_col);
+    free(ls->col_start);
+    free(ls->row_index);
+    free(ls->values);
+    memset(ls, 0, sizeof *ls);
+}
+
+void linsolve_zero(linsolve *ls)
+{
+    if (!ls->sparse)
+        memset(ls->dense, 0, (size_t)ls->size * (size_t)ls->size * sizeof *ls->dense);
+    else if (ls->values)
+        memset(ls->values, 0, (size_t)ls->nnz * sizeof *ls->values);
+}
+
+static void record(linsolve *ls, int row, int col)
+{
+    if (ls->trip_count == ls->trip_cap) {
+        long grown = ls->trip_cap ? 2 * ls->trip_cap : 1024;
+        int *rows = realloc(ls->trip_row, (size_t)grown * sizeof *rows);
+        if (rows)
+            ls->trip_row = rows;
+        int *cols = realloc(ls->trip_col, (size_t)grown * sizeof *cols);
+        if (cols)
+            ls->trip_col = cols;
+        if (!rows || !cols) {
+            ls->pattern_misses++;   // reported by linsolve_end_pattern as out of memory
+            return;
+        }
+        ls->trip_cap = grown;
+    }
+    ls->trip_row[ls->trip_count] = row;
+    ls->trip_col[ls->trip_count] = col;
+    ls->trip_count++;
+}
+
+void linsolve_add(linsolve *ls, int row, int col, double value)
+{
+    if (!ls->sparse) {
+        ls->dense[(size_t)col * (size_t)ls->size + (size_t)row] += value;
+        return;
+    }
+    if (ls->recording) {
+        record(ls, row, col);
+        return;
+    }
+    // binary search of the row in the column
+    int lo = ls->col_start[col], hi = ls->col_start[col + 1] - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (ls->row_index[mid] == row) {
+            ls->values[mid] += value;
+            return;
+        }
+        if (ls->row_index[mid] < row)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    ls->pattern_misses++;
+}
+
+void linsolve_begin_pattern(linsolve *ls)
+{
+    ls->recording = true;
+    ls->trip_count = 0;
+    ls->pattern_misses = 0;
+}
+
+dirac_status linsolve_end_pattern(linsolve *ls, dirac_error *err)
+{
+    ls->recording = false;
+    int n = ls->size;
+    if (ls->pattern_misses)
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory recording a sparse Jacobian");
+    // every diagonal entry is kept, so that a structurally zero pivot shows as a numerical one
+    for (int i = 0; i < n; i++)
+        record(ls, i, i);
+    // counting sort by column, then sort rows within columns and drop duplicates
+    ls->col_start = calloc((size_t)n + 2, sizeof *ls->col_start);
+    int *rows = malloc((size_t)(ls->trip_count + 1) * sizeof *rows);
+    if (!ls->col_start || !rows || ls->pattern_misses) {
+        free(rows);
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory building a sparse Jacobian");
+    }
+    for (long k = 0; k < ls->trip_count; k++)
+        ls->col_start[ls->trip_col[k] + 2]++;
+    for (int c = 0; c < n; c++)
+        ls->col_start[c + 2] += ls->col_start[c + 1];
+    for (long k = 0; k < ls->trip_count; k++)
+        rows[ls->col_start[ls->trip_col[k] + 1]++] = ls->trip_row[k];
+    // now col_start[c] .. col_start[c+1] holds column c (shifted by one)
+    int nnz = 0;
+    for (int c = 0; c < n; c++) {
+        int begin = ls->col_start[c], end = ls->col_start[c + 1];
+        // insertion sort: columns are short
+        for (int i = begin + 1; i < end; i++) {
+            int r = rows[i], j = i - 1;
+            while (j >= begin && rows[j] > r) {
+                rows[j + 1] = rows[j];
+                j--;
+            }
+            rows[j + 1] = r;
+        }
+        ls->col_start[c] = nnz;
+        for (int i = begin; i < end; i++)
+            if (i == begin || rows[i] != rows[i - 1])
+                rows[nnz++] = rows[i];
+    }
+    ls->col_start[n] = nnz;
+    ls->nnz = nnz;
+    ls->row_index = realloc(rows, (size_t)(nnz > 0 ? nnz : 1) * sizeof *rows);
+    if (!ls->row_index)
+        ls->row_index = rows;
+    ls->values = calloc((size_t)(nnz > 0 ? nnz : 1), sizeof *ls->values);
+    free(ls->trip_row);
+    free(ls->trip_col);
+    ls->trip_row = ls->trip_col = NULL;
+    ls->trip_cap = ls->trip_count = 0;
+    if (!ls->values)
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory building a sparse Jacobian");
+    ls->symbolic = klu_analyze(n, ls->col_start, ls->row_index, &ls->common);
+    if (!ls->symbolic)
+        return error_set(err, DIRAC_ERR_NOMEM, "KLU could not analyse the %d x %d Jacobian "
+                         "(status %d)", n, n, ls->common.status);
+    ls->has_pattern = true;
+    return DIRAC_OK;
+}
+
+dirac_status linsolve_factor(linsolve *ls, int *bad_column)
+{
+    *bad_column = -1;
+    if (!ls->sparse) {
+        lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, ls->size, ls->size, ls->dense,
+                                              ls->size, ls->pivots);
+        if (info > 0) {
+            *bad_column = (int)info - 1;
+            return DIRAC_ERR_SINGULAR;
+        }
+        return DIRAC_OK;
+    }
+    // refactor with the previous pivot order when it stays stable, else factor anew
+    if (ls->numeric &&
+        klu_refactor(ls->col_start, ls->row_index, ls->values, ls->symbolic, ls->numeric,
+                     &ls->common) &&
+        klu_rcond(ls->symbolic, ls->numeric, &ls->common) && ls->common.rcond > 1e-14)
+        return DIRAC_OK;
+    if (ls->numeric)
+        klu_free_numeric(&ls->numeric, &ls->common);
+    ls->numeric = klu_factor(ls->col_start, ls->row_index, ls->values, ls->symbolic, &ls->common);
+    if (!ls->numeric) {
+        if (ls->common.status == KLU_SINGULAR) {
+            *bad_column = ls->common.singular_col >= 0 ? (int)ls->common.singular_col : 0;
+            return DIRAC_ERR_SINGULAR;
+        }
+        return DIRAC_ERR_NOMEM;
+    }
+    return DIRAC_OK;
+}
+
+void linsolve_solve(linsolve *ls, double *b)
+{
+    if (!ls->sparse)
+        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', ls->size, 1, ls->dense, ls->size, ls->pivots,
+                            b, ls->size);
+    else
+        klu_solve(ls->symbolic, ls->numeric, ls->size, 1, b, &ls->common);
+}

@@ -1,0 +1,56 @@
+// Internal: the linear solvers of Newton's method behind one interface — dense LU (LAPACK
+// dgetrf/dgetrs) for small systems, sparse LU (SuiteSparse KLU) for large ones. A sparse
+// matrix learns its pattern from one assembly in recording mode (every structurally possible
+// entry is added, whatever its value), then KLU analyses it once; later factorizations reuse
+// the analysis and, after the first, the pivot order (klu_refactor), so they do not allocate.
+#ifndef DIRAC_SRC_LINSOLVE_H
+#define DIRAC_SRC_LINSOLVE_H
+
+#include <dirac/status.h>
+
+#include <klu.h>
+#include <lapacke.h>
+#include <stdbool.h>
+
+typedef struct linsolve {
+    int size;
+    bool sparse;
+    // dense: column-major size x size
+    double *dense;
+    lapack_int *pivots;
+    // sparse: compressed columns
+    bool recording, has_pattern;
+    int *trip_row, *trip_col;
+    long trip_count, trip_cap;
+    int nnz;
+    int *col_start, *row_index;
+    double *values;
+    long pattern_misses;        // entries added outside the recorded pattern (a bug if > 0)
+    klu_common common;
+    klu_symbolic *symbolic;
+    klu_numeric *numeric;
+} linsolve;
+
+/// Prepares a solver for size x size systems (dense storage is allocated now; sparse
+/// structures when the pattern is recorded).
+dirac_status linsolve_init(linsolve *ls, int size, bool sparse, dirac_error *err);
+void linsolve_free(linsolve *ls);
+
+/// Sets every stored value to zero (before an assembly).
+void linsolve_zero(linsolve *ls);
+
+/// A[row][col] += value.
+void linsolve_add(linsolve *ls, int row, int col, double value);
+
+/// Sparse: starts/ends recording the pattern (linsolve_add then records positions).
+void linsolve_begin_pattern(linsolve *ls);
+dirac_status linsolve_end_pattern(linsolve *ls, dirac_error *err);
+
+/// Factorizes the assembled matrix. DIRAC_ERR_SINGULAR with *bad_column (0-based) on a zero
+/// pivot; DIRAC_ERR_NOMEM if KLU could not allocate.
+dirac_status linsolve_factor(linsolve *ls, int *bad_column);
+
+/// Solves A x = b in place (after a successful factorization).
+void linsolve_solve(linsolve *ls, double *b);
+
+#endif
