@@ -8,6 +8,8 @@
 #include "model_lower.h"
 #include "linalg_dense.h"
 #include "parse.h"
+
+#include <lapacke.h>
 #include "spec_api.h"
 
 #include <math.h>
@@ -717,62 +719,78 @@ static int compile_interactions(compile_state *c)
     return 1;
 }
 
-// Dependent constraints make every implicit step singular: at the initial state, each
-// constraint's one-form must be independent of the ones before it. Reports which are dependent.
+// Dense checks at the initial state are skipped for models larger than this (entries of the
+// constraint matrix): Newton's method still reports a singular system, naming the equation.
+#define DENSE_CHECK_LIMIT 4000000.0
+
+// Dependent constraints make every implicit step singular: at the initial state the one-forms
+// must be independent. QR with column pivoting of [ω_1 … ω_m] gives the rank and, for a
+// dependent column, its combination of the independent ones, which the message names.
 static int check_constraint_rank(compile_state *c)
 {
     dirac_model *m = c->m;
     int n = m->n, mc = m->m;
-    if (mc == 0)
+    if (mc == 0 || (double)n * (double)mc > DENSE_CHECK_LIMIT)
         return 1;
     double *x = calloc((size_t)m->n_inputs + 1, sizeof *x);
     double *work = calloc((size_t)m->work_size + 1, sizeof *work);
     double *values = calloc((size_t)m->constraint_forms.nnz + 1, sizeof *values);
-    double *rows = calloc((size_t)mc * (size_t)n + 1, sizeof *rows);   // transposed: n x mc
-    if (!x || !work || !values || !rows) {
-        free(x), free(work), free(values), free(rows);
-        return fail_nomem(c);
+    double *a = calloc((size_t)mc * (size_t)n + 1, sizeof *a);   // n x mc, column a = ω_a
+    double *tau = calloc((size_t)mc + 1, sizeof *tau);
+    lapack_int *pivot = calloc((size_t)mc + 1, sizeof *pivot);
+    int ok = x && work && values && a && tau && pivot;
+    if (!ok)
+        fail_nomem(c);
+    if (ok) {
+        memcpy(x, m->q0, (size_t)n * sizeof *x);
+        memcpy(x + m->first_v, m->v0, (size_t)n * sizeof *x);
+        memcpy(x + m->first_s, m->s0, (size_t)m->ns * sizeof *x);
+        model_group_eval(&m->constraint_forms.values, x, work, values);
+        const model_sparse *f = &m->constraint_forms;
+        for (int k = 0; k < mc; k++)
+            for (int j = f->row_start[k]; j < f->row_start[k + 1]; j++)
+                a[(size_t)k * (size_t)n + (size_t)f->col[j]] = values[j];
+        if (LAPACKE_dgeqp3(LAPACK_COL_MAJOR, n, mc, a, n, pivot, tau) != 0)
+            ok = 0;   // LAPACK failure: leave the check to Newton's method
     }
-    memcpy(x, m->q0, (size_t)n * sizeof *x);
-    memcpy(x + m->first_v, m->v0, (size_t)n * sizeof *x);
-    memcpy(x + m->first_s, m->s0, (size_t)m->ns * sizeof *x);
-    model_group_eval(&m->constraint_forms.values, x, work, values);
-    const model_sparse *f = &m->constraint_forms;
-    for (int a = 0; a < mc; a++)
-        for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
-            rows[(size_t)a * (size_t)n + (size_t)f->col[k]] = values[k];
-    int ok = 1;
-    for (int a = 0; ok && a < mc; a++) {
-        // null space of the n x (a+1) matrix [ω_0 .. ω_a]: a combination involving ω_a
-        double *null = NULL;
-        int nullity = 0;
-        dirac_error err;
-        if (linalg_null_space(n, a + 1, rows, &null, &nullity, &err) != DIRAC_OK) {
-            ok = fail_status(c, &err);
-            break;
-        }
-        if (nullity > 0) {
-            const double *combination = null;   // any null vector: it involves ω_a
-            double largest = linalg_max_abs(combination, (size_t)a + 1);
-            char names[512] = "";
-            for (int b = 0; b < a; b++)
-                if (fabs(combination[b]) > 1e-8 * largest)
+    int limit = n < mc ? n : mc, rank = 0;
+    double r11 = ok && limit > 0 ? fabs(a[0]) : 0.0;
+    while (ok && rank < limit && fabs(a[(size_t)rank * (size_t)n + (size_t)rank]) > 1e-10 * r11)
+        rank++;
+    if (ok && rank < mc) {
+        // the dependent column d = pivot[rank] - 1: R11 y = R12[:, rank] (back substitution)
+        int d = (int)pivot[rank] - 1;
+        double *y = calloc((size_t)rank + 1, sizeof *y);
+        char names[512] = "";
+        if (y) {
+            for (int i = rank - 1; i >= 0; i--) {
+                double sum = i < n ? a[(size_t)rank * (size_t)n + (size_t)i] : 0.0;
+                for (int k = i + 1; k < rank; k++)
+                    sum -= a[(size_t)k * (size_t)n + (size_t)i] * y[k];
+                y[i] = sum / a[(size_t)i * (size_t)n + (size_t)i];
+            }
+            double largest = linalg_max_abs(y, (size_t)rank);
+            for (int i = 0; i < rank; i++)
+                if (fabs(y[i]) > 1e-8 * largest && strlen(names) < sizeof names - 64)
                     snprintf(names + strlen(names), sizeof names - strlen(names), "%s'%s'",
-                             names[0] ? ", " : "", m->constraints[b].name);
-            spec_loc loc = c->constraint_spec[a]->loc;
-            if (names[0])
-                spec_error(c->spec, DIRAC_ERR_PARSE, loc,
-                           "constraint '%s' is linearly dependent on %s at the initial state: "
-                           "remove it or one of them", m->constraints[a].name, names);
-            else
-                spec_error(c->spec, DIRAC_ERR_PARSE, loc,
-                           "constraint '%s' has a zero one-form at the initial state (it does "
-                           "not constrain anything there)", m->constraints[a].name);
-            ok = 0;
+                             names[0] ? ", " : "", m->constraints[pivot[i] - 1].name);
+            free(y);
         }
-        free(null);
+        spec_loc loc = c->constraint_spec[d]->loc;
+        if (names[0])
+            spec_error(c->spec, DIRAC_ERR_PARSE, loc,
+                       "constraint '%s' is linearly dependent on %s at the initial state "
+                       "(rank %d of %d): remove it or one of them",
+                       m->constraints[d].name, names, rank, mc);
+        else
+            spec_error(c->spec, DIRAC_ERR_PARSE, loc,
+                       "constraint '%s' has a zero one-form at the initial state (it does not "
+                       "constrain anything there)", m->constraints[d].name);
+        ok = 0;
+    } else if (!ok && x && work && values && a && tau && pivot) {
+        ok = 1;
     }
-    free(x), free(work), free(values), free(rows);
+    free(x), free(work), free(values), free(a), free(tau), free(pivot);
     return ok;
 }
 
