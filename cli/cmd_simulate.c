@@ -9,6 +9,10 @@
 // by less than one step (equal steps keep the symplectic methods' properties; a shortened
 // last step would not). docs/cli.md is the user's reference.
 //
+// Per interaction k (a constraint or two-form of the outer model joining components), the CSV
+// has the force on each coordinate it acts on, F.NAME.COORD, and its power P.NAME; the summary
+// has the interactions' names and interaction_power_max, the largest |sum_k P_k| over all nodes.
+//
 // Exit status: 0 success; 2 bad arguments or model; 3 the simulation failed (message from
 // dirac_sim_errmsg; the CSV and the summary are still written); 130 interrupted (SIGINT).
 #define _POSIX_C_SOURCE 200809L   // isatty, fileno, clock_gettime
@@ -72,6 +76,7 @@ typedef struct sim_stats {
     double energy_initial, work_initial, energy_error_max;
     double entropy_initial, entropy_previous, entropy_step_min;
     double projection_distance;
+    double interaction_power_max;   // max over nodes of |sum of the interactions' powers|
     int failed, interrupted;
     const char *error;    // message of the failure, NULL if none
 } sim_stats;
@@ -334,6 +339,16 @@ static void write_header(csv_writer *w, const dirac_model *m)
     for (int i = 0; i < ns; i++)
         csv_name(w, "T.", dirac_model_entropy_name(m, i), NULL);
     csv_name(w, NULL, "E", NULL);
+    for (int k = 0; k < dirac_model_interaction_count(m); k++) {
+        const char *name = dirac_model_interaction_name(m, k);
+        int count = 0;
+        const int *coords = dirac_model_interaction_coordinates(m, k, &count);
+        for (int j = 0; j < count; j++) {
+            const char *parts[4] = { "F.", name, ".", dirac_model_coordinate_name(m, coords[j]) };
+            csv_name_parts(w, 4, parts);
+        }
+        csv_name(w, "P.", name, NULL);
+    }
     for (int k = 0; k < no; k++)
         csv_name(w, NULL, dirac_model_output_name(m, k), NULL);
     csv_end_row(w);
@@ -345,8 +360,10 @@ static void write_values(csv_writer *w, const double *x, int count)
         csv_number(w, x[i]);
 }
 
-// One CSV row of the current state; `outputs` is scratch for output_count values.
-static void write_row(csv_writer *w, const dirac_model *m, const dirac_sim *sim, double *outputs)
+// One CSV row of the current state; `outputs` is scratch for output_count values, `force` for
+// coordinate_count values.
+static void write_row(csv_writer *w, const dirac_model *m, const dirac_sim *sim, double *outputs,
+                      double *force)
 {
     int n = dirac_model_coordinate_count(m), mc = dirac_model_constraint_count(m);
     int ns = dirac_model_entropy_count(m), no = dirac_model_output_count(m);
@@ -358,6 +375,15 @@ static void write_row(csv_writer *w, const dirac_model *m, const dirac_sim *sim,
     write_values(w, dirac_sim_s(sim), ns);
     write_values(w, dirac_sim_temperature(sim), ns);
     csv_number(w, dirac_sim_energy(sim));
+    for (int k = 0; k < dirac_model_interaction_count(m); k++) {
+        double power = 0;
+        int count = 0;
+        const int *coords = dirac_model_interaction_coordinates(m, k, &count);
+        dirac_sim_interaction_force(sim, k, force, &power);
+        for (int j = 0; j < count; j++)
+            csv_number(w, force[coords[j]]);
+        csv_number(w, power);
+    }
     if (no > 0) {
         dirac_sim_outputs(sim, outputs);
         write_values(w, outputs, no);
@@ -379,8 +405,9 @@ static double max2(double a, double b)
     return b > a || isnan(b) ? b : a;
 }
 
-// Residuals and energy balance at the current node (the initial one and after each step).
-static void observe(sim_stats *st, const dirac_model *m, const dirac_sim *sim)
+// Residuals, energy balance and interaction power at the current node (the initial one and
+// after each step); `force` is scratch for coordinate_count values.
+static void observe(sim_stats *st, const dirac_model *m, const dirac_sim *sim, double *force)
 {
     st->constraint_residual_max =
         max2(st->constraint_residual_max, dirac_sim_constraint_residual(sim));
@@ -394,6 +421,15 @@ static void observe(sim_stats *st, const dirac_model *m, const dirac_sim *sim)
         if (st->steps_done == 1 || ds < st->entropy_step_min || isnan(ds))
             st->entropy_step_min = ds;
         st->entropy_previous = s;
+    }
+    if (dirac_model_interaction_count(m) > 0) {
+        double total = 0;
+        for (int k = 0; k < dirac_model_interaction_count(m); k++) {
+            double power = 0;
+            dirac_sim_interaction_force(sim, k, force, &power);
+            total += power;
+        }
+        st->interaction_power_max = max2(st->interaction_power_max, fabs(total));
     }
 }
 
@@ -477,6 +513,12 @@ static void write_summary(FILE *f, const sim_args *a, const sim_settings *s, con
     json_number(&w, "entropy_final", sim && ns > 0 ? total_entropy(m, sim) : missing);
     json_number(&w, "entropy_step_min", sim && ns > 0 && st->steps_done > 0
                                             ? st->entropy_step_min : missing);
+    int ni = dirac_model_interaction_count(m);
+    json_array(&w, "interactions");
+    for (int k = 0; k < ni; k++)
+        json_string(&w, NULL, dirac_model_interaction_name(m, k));
+    json_end(&w);
+    json_number(&w, "interaction_power_max", sim && ni > 0 ? st->interaction_power_max : missing);
     if (sim) {
         int n = dirac_model_coordinate_count(m);
         const double *q = dirac_sim_q(sim), *v = dirac_sim_v(sim), *p = dirac_sim_p(sim);
@@ -535,9 +577,12 @@ static void print_message(const char *prefix, const char *msg)
 static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, const sim_args *a,
                csv_writer *csv, const char *csv_path, sim_stats *st)
 {
-    int no = dirac_model_output_count(m);
+    int no = dirac_model_output_count(m), n = dirac_model_coordinate_count(m);
     double *outputs = malloc((size_t)(no > 0 ? no : 1) * sizeof *outputs);
-    if (!outputs) {
+    double *force = malloc((size_t)(n > 0 ? n : 1) * sizeof *force);
+    if (!outputs || !force) {
+        free(outputs);
+        free(force);
         fputs("dirac simulate: error: out of memory\n", stderr);
         return EXIT_FAILED;
     }
@@ -550,9 +595,9 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
     st->work_initial = dirac_sim_work(sim);
     st->entropy_initial = st->entropy_previous = total_entropy(m, sim);
     st->projection_distance = dirac_sim_projection_distance(sim);
-    observe(st, m, sim);
+    observe(st, m, sim, force);
     write_header(csv, m);
-    write_row(csv, m, sim, outputs);
+    write_row(csv, m, sim, outputs, force);
     st->rows = 1;
     long last_written = 0;
 
@@ -583,9 +628,9 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
         st->newton_sum += iterations;
         if (iterations > st->newton_max)
             st->newton_max = iterations;
-        observe(st, m, sim);
+        observe(st, m, sim, force);
         if (k % s->every == 0 || k == s->steps) {
-            write_row(csv, m, sim, outputs);
+            write_row(csv, m, sim, outputs, force);
             st->rows++;
             last_written = k;
             if (csv->error)
@@ -604,11 +649,12 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
     progress_clear(&prog);
     // the trajectory ends at the last good step, written or not
     if (last_written != st->steps_done && !csv->error) {
-        write_row(csv, m, sim, outputs);
+        write_row(csv, m, sim, outputs, force);
         st->rows++;
     }
     st->wall_seconds = now_seconds() - prog.start;
     free(outputs);
+    free(force);
 
     if (st->failed)
         print_message("error: ", st->error);

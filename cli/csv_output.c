@@ -46,19 +46,26 @@ static int needs_quotes(const char *s)
     return s && strpbrk(s, ",\"\r\n") != NULL;
 }
 
-void csv_name(csv_writer *w, const char *prefix, const char *name, const char *suffix)
+void csv_name_parts(csv_writer *w, int count, const char *const *parts)
 {
     if (w->error)
         return;
     separator(w);
-    int quote = needs_quotes(prefix) || needs_quotes(name) || needs_quotes(suffix);
+    int quote = 0;
+    for (int i = 0; i < count; i++)
+        quote |= needs_quotes(parts[i]);
     if (quote && putc('"', w->file) == EOF)
         note_error(w);
-    put_escaped(w, prefix);
-    put_escaped(w, name);
-    put_escaped(w, suffix);
+    for (int i = 0; i < count; i++)
+        put_escaped(w, parts[i]);
     if (quote && putc('"', w->file) == EOF)
         note_error(w);
+}
+
+void csv_name(csv_writer *w, const char *prefix, const char *name, const char *suffix)
+{
+    const char *parts[3] = { prefix, name, suffix };
+    csv_name_parts(w, 3, parts);
 }
 
 void csv_number(csv_writer *w, double value)
