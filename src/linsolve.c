@@ -3,6 +3,7 @@
 
 #include "error.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,9 +166,67 @@ dirac_status linsolve_end_pattern(linsolve *ls, dirac_error *err)
     return DIRAC_OK;
 }
 
+// Systems up to this size use the in-house LU below: LAPACK's call overhead (and OpenBLAS's
+// threading) dominates there (bench/bench_simulate.c).
+#define LINSOLVE_SMALL 16
+
+// LU with partial pivoting of the column-major n x n matrix a, in place; pivots[k] is the row
+// swapped with k. Returns the first zero pivot's column, or -1.
+static int small_lu(int n, double *a, lapack_int *pivots)
+{
+    for (int k = 0; k < n; k++) {
+        int p = k;
+        double best = fabs(a[(size_t)k * (size_t)n + (size_t)k]);
+        for (int i = k + 1; i < n; i++)
+            if (fabs(a[(size_t)k * (size_t)n + (size_t)i]) > best)
+                best = fabs(a[(size_t)k * (size_t)n + (size_t)i]), p = i;
+        pivots[k] = p;
+        if (best == 0.0)
+            return k;
+        if (p != k)
+            for (int j = 0; j < n; j++) {
+                double t = a[(size_t)j * (size_t)n + (size_t)k];
+                a[(size_t)j * (size_t)n + (size_t)k] = a[(size_t)j * (size_t)n + (size_t)p];
+                a[(size_t)j * (size_t)n + (size_t)p] = t;
+            }
+        double inverse = 1.0 / a[(size_t)k * (size_t)n + (size_t)k];
+        for (int i = k + 1; i < n; i++)
+            a[(size_t)k * (size_t)n + (size_t)i] *= inverse;
+        for (int j = k + 1; j < n; j++) {
+            double f = a[(size_t)j * (size_t)n + (size_t)k];
+            if (f != 0.0)
+                for (int i = k + 1; i < n; i++)
+                    a[(size_t)j * (size_t)n + (size_t)i] -= a[(size_t)k * (size_t)n + (size_t)i] * f;
+        }
+    }
+    return -1;
+}
+
+static void small_solve(int n, const double *a, const lapack_int *pivots, double *b)
+{
+    for (int k = 0; k < n; k++)
+        if (pivots[k] != k) {
+            double t = b[k];
+            b[k] = b[pivots[k]];
+            b[pivots[k]] = t;
+        }
+    for (int j = 0; j < n; j++)
+        for (int i = j + 1; i < n; i++)
+            b[i] -= a[(size_t)j * (size_t)n + (size_t)i] * b[j];
+    for (int j = n - 1; j >= 0; j--) {
+        b[j] /= a[(size_t)j * (size_t)n + (size_t)j];
+        for (int i = 0; i < j; i++)
+            b[i] -= a[(size_t)j * (size_t)n + (size_t)i] * b[j];
+    }
+}
+
 dirac_status linsolve_factor(linsolve *ls, int *bad_column)
 {
     *bad_column = -1;
+    if (!ls->sparse && ls->size <= LINSOLVE_SMALL) {
+        *bad_column = small_lu(ls->size, ls->dense, ls->pivots);
+        return *bad_column >= 0 ? DIRAC_ERR_SINGULAR : DIRAC_OK;
+    }
     if (!ls->sparse) {
         lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, ls->size, ls->size, ls->dense,
                                               ls->size, ls->pivots);
@@ -198,7 +257,9 @@ dirac_status linsolve_factor(linsolve *ls, int *bad_column)
 
 void linsolve_solve(linsolve *ls, double *b)
 {
-    if (!ls->sparse)
+    if (!ls->sparse && ls->size <= LINSOLVE_SMALL)
+        small_solve(ls->size, ls->dense, ls->pivots, b);
+    else if (!ls->sparse)
         LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', ls->size, 1, ls->dense, ls->size, ls->pivots,
                             b, ls->size);
     else

@@ -41,12 +41,57 @@ static int all_finite(const double *x, int n, int *where)
     return 1;
 }
 
+// Sizes of the last update relative to what the tolerance allows, per kind of unknown.
+typedef struct update_ratios {
+    double primary;      // positions, velocities, momenta, entropies: max |δ| / allowed
+    double multiplier;   // multipliers: max |δ| / allowed
+    double relative;     // primary unknowns: max |δ| / scale
+} update_ratios;
+
+// Measures nw->delta against z (already updated): an update δ_i is small when
+// |δ_i| <= max(rtol, 16ε) (|z_i| + the block's scale), the block's scale being the largest
+// magnitude of its unknowns now or at any earlier solve (so a block passing through zero, like
+// the momenta at a pendulum's turning point, keeps its scale). Records the worst unknown.
+static update_ratios measure(newton *nw, int size, const double *z, const int *block, double rtol)
+{
+    double block_max[NEWTON_MAX_BLOCKS];
+    memcpy(block_max, nw->block_floor, sizeof block_max);
+    for (int i = 0; i < size; i++)
+        block_max[block[i]] = fmax(block_max[block[i]], fabs(z[i]));
+    update_ratios u = { 0.0, 0.0, 0.0 };
+    double worst = -1.0;
+    for (int i = 0; i < size; i++) {
+        double scale = fabs(z[i]) + block_max[block[i]];
+        double allowed = fmax(rtol * scale, 16.0 * DBL_EPSILON * scale);
+        double ratio = fabs(nw->delta[i]) / (allowed > 0.0 ? allowed : DBL_MIN);
+        if (block[i] >= NEWTON_MULTIPLIER_BLOCK) {
+            u.multiplier = fmax(u.multiplier, ratio);
+        } else {
+            u.primary = fmax(u.primary, ratio);
+            u.relative = fmax(u.relative, fabs(nw->delta[i]) / (scale > 0.0 ? scale : DBL_MIN));
+        }
+        if (ratio > worst) {
+            worst = ratio;
+            nw->worst = i;
+            nw->worst_value = nw->residual[i];
+        }
+    }
+    return u;
+}
+
+// Converged: the state's updates are small and the multipliers' are small or no longer
+// shrinking (their accuracy is limited by the conditioning: ε/h²).
+static int converged(const update_ratios *u, int iteration, double previous_multiplier)
+{
+    return u->primary <= 1.0 &&
+           (u->multiplier <= 1.0 || (iteration > 1 && u->multiplier > 0.25 * previous_multiplier));
+}
+
 dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const int *block,
                           newton_assemble_fn assemble, void *context, double rtol,
                           int max_iterations)
 {
-    double block_max[NEWTON_MAX_BLOCKS], previous_multiplier = HUGE_VAL,
-           previous_primary = HUGE_VAL;
+    double previous_multiplier = HUGE_VAL, previous_primary = HUGE_VAL;
     nw->size = size;
     nw->iterations = 0;
     nw->worst = -1;
@@ -55,7 +100,8 @@ dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const i
         return DIRAC_OK;
     if (!ls)
         return DIRAC_ERR_NOMEM;
-    for (int it = 1; it <= max_iterations; it++) {
+    dirac_status status = DIRAC_ERR_NEWTON;
+    for (int it = 1; it <= max_iterations && status == DIRAC_ERR_NEWTON; it++) {
         nw->iterations = it;
         if (ls->sparse && !ls->has_pattern) {
             // one assembly records the Jacobian's pattern (first solve only)
@@ -86,45 +132,43 @@ dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const i
             nw->worst_value = nw->delta[where];
             return DIRAC_ERR_NOT_FINITE;
         }
-        for (int b = 0; b < NEWTON_MAX_BLOCKS; b++)
-            block_max[b] = 0.0;
-        for (int i = 0; i < size; i++) {
+        for (int i = 0; i < size; i++)
             z[i] -= nw->delta[i];
-            double a = fabs(z[i]);
-            if (a > block_max[block[i]])
-                block_max[block[i]] = a;
+        update_ratios ratios = measure(nw, size, z, block, rtol);
+        if (converged(&ratios, it, previous_multiplier)) {
+            status = DIRAC_OK;
+            break;
         }
-        // small update: below rtol relative, or at rounding level, of the block's scale
-        double primary = 0.0, multiplier = 0.0, worst = -1.0, relative = 0.0;
-        for (int i = 0; i < size; i++) {
-            double scale = fabs(z[i]) + block_max[block[i]];
-            double allowed = fmax(rtol * scale, 16.0 * DBL_EPSILON * scale);
-            double ratio = fabs(nw->delta[i]) / (allowed > 0.0 ? allowed : DBL_MIN);
-            if (block[i] >= NEWTON_MULTIPLIER_BLOCK) {
-                multiplier = fmax(multiplier, ratio);
-            } else {
-                primary = fmax(primary, ratio);
-                relative = fmax(relative, fabs(nw->delta[i]) / (scale > 0.0 ? scale : DBL_MIN));
-            }
-            if (ratio > worst) {
-                worst = ratio;
-                nw->worst = i;
-                nw->worst_value = nw->residual[i];
+        // a cheap look ahead with the same factorization: the residual at the new point and
+        // the correction it asks for; near the solution that correction is already small
+        if (assemble(context, z, nw->residual, NULL) == 0 &&
+            all_finite(nw->residual, size, &where)) {
+            memcpy(nw->delta, nw->residual, (size_t)size * sizeof *nw->delta);
+            linsolve_solve(ls, nw->delta);
+            if (all_finite(nw->delta, size, &where)) {
+                for (int i = 0; i < size; i++)
+                    z[i] -= nw->delta[i];
+                update_ratios next = measure(nw, size, z, block, rtol);
+                if (converged(&next, it + 1, ratios.multiplier)) {
+                    status = DIRAC_OK;
+                    break;
+                }
+                ratios = next;
             }
         }
-        // multipliers are only as accurate as the conditioning allows (a rounding-level
-        // constraint residual moves them by ε/h²): once the state has converged, accept them
-        // when their updates are small or have stopped shrinking
-        if (primary <= 1.0 &&
-            (multiplier <= 1.0 || (it > 1 && multiplier > 0.25 * previous_multiplier)))
-            return DIRAC_OK;
         // stagnation a little above the requested level: updates made of rounding noise (e.g.
         // the ε|L|/|Δx| of a discrete gradient) that no longer shrink
-        if (it > 2 && relative <= NEWTON_STAGNATION_LEVEL && primary > 0.5 * previous_primary &&
-            (multiplier <= 1.0 || multiplier > 0.25 * previous_multiplier))
-            return DIRAC_OK;
-        previous_multiplier = multiplier;
-        previous_primary = primary;
+        if (it > 2 && ratios.relative <= NEWTON_STAGNATION_LEVEL &&
+            ratios.primary > 0.5 * previous_primary &&
+            (ratios.multiplier <= 1.0 || ratios.multiplier > 0.25 * previous_multiplier)) {
+            status = DIRAC_OK;
+            break;
+        }
+        previous_multiplier = ratios.multiplier;
+        previous_primary = ratios.primary;
     }
-    return DIRAC_ERR_NEWTON;
+    if (status == DIRAC_OK)
+        for (int i = 0; i < size; i++)
+            nw->block_floor[block[i]] = fmax(nw->block_floor[block[i]], fabs(z[i]));
+    return status;
 }

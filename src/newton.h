@@ -7,6 +7,8 @@
 
 #include "linsolve.h"
 
+#define NEWTON_MAX_BLOCKS 8
+
 /// Fills the residual r(z) (size entries) and, when jac is non-NULL, adds the Jacobian dr/dz
 /// with linsolve_add (zeroed by the caller). Every structurally possible entry must be added
 /// whatever its value (sparse solvers learn their pattern from one call). Returns 0, or
@@ -16,6 +18,7 @@ typedef int (*newton_assemble_fn)(void *context, const double *z, double *r, lin
 typedef struct newton {
     int size, capacity;
     double *residual, *delta;
+    double block_floor[NEWTON_MAX_BLOCKS];   // largest magnitude seen per block (scales)
     // outcome of the last solve
     int iterations;
     int worst;            // index of the largest scaled update (or residual) at failure
@@ -41,7 +44,6 @@ dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const i
                           newton_assemble_fn assemble, void *context, double rtol,
                           int max_iterations);
 
-#define NEWTON_MAX_BLOCKS 8
 /// Blocks from this index on hold multipliers (see newton_solve).
 #define NEWTON_MULTIPLIER_BLOCK 4
 /// Updates below this relative size that stop shrinking (by 2x per iteration) are rounding
