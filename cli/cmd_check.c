@@ -110,12 +110,22 @@ int cli_check(int argc, char **argv)
     }
     dirac_model_analysis analysis;
     dirac_error err;
-    if (dirac_model_analyze(model, &analysis, &err) != DIRAC_OK) {
+    dirac_status analysed = dirac_model_analyze(model, &analysis, &err);
+    if (analysed == DIRAC_ERR_UNSUPPORTED) {
+        printf("model %s\nsizes: %d coordinates, %d constraints, %d entropy variables, %d "
+               "components\n(analysis at the initial state skipped: %s)\n",
+               dirac_model_name(model), dirac_model_coordinate_count(model),
+               dirac_model_constraint_count(model), dirac_model_entropy_count(model),
+               dirac_model_component_count(model), err.message);
+    } else if (analysed != DIRAC_OK) {
         fprintf(stderr, "dirac check: error: %s\n", err.message);
         rc = 3;
-    } else {
+    }
+    if (analysed == DIRAC_OK) {
         print_report(model, &analysis);
         dirac_model_analysis_free(&analysis);
+    }
+    if (rc == 0) {
         printf("equations of motion:\n");
         fflush(stdout);
         if (dirac_model_write_equations(model, latex ? DIRAC_EQUATIONS_LATEX : DIRAC_EQUATIONS_TEXT,

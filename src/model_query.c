@@ -257,6 +257,10 @@ dirac_status dirac_model_analyze(const dirac_model *m, dirac_model_analysis *out
                                  dirac_error *err)
 {
     memset(out, 0, sizeof *out);
+    if (m->n > DIRAC_ANALYSIS_MAX_COORDINATES)
+        return error_set(err, DIRAC_ERR_UNSUPPORTED,
+                         "the dense analysis at the initial state is limited to %d coordinates "
+                         "(this model has %d)", DIRAC_ANALYSIS_MAX_COORDINATES, m->n);
     int n = m->n, mc = m->m;
     size_t nn = (size_t)n * (size_t)n + 1, mn = (size_t)mc * (size_t)n + 1;
     size_t nvals = (size_t)(m->hessian.nnz + m->constraint_forms.nnz + m->form_curvature.nnz) +

@@ -317,6 +317,19 @@ static int selected_forms(const dirac_sim *sim, const sim_eval *e, int holonomic
     return rows;
 }
 
+// Storage for the dense constraint forms of the projection (models up to 4e6 entries).
+static dirac_status dense_forms(const dirac_sim *sim, double **a, dirac_error *err)
+{
+    if (*a)
+        return DIRAC_OK;
+    if ((double)sim->n * (double)sim->mc > 4e6)
+        return error_set(err, DIRAC_ERR_UNSUPPORTED,
+                         "cannot project the initial state of a model this large (%d coordinates, "
+                         "%d constraints): give consistent initial values", sim->n, sim->mc);
+    *a = calloc((size_t)sim->mc * (size_t)sim->n + 1, sizeof **a);
+    return *a ? DIRAC_OK : error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+}
+
 // Checks the initial state against every constraint; projects it when asked.
 static dirac_status initial_consistency(dirac_sim *sim, int project, dirac_error *err)
 {
@@ -325,13 +338,13 @@ static dirac_status initial_consistency(dirac_sim *sim, int project, dirac_error
     if (mc == 0)
         return DIRAC_OK;
     sim_eval *e = &sim->eval[0];
-    double *a = calloc((size_t)mc * (size_t)n + 1, sizeof *a);
+    double *a = NULL;   // dense forms, only when projecting
     double *r = calloc((size_t)mc + 1, sizeof *r), *g = calloc((size_t)mc + 1, sizeof *g);
     double *delta = calloc((size_t)n + 1, sizeof *delta);
     double *q_start = malloc(((size_t)n + 1) * sizeof *q_start);
     double *v_start = malloc(((size_t)n + 1) * sizeof *v_start);
     dirac_status status = DIRAC_OK;
-    if (!a || !r || !g || !delta || !q_start || !v_start)
+    if (!r || !g || !delta || !q_start || !v_start)
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     double q_scale = 1.0, v_scale = 1.0;
     for (int i = 0; status == DIRAC_OK && i < n; i++) {
@@ -343,15 +356,12 @@ static dirac_status initial_consistency(dirac_sim *sim, int project, dirac_error
     // positions: Gauss–Newton on the holonomic constraints
     for (int it = 0; status == DIRAC_OK && it < 50; it++) {
         sim_evaluate(sim, e, sim->q, sim->v, sim->s, sim->t, NULL, EVAL_CONSTRAINTS);
-        int rows = selected_forms(sim, e, 1, a, r, NULL);
         int worst = -1;
         double worst_value = 0.0;
-        for (int c = 0, row = 0; c < mc; c++)
-            if (m->constraints[c].kind == DIRAC_CONSTRAINT_HOLONOMIC) {
-                if (!(fabs(r[row]) <= worst_value))
-                    worst = c, worst_value = fabs(r[row]);
-                row++;
-            }
+        for (int c = 0; c < mc; c++)
+            if (m->constraints[c].kind == DIRAC_CONSTRAINT_HOLONOMIC &&
+                !(fabs(e->values[c]) <= worst_value))
+                worst = c, worst_value = fabs(e->values[c]);
         if (!(worst_value > 1e-14 * q_scale))
             break;
         if (!project) {
@@ -370,7 +380,11 @@ static dirac_status initial_consistency(dirac_sim *sim, int project, dirac_error
                                m->constraints[worst].name, worst_value);
             break;
         }
-        status = min_norm_correction(rows, n, a, r, delta, err);
+        status = dense_forms(sim, &a, err);
+        if (status == DIRAC_OK) {
+            int rows = selected_forms(sim, e, 1, a, r, NULL);
+            status = min_norm_correction(rows, n, a, r, delta, err);
+        }
         for (int i = 0; status == DIRAC_OK && i < n; i++)
             sim->q[i] -= delta[i];
     }
@@ -392,8 +406,10 @@ static dirac_status initial_consistency(dirac_sim *sim, int project, dirac_error
                                        "--project-initial",
                                        m->constraints[worst].name, worst_value);
             } else {
-                int rows = selected_forms(sim, e, 0, a, r, g);
-                status = min_norm_correction(rows, n, a, r, delta, err);
+                status = dense_forms(sim, &a, err);
+                int rows = status == DIRAC_OK ? selected_forms(sim, e, 0, a, r, g) : 0;
+                if (status == DIRAC_OK)
+                    status = min_norm_correction(rows, n, a, r, delta, err);
                 for (int i = 0; status == DIRAC_OK && i < n; i++)
                     sim->v[i] -= delta[i];
             }
@@ -450,6 +466,9 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
     sim->linear_solver = options->linear_solver;
     size_t n = (size_t)sim->n, nm = (size_t)(sim->n + sim->mc), ns = (size_t)sim->ns;
     size_t unknowns = 3 * n + ns + 2 * (size_t)sim->mc + 1;
+    // lobatto4: 4 stages (4 n + 3 m unknowns) followed by the end system (n + m)
+    if (unknowns < 5 * n + 4 * (size_t)sim->mc + 1)
+        unknowns = 5 * n + 4 * (size_t)sim->mc + 1;
     sim->q = calloc(n + 1, sizeof(double));
     sim->v = calloc(n + 1, sizeof(double));
     sim->p = calloc(n + 1, sizeof(double));

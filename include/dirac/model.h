@@ -116,7 +116,11 @@ typedef struct dirac_model_analysis {
     int subsystem_count;              ///< parts joined by the interconnection (0: none)
 } dirac_model_analysis;
 
-/// Fills `out` (arrays owned by it; dirac_model_analysis_free). Fails with the reason in err.
+/// Largest model dirac_model_analyze handles (its ranks and null spaces are dense).
+#define DIRAC_ANALYSIS_MAX_COORDINATES 2000
+
+/// Fills `out` (arrays owned by it; dirac_model_analysis_free). Fails with the reason in err
+/// (DIRAC_ERR_UNSUPPORTED beyond DIRAC_ANALYSIS_MAX_COORDINATES).
 dirac_status dirac_model_analyze(const dirac_model *model, dirac_model_analysis *out,
                                  dirac_error *err);
 
