@@ -333,21 +333,6 @@ static int compile_lagrangian(compile_state *c)
     return status == DIRAC_OK ? 1 : fail_status(c, &err);
 }
 
-// Does expression e depend on input index `var`?
-static int depends_on(dirac_model *m, expr_id e, int32_t var, int *answer, dirac_error *err)
-{
-    int32_t *vars = NULL;
-    int count = 0;
-    *answer = 0;
-    if (expr_variables(m->pool, 1, &e, &vars, &count, err) != DIRAC_OK)
-        return 0;
-    for (int k = 0; k < count; k++)
-        if (vars[k] == var)
-            *answer = 1;
-    free(vars);
-    return 1;
-}
-
 // c_a; ω_a (∂c/∂v for nonholonomic, ∂φ/∂q for holonomic); b_a; the velocity-level g_a and its
 // Jacobian; Σ μ_a ω_a and its q-Jacobian.
 static int compile_constraints(compile_state *c)
@@ -360,7 +345,8 @@ static int compile_constraints(compile_state *c)
     expr_sparse *rows = calloc((size_t)m->m + 1, sizeof *rows);
     int32_t *vars = malloc(((size_t)n + 1) * sizeof *vars);
     expr_id *zeros = malloc(((size_t)n + 1) * sizeof *zeros);
-    int ok = velocity_level && multiplied && rows && vars && zeros;
+    expr_id *selected = malloc(((size_t)m->m + 1) * sizeof *selected);
+    int ok = velocity_level && multiplied && rows && vars && zeros && selected;
     if (!ok)
         fail_nomem(c);
     if (ok && (group_alloc(&m->constraint_values, m->m, &err) ||
@@ -370,6 +356,7 @@ static int compile_constraints(compile_state *c)
         multiplied[i] = expr_const(m->pool, 0.0);
         zeros[i] = multiplied[i];
     }
+    // the values c_a
     for (int a = 0; ok && a < m->m; a++) {
         const spec_constraint *sc = c->constraint_spec[a];
         const lower_scope *scope = &c->constraint_owner[a]->scope;
@@ -378,26 +365,72 @@ static int compile_constraints(compile_state *c)
             expr_id rhs = lower_expr(scope, &sc->rhs);
             value = rhs == EXPR_NONE ? EXPR_NONE : expr_sub(m->pool, value, rhs);
         }
-        if (value == EXPR_NONE) {
+        if (value == EXPR_NONE)
             ok = 0;
-            break;
-        }
-        m->constraint_values.ids[a] = value;
-        int holonomic = m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC;
-        int first = holonomic ? 0 : m->first_v;
+        else
+            m->constraint_values.ids[a] = value;
+    }
+    // ω: one Jacobian for the holonomic rows (in q) and one for the nonholonomic rows (in v),
+    // so that the work is linear in the model size
+    for (int kind = 0; ok && kind < 2; kind++) {
+        int holonomic = kind == 0, count = 0;
+        for (int a = 0; a < m->m; a++)
+            if ((m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC) == holonomic)
+                selected[count++] = m->constraint_values.ids[a];
+        if (count == 0)
+            continue;
         for (int i = 0; i < n; i++)
-            vars[i] = first + i;
-        if (expr_jacobian(m->pool, 1, &value, n, vars, &rows[a], &err) ||
-            !depends_on(m, value, m->index_t, &m->constraints[a].time_dependent, &err)) {
+            vars[i] = (holonomic ? 0 : m->first_v) + i;
+        expr_sparse jac = { 0 };
+        if (expr_jacobian(m->pool, count, selected, n, vars, &jac, &err)) {
             ok = fail_status(c, &err);
             break;
         }
-        // b_a: ∂φ/∂t, or the constraint at v = 0
+        for (int a = 0, row = 0; ok && a < m->m; a++) {
+            if ((m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC) != holonomic)
+                continue;
+            int len = jac.row_start[row + 1] - jac.row_start[row];
+            rows[a].n_rows = 1;
+            rows[a].n_cols = n;
+            rows[a].nnz = len;
+            rows[a].row_start = malloc(2 * sizeof *rows[a].row_start);
+            rows[a].col = malloc((size_t)(len + 1) * sizeof *rows[a].col);
+            rows[a].value = malloc((size_t)(len + 1) * sizeof *rows[a].value);
+            if (!rows[a].row_start || !rows[a].col || !rows[a].value) {
+                ok = fail_nomem(c);
+                break;
+            }
+            rows[a].row_start[0] = 0;
+            rows[a].row_start[1] = len;
+            memcpy(rows[a].col, jac.col + jac.row_start[row], (size_t)len * sizeof *rows[a].col);
+            memcpy(rows[a].value, jac.value + jac.row_start[row], (size_t)len * sizeof *rows[a].value);
+            row++;
+        }
+        expr_sparse_free(&jac);
+    }
+    for (int a = 0; ok && a < m->m; a++) {
+        expr_id value = m->constraint_values.ids[a];
+        int holonomic = m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC;
+        // time dependence, and b_a: ∂φ/∂t, or the constraint at v = 0 (only its own velocities)
+        int32_t *used = NULL;
+        int used_count = 0;
+        if (expr_variables(m->pool, 1, &value, &used, &used_count, &err)) {
+            ok = fail_status(c, &err);
+            break;
+        }
+        int velocities = 0;
+        for (int k = 0; k < used_count; k++) {
+            if (used[k] == m->index_t)
+                m->constraints[a].time_dependent = 1;
+            if (used[k] >= m->first_v && used[k] < m->first_v + n)
+                used[velocities++] = used[k];
+        }
         expr_id rate = EXPR_NONE;
         if (holonomic)
             rate = expr_diff(m->pool, value, m->index_t);
-        else if (expr_substitute(m->pool, value, n, vars, zeros, &rate, &err))
+        else if (expr_substitute(m->pool, value, velocities, used, zeros, &rate, &err))
             rate = EXPR_NONE;
+        free(used);
         m->constraint_rates.ids[a] = rate;
         // g_a = ⟨ω_a, v⟩ + b_a and Σ_a μ_a ω_a
         expr_id g = rate;
@@ -450,6 +483,7 @@ static int compile_constraints(compile_state *c)
     free(rows);
     free(vars);
     free(zeros);
+    free(selected);
     free(velocity_level);
     free(multiplied);
     return ok;
@@ -721,7 +755,7 @@ static int compile_interactions(compile_state *c)
 
 // Dense checks at the initial state are skipped for models larger than this (entries of the
 // constraint matrix): Newton's method still reports a singular system, naming the equation.
-#define DENSE_CHECK_LIMIT 4000000.0
+#define DENSE_CHECK_LIMIT 250000.0
 
 // Dependent constraints make every implicit step singular: at the initial state the one-forms
 // must be independent. QR with column pivoting of [ω_1 … ω_m] gives the rank and, for a
