@@ -296,7 +296,7 @@ static void contact_third_law(void)
 // here without the cut). That chain has different unknowns (no port, no multiplier), so only
 // the exact solutions coincide: midpoint's step for the constrained system reduces exactly to
 // its step for the chain (the cut's one-form is constant, the port's momentum is 0, and
-// eliminating mu gives the chain's spring force); the difference is rounding, measured 1e-14.
+// eliminating mu gives the chain's spring force); the difference is rounding, measured 6e-14.
 static void mass_spring_is_the_chain(void)
 {
     static const char chain[] =
