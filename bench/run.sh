@@ -26,3 +26,11 @@ cmake --build "$build" -j"$(nproc 2>/dev/null || echo 2)" --target bench_expr > 
 # Time steppers: every method vs a hand-written RATTLE (bench/bench_simulate.c).
 cmake --build "$build" -j"$(nproc 2>/dev/null || echo 2)" --target bench_simulate > /dev/null
 "$build/bench/bench_simulate" "$@"
+
+# Scale: time and memory against N up to 10^5 coordinates (bench/bench_scale.c).
+cmake --build "$build" -j"$(nproc 2>/dev/null || echo 2)" --target bench_scale > /dev/null
+if [ "${1:-}" = "--quick" ]; then
+  "$build/bench/bench_scale" 1000
+else
+  "$build/bench/bench_scale" 100000
+fi

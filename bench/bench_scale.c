@@ -1,0 +1,168 @@
+// Scale benchmark (issue: O(N) cost to 10^5 coordinates): for N = 10 … 10^5 cells of an LC
+// transmission line (degenerate Lagrangian, one Kirchhoff constraint per node: sparse Newton
+// with KLU) and N = 10 … 10^4 links of a Cartesian pendulum chain, prints parse and compile
+// time, peak memory, time per step and Newton iterations per step, and the fitted exponent b
+// of each against N (time ∝ N^b, least squares in log–log over N >= 200 coordinates). Target:
+// b <= 1.1. Peak memory is the process's maximum so far (getrusage), so it only grows.
+//   build/bench/bench_scale [MAX_N]
+#define _POSIX_C_SOURCE 200809L
+#include <dirac/dirac.h>
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+// LC ladder: inductor charges q_i, capacitor charges c_i, KCL c_i' = q_i' − q_{i+1}'.
+static char *transmission_line(int cells)
+{
+    size_t cap = 512 + (size_t)cells * 200, len = 0;
+    char *t = malloc(cap);
+    if (!t)
+        return NULL;
+    len += (size_t)snprintf(t + len, cap - len, "model line\nparameter Lc = 1e-3, C = 1e-3\n");
+    for (int i = 1; i <= cells; i++) {
+        len += (size_t)snprintf(t + len, cap - len,
+                                "coordinate q%d, c%d\nlagrangian Lc/2*q%d'^2 - c%d^2/(2*C)\n", i, i,
+                                i, i);
+        if (i < cells)
+            len += (size_t)snprintf(t + len, cap - len, "constraint kcl%d: c%d' = q%d' - q%d'\n", i,
+                                    i, i, i + 1);
+        else
+            len += (size_t)snprintf(t + len, cap - len, "constraint kcl%d: c%d' = q%d'\n", i, i, i);
+    }
+    snprintf(t + len, cap - len, "initial c1 = 1e-3\n");
+    return t;
+}
+
+// Cartesian pendulum chain of point masses on rods.
+static char *pendulum_chain(int links)
+{
+    size_t cap = 512 + (size_t)links * 260, len = 0;
+    char *t = malloc(cap);
+    if (!t)
+        return NULL;
+    len += (size_t)snprintf(t + len, cap - len, "model chain\nparameter m = 1, g = 9.81, l = 0.1\n");
+    for (int i = 1; i <= links; i++) {
+        len += (size_t)snprintf(t + len, cap - len,
+                                "coordinate x%d, y%d\nlagrangian m/2*(x%d'^2 + y%d'^2) - m*g*y%d\n",
+                                i, i, i, i, i);
+        if (i == 1)
+            len += (size_t)snprintf(t + len, cap - len, "constraint rod1: x1^2 + y1^2 = l^2\n");
+        else
+            len += (size_t)snprintf(t + len, cap - len,
+                                    "constraint rod%d: (x%d - x%d)^2 + (y%d - y%d)^2 = l^2\n", i, i,
+                                    i - 1, i, i - 1);
+        len += (size_t)snprintf(t + len, cap - len, "initial x%d = %.17g, y%d = %.17g\n", i,
+                                0.1 * sin(0.3) * i, i, -0.1 * cos(0.3) * i);
+    }
+    return t;
+}
+
+typedef struct row {
+    int n;
+    double parse, compile, step, iterations, memory_mb;
+} row;
+
+static int measure(const char *text, double dt, int steps, row *r)
+{
+    dirac_spec *spec = NULL;
+    dirac_model *model = NULL;
+    dirac_sim *sim = NULL;
+    dirac_error err;
+    double t0 = now();
+    if (dirac_spec_parse("bench.dirac", text, strlen(text), &spec) != DIRAC_OK) {
+        fputs(spec ? dirac_spec_errmsg(spec) : "out of memory\n", stderr);
+        return 0;
+    }
+    double t1 = now();
+    if (dirac_model_compile(spec, &model) != DIRAC_OK) {
+        fputs(dirac_spec_errmsg(spec), stderr);
+        return 0;
+    }
+    double t2 = now();
+    dirac_sim_options options = { .method = "midpoint", .dt = dt };
+    if (dirac_sim_create(model, &options, &sim, &err) != DIRAC_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        return 0;
+    }
+    int ok = dirac_sim_step(sim) == DIRAC_OK;   // the first step records the sparse patterns
+    long iterations = 0;
+    double t3 = now();
+    for (int k = 0; ok && k < steps; k++) {
+        ok = dirac_sim_step(sim) == DIRAC_OK;
+        iterations += dirac_sim_newton_iterations(sim);
+    }
+    double t4 = now();
+    if (!ok)
+        fprintf(stderr, "%s\n", dirac_sim_errmsg(sim));
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    r->n = dirac_model_coordinate_count(model);
+    r->parse = t1 - t0;
+    r->compile = t2 - t1;
+    r->step = (t4 - t3) / steps;
+    r->iterations = (double)iterations / steps;
+    r->memory_mb = (double)usage.ru_maxrss / 1024.0;
+    dirac_sim_destroy(sim);
+    dirac_model_destroy(model);
+    dirac_spec_destroy(spec);
+    return ok;
+}
+
+// Least-squares slope of log(y) against log(x) over the rows with n >= 100.
+static double exponent(const row *rows, int count, size_t offset)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int k = 0;
+    for (int i = 0; i < count; i++) {
+        if (rows[i].n < 200)
+            continue;
+        double x = log((double)rows[i].n), y = log(*(const double *)((const char *)&rows[i] + offset));
+        sx += x, sy += y, sxx += x * x, sxy += x * y, k++;
+    }
+    return k >= 2 ? (k * sxy - sx * sy) / (k * sxx - sx * sx) : (double)NAN;
+}
+
+static void run(const char *name, char *(*make)(int), int max_n, double dt)
+{
+    row rows[8];
+    int count = 0;
+    printf("\n%s (midpoint, dt = %g)\n", name, dt);
+    printf("| N | coordinates | parse s | compile s | step s | Newton its/step | peak RSS MB |\n");
+    printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+    for (int n = 10; n <= max_n && count < 8; n *= 10) {
+        char *text = make(n);
+        int steps = n >= 100000 ? 3 : n >= 10000 ? 10 : 100;
+        if (!text || !measure(text, dt, steps, &rows[count])) {
+            free(text);
+            break;
+        }
+        free(text);
+        const row *r = &rows[count++];
+        printf("| %d | %d | %.4f | %.4f | %.3e | %.2f | %.0f |\n", n, r->n, r->parse, r->compile,
+               r->step, r->iterations, r->memory_mb);
+        fflush(stdout);
+    }
+    printf("fitted exponents (N >= 200): parse %.2f, compile %.2f, step %.2f (target <= 1.1)\n",
+           exponent(rows, count, offsetof(row, parse)), exponent(rows, count, offsetof(row, compile)),
+           exponent(rows, count, offsetof(row, step)));
+}
+
+int main(int argc, char **argv)
+{
+    int max_n = argc > 1 ? atoi(argv[1]) : 100000;
+    run("LC transmission line, N cells", transmission_line, max_n, 1e-4);
+    run("Cartesian pendulum chain, N links", pendulum_chain, max_n < 10000 ? max_n : 10000, 1e-3);
+    return 0;
+}
