@@ -57,18 +57,23 @@ static update_ratios measure(newton *nw, int size, const double *z, const int *b
     double block_max[NEWTON_MAX_BLOCKS];
     memcpy(block_max, nw->block_floor, sizeof block_max);
     for (int i = 0; i < size; i++)
-        block_max[block[i]] = fmax(block_max[block[i]], fabs(z[i]));
+        if (fabs(z[i]) > block_max[block[i]])
+            block_max[block[i]] = fabs(z[i]);
     update_ratios u = { 0.0, 0.0, 0.0 };
     double worst = -1.0;
     for (int i = 0; i < size; i++) {
         double scale = fabs(z[i]) + block_max[block[i]];
-        double allowed = fmax(rtol * scale, 16.0 * DBL_EPSILON * scale);
+        double allowed = (rtol > 16.0 * DBL_EPSILON ? rtol : 16.0 * DBL_EPSILON) * scale;
         double ratio = fabs(nw->delta[i]) / (allowed > 0.0 ? allowed : DBL_MIN);
         if (block[i] >= NEWTON_MULTIPLIER_BLOCK) {
-            u.multiplier = fmax(u.multiplier, ratio);
+            if (ratio > u.multiplier)
+                u.multiplier = ratio;
         } else {
-            u.primary = fmax(u.primary, ratio);
-            u.relative = fmax(u.relative, fabs(nw->delta[i]) / (scale > 0.0 ? scale : DBL_MIN));
+            if (ratio > u.primary)
+                u.primary = ratio;
+            double relative = fabs(nw->delta[i]) / (scale > 0.0 ? scale : DBL_MIN);
+            if (relative > u.relative)
+                u.relative = relative;
         }
         if (ratio > worst) {
             worst = ratio;
@@ -169,6 +174,7 @@ dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const i
     }
     if (status == DIRAC_OK)
         for (int i = 0; i < size; i++)
-            nw->block_floor[block[i]] = fmax(nw->block_floor[block[i]], fabs(z[i]));
+            if (fabs(z[i]) > nw->block_floor[block[i]])
+                nw->block_floor[block[i]] = fabs(z[i]);
     return status;
 }
