@@ -64,6 +64,8 @@ typedef struct sim_settings {
     const char *method;
     double dt, t_end;
     long every, steps;
+    double tol;        // Newton's relative tolerance (0: the library's default)
+    long max_iter;     // Newton's iterations (0: the library's default)
 } sim_settings;
 
 // Statistics gathered over the steps (for the summary).
@@ -290,6 +292,18 @@ static int resolve_settings(const dirac_model *model, const sim_args *a, sim_set
     if (s->every < 1) {
         fprintf(stderr, "dirac simulate: error: the model's simulate line sets every = %ld; it "
                         "must be a positive integer\n", s->every);
+        return EXIT_BAD_INPUT;
+    }
+    s->tol = a->has_tol ? a->tol : d.has_tol ? d.tol : 0;
+    if (!a->has_tol && d.has_tol && !(d.tol > 0 && isfinite(d.tol))) {
+        fprintf(stderr, "dirac simulate: error: the model's simulate line sets tol = %g; it must "
+                        "be a positive number\n", d.tol);
+        return EXIT_BAD_INPUT;
+    }
+    s->max_iter = a->has_max_iter ? a->max_iter : d.has_max_iter ? d.max_iter : 0;
+    if (!a->has_max_iter && d.has_max_iter && (d.max_iter < 1 || d.max_iter > 100000)) {
+        fprintf(stderr, "dirac simulate: error: the model's simulate line sets max_iter = %d; it "
+                        "must be an integer from 1 to 100000\n", d.max_iter);
         return EXIT_BAD_INPUT;
     }
     // ceil(t_end/dt - 1e-9), with a relative allowance for the rounding of the quotient
@@ -751,10 +765,8 @@ int cli_simulate(int argc, char **argv)
     options.method = s.method;
     options.dt = s.dt;
     options.project_initial = a.project_initial;
-    if (a.has_tol)
-        options.newton_rtol = a.tol;
-    if (a.has_max_iter)
-        options.newton_max_iterations = (int)a.max_iter;
+    options.newton_rtol = s.tol;
+    options.newton_max_iterations = (int)s.max_iter;
     dirac_error err;
     memset(&err, 0, sizeof err);
     dirac_status status = dirac_sim_create(model, &options, &sim, &err);
