@@ -41,10 +41,11 @@ static void print_report(const dirac_model *m, const dirac_model_analysis *a)
                a->velocity_hessian_rank == n ? "regular" : "degenerate", a->velocity_hessian_rank,
                n);
     if (a->subsystem_count > 0) {
-        printf("interconnection: %d parts joined by %d %s; (D_1 + ... + D_k) (x) D_int vs the "
+        printf("interconnection: %d %s joined by %d %s; (D_1 + ... + D_k) (x) D_int vs the "
                "structure induced by L = sum L_i on (+ Delta_i) ^ Sigma: largest principal angle "
                "%.3e rad%s\n",
-               a->subsystem_count, dirac_model_interaction_count(m),
+               a->subsystem_count, plural(a->subsystem_count, "part", "parts"),
+               dirac_model_interaction_count(m),
                plural(dirac_model_interaction_count(m), "interaction", "interactions"),
                a->interconnection_angle, a->interconnection_angle <= 1e-12 ? " (equal)" : " (DIFFERENT)");
         for (int k = 0; k < dirac_model_interaction_count(m); k++) {

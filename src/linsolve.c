@@ -148,9 +148,8 @@ dirac_status linsolve_end_pattern(linsolve *ls, dirac_error *err)
     }
     ls->col_start[n] = nnz;
     ls->nnz = nnz;
-    ls->row_index = realloc(rows, (size_t)(nnz > 0 ? nnz : 1) * sizeof *rows);
-    if (!ls->row_index)
-        ls->row_index = rows;
+    int *shrunk = realloc(rows, (size_t)(nnz > 0 ? nnz : 1) * sizeof *rows);
+    ls->row_index = shrunk ? shrunk : rows;
     ls->values = calloc((size_t)(nnz > 0 ? nnz : 1), sizeof *ls->values);
     free(ls->trip_row);
     free(ls->trip_col);
