@@ -14,6 +14,8 @@ static const cli_command commands[] = {
     { "simulate", "run a model with an integrator; write a CSV trajectory and a JSON summary",
       cli_simulate },
     { "methods", "list the integrators: name, order, what each preserves", cli_methods },
+    { "plot", "draw CSV trajectories with gnuplot (PNG or SVG): columns, phase, x-y, errors",
+      cli_plot },
     { "help", "list the commands", cli_help },
 };
 
