@@ -1,13 +1,16 @@
 // `dgrad`: a discrete-gradient Lagrange–Dirac scheme with an exact discrete energy balance
 // (first law) and entropy production ≥ 0 by construction (second law), for mechanical and
 // thermodynamic models (docs/methods.md, "dgrad"). With x = (q, v, S, t), x̄ = (x_k + x_{k+1})/2
-// and the Gonzalez discrete gradient D̄L = ∇L(x̄) + [(ΔL − ∇L(x̄)·Δx)/|Δx|²] Δx (so that
-// D̄L·Δx = ΔL exactly), the unknowns (q_{k+1}, v_{k+1}, p_{k+1}, S_{k+1}, λ) solve
+// and the averaged-vector-field discrete gradient D̄L = ∫₀¹ ∇L(x_k + s Δx) ds (4-point
+// Gauss–Legendre: D̄L·Δx = ΔL up to a quadrature error of order |Δx|⁹, far below rounding at
+// practical steps, and no cancellation near rest), the unknowns (q_{k+1}, v_{k+1}, p_{k+1},
+// S_{k+1}, λ) solve
 //   q_{k+1} − q_k = h v̄,                      v̄ = (v_k + v_{k+1})/2
 //   p̄ = D̄L_v,                                 p̄ = (p_k + p_{k+1})/2
 //   p_{k+1} − p_k = h (D̄L_q + F̄ + Σ_a λ_a ω̄_a)
 //   T̄_j (S_{k+1} − S_k)_j = h (−Σ_{friction → j} F̄^fr·v̄ + Σ κ̄ (T̄_i − T̄_j) + P̄_j),  T̄ = −D̄L_S
-//   φ_a(q_{k+1}, t_{k+1}) = 0 (holonomic; ω̄_a = D̄φ_a),  ⟨ω_a, v̄⟩ + b_a = 0 at x̄ (nonholonomic)
+//   φ_a(q_{k+1}, t_{k+1}) = 0 (holonomic; ω̄_a = D̄φ_a, the same average of ∇φ_a),
+//   ⟨ω_a, v̄⟩ + b_a = 0 at x̄ (nonholonomic)
 // Then E_{k+1} − E_k = h F̄^ext·v̄ + h ΣP̄ − h D̄L_t − h Σ λ_a (driving terms), with E = ⟨p, v⟩ − L.
 #include "sim.h"
 
@@ -39,7 +42,7 @@ static dgrad_layout layout_of(const dirac_sim *sim)
     return l;
 }
 
-// Scratch: x0 | x1 | xbar | dx | DG of L | DG coefficients of the holonomic φ | thermal values
+// Scratch: x0 | x1 | xbar | dx | DG of L | xs (a quadrature point) | v̄ | T̄
 static double *x0_of(dirac_sim *sim) { return sim->scratch; }
 
 static void pack(const dgrad_layout *l, const double *q, const double *v, const double *s,
@@ -52,49 +55,50 @@ static void pack(const dgrad_layout *l, const double *q, const double *v, const 
     x[l->d - 1] = t;
 }
 
-// Everything the residual and the Jacobian need at z; fills dg (D̄L, d entries), phi_c
-// (Gonzalez coefficients of the holonomic constraints) and thermal values at the midpoint.
+// 4-point Gauss–Legendre rule on [0, 1] (exact for polynomials of degree 7).
+static const double gauss_s[4] = { 0.0694318442029737, 0.3300094782075719, 0.6699905217924281,
+                                   0.9305681557970263 };
+static const double gauss_w[4] = { 0.1739274225687269, 0.3260725774312731, 0.3260725774312731,
+                                   0.1739274225687269 };
+
+// Everything the residual and the Jacobian need at z: the midpoint evaluation (forces,
+// nonholonomic constraints, Hessian for the Jacobian, thermal values), the discrete gradient of
+// L into dg (d entries), and the averaged forms and rates of the constraints (sim->avf_forms,
+// sim->avf_rates), and the constraints at the new node (eval[END]).
 static void evaluate_step(dirac_sim *sim, const dgrad_layout *l, const double *z, int jacobian)
 {
     const dirac_model *m = sim->model;
     double *x0 = x0_of(sim), *x1 = x0 + l->d, *xbar = x1 + l->d, *dx = xbar + l->d;
-    double *dg = dx + l->d, *phi_c = dg + l->d;
+    double *dg = dx + l->d, *xs = dg + l->d;
     pack(l, z + l->zq, z + l->zv, z + l->zs, sim->t + sim->h, x1);
     for (int i = 0; i < l->d; i++) {
         xbar[i] = 0.5 * (x0[i] + x1[i]);
         dx[i] = x1[i] - x0[i];
+        dg[i] = 0.0;
     }
-    sim_eval *mid = &sim->eval[MID], *end = &sim->eval[END], *start = &sim->eval[START];
+    sim_eval *mid = &sim->eval[MID], *end = &sim->eval[END];
     const double *lambda = z + l->zl;
     sim_evaluate(sim, mid, xbar, xbar + l->n, xbar + 2 * l->n, xbar[l->d - 1], lambda,
                  EVAL_GRADIENT | EVAL_FORCES | EVAL_CONSTRAINTS |
                      (jacobian ? EVAL_HESSIAN | EVAL_CONSTRAINT_JAC | EVAL_CURVATURE : 0));
-    sim_evaluate(sim, end, x1, x1 + l->n, x1 + 2 * l->n, x1[l->d - 1], NULL,
-                 EVAL_LAGRANGIAN | EVAL_CONSTRAINTS);
     model_group_eval(&m->thermal, mid->x, sim->tape_work, sim->thermal_values);
-    // Gonzalez discrete gradient of L
-    double dot = 0.0, norm2 = 0.0;
-    for (int i = 0; i < l->d; i++) {
-        dot += mid->gradient[i] * dx[i];
-        norm2 += dx[i] * dx[i];
-    }
-    double c = norm2 > DBL_MIN ? (end->lagrangian - start->lagrangian - dot) / norm2 : 0.0;
-    for (int i = 0; i < l->d; i++)
-        dg[i] = mid->gradient[i] + c * dx[i];
-    // ... and of each holonomic φ_a in (q, t): ∇φ(q̄, t̄) + c_a (Δq, h)
+    // averaged vector field: D̄L and D̄φ by quadrature along the segment x_k → x_{k+1}
     const model_sparse *f = &m->constraint_forms;
-    double dq2 = sim->h * sim->h;
-    for (int i = 0; i < l->n; i++)
-        dq2 += dx[i] * dx[i];
-    for (int a = 0; a < l->m; a++) {
-        phi_c[a] = 0.0;
-        if (m->constraints[a].kind != DIRAC_CONSTRAINT_HOLONOMIC)
-            continue;
-        double lin = mid->rates[a] * sim->h;
-        for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
-            lin += mid->forms[k] * dx[f->col[k]];
-        phi_c[a] = (end->values[a] - start->values[a] - lin) / dq2;
+    memset(sim->avf_forms, 0, (size_t)f->nnz * sizeof *sim->avf_forms);
+    memset(sim->avf_rates, 0, (size_t)l->m * sizeof *sim->avf_rates);
+    for (int k = 0; k < 4; k++) {
+        for (int i = 0; i < l->d; i++)
+            xs[i] = x0[i] + gauss_s[k] * dx[i];
+        sim_evaluate(sim, end, xs, xs + l->n, xs + 2 * l->n, xs[l->d - 1], NULL,
+                     EVAL_GRADIENT | (l->m > 0 ? EVAL_CONSTRAINTS : 0));
+        for (int i = 0; i < l->d; i++)
+            dg[i] += gauss_w[k] * end->gradient[i];
+        for (int j = 0; j < f->nnz; j++)
+            sim->avf_forms[j] += gauss_w[k] * end->forms[j];
+        for (int a = 0; a < l->m; a++)
+            sim->avf_rates[a] += gauss_w[k] * end->rates[a];
     }
+    sim_evaluate(sim, end, x1, x1 + l->n, x1 + 2 * l->n, x1[l->d - 1], NULL, EVAL_CONSTRAINTS);
 }
 
 static int assemble_dgrad(void *context, const double *z, double *r, linsolve *jac)
@@ -103,12 +107,12 @@ static int assemble_dgrad(void *context, const double *z, double *r, linsolve *j
     const dirac_model *m = sim->model;
     dgrad_layout l = layout_of(sim);
     evaluate_step(sim, &l, z, jac != NULL);
-    const double *x0 = x0_of(sim), *dx = x0 + 3 * l.d, *dg = x0 + 4 * l.d, *phi_c = dg + l.d;
+    const double *x0 = x0_of(sim), *dg = x0 + 4 * l.d;
     const double *thermal = sim->thermal_values, *lambda = z + l.zl, h = sim->h;
     const sim_eval *mid = &sim->eval[MID], *end = &sim->eval[END];
     const model_sparse *f = &m->constraint_forms;
     int n = l.n;
-    double *vbar = sim->scratch + 5 * l.d + l.m, *temp = vbar + n;
+    double *vbar = sim->scratch + 6 * l.d, *temp = vbar + n;
     for (int i = 0; i < n; i++)
         vbar[i] = 0.5 * (sim->v[i] + z[l.zv + i]);
     for (int j = 0; j < l.ns; j++)
@@ -120,11 +124,11 @@ static int assemble_dgrad(void *context, const double *z, double *r, linsolve *j
     }
     // constraint forces h Σ λ_a ω̄_a (ω̄_a = D̄φ_a for holonomic ones) and the constraints
     for (int a = 0; a < l.m; a++) {
+        int holonomic = m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC;
+        const double *forms = holonomic ? sim->avf_forms : mid->forms;
         for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
-            r[l.zp + f->col[k]] -= h * lambda[a] * mid->forms[k];
-        if (m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC) {
-            for (int i = 0; i < n; i++)
-                r[l.zp + i] -= h * lambda[a] * phi_c[a] * dx[i];
+            r[l.zp + f->col[k]] -= h * lambda[a] * forms[k];
+        if (holonomic) {
             r[l.zl + a] = end->values[a];
         } else {
             double g = mid->rates[a];
@@ -158,8 +162,10 @@ static int assemble_dgrad(void *context, const double *z, double *r, linsolve *j
     sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, yS, l.ns, -0.5 * h, jac, l.zp, l.zs);
     sim_add_sparse_block(&m->form_curvature, mid->curvature, 0, n, 0, n, -0.5 * h, jac, l.zp, l.zq);
     for (int a = 0; a < l.m; a++) {
+        const double *forms =
+            m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC ? sim->avf_forms : mid->forms;
         for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
-            linsolve_add(jac, l.zp + f->col[k], l.zl + a, -h * mid->forms[k]);
+            linsolve_add(jac, l.zp + f->col[k], l.zl + a, -h * forms[k]);
         if (m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC) {
             sim_add_sparse_block(f, end->forms, a, 1, 0, n, 1.0, jac, l.zl + a, l.zq);
         } else {
@@ -175,7 +181,7 @@ static int assemble_dgrad(void *context, const double *z, double *r, linsolve *j
         for (int k = m->hessian.row_start[yS + j]; k < m->hessian.row_start[yS + j + 1]; k++) {
             int col = m->hessian.col[k] - yS;
             if (col >= 0 && col < l.ns)
-                linsolve_add(jac, (l.zs + j), (l.zs + col), 0.5 * mid->hessian[k] * (z[l.zs + j] - sim->s[j]));
+                linsolve_add(jac, (l.zs + j), (l.zs + col), -0.5 * mid->hessian[k] * (z[l.zs + j] - sim->s[j]));
         }
     for (int k = 0; k < m->friction_count; k++)
         linsolve_add(jac, l.zs + m->friction_entropy[k], l.zv + m->friction_coord[k],
@@ -204,11 +210,9 @@ static dirac_status dgrad_step(dirac_sim *sim)
     const dirac_model *m = sim->model;
     dgrad_layout l = layout_of(sim);
     double h = sim->h, *z = sim->z;
-    // the fixed start point x_k: L and φ there
+    // the fixed start point x_k
     double *x0 = x0_of(sim);
     pack(&l, sim->q, sim->v, sim->s, sim->t, x0);
-    sim_evaluate(sim, &sim->eval[START], sim->q, sim->v, sim->s, sim->t, NULL,
-                 EVAL_LAGRANGIAN | EVAL_CONSTRAINTS);
     for (int i = 0; i < l.n; i++) {
         z[l.zq + i] = sim->q[i] + h * sim->v[i];
         z[l.zv + i] = sim->v[i];
@@ -231,17 +235,25 @@ static dirac_status dgrad_step(dirac_sim *sim)
     if (status != DIRAC_OK)
         return sim_fail_newton(sim, status, "implicit step", name_dgrad_rows);
     sim->newton_iterations = sim->nw.iterations;
-    // temperatures must stay positive
     evaluate_step(sim, &l, z, 0);
-    const double *dx = x0 + 3 * l.d, *dg = x0 + 4 * l.d, *phi_c = dg + l.d;
-    for (int j = 0; j < l.ns; j++)
-        if (!(-dg[2 * l.n + j] > 0.0)) {
-            snprintf(sim->errmsg, sizeof sim->errmsg,
-                     "step %ld from t = %.17g to %.17g (dgrad): the temperature of %s became "
-                     "non-positive (%.3e): -dL/dS must stay positive",
-                     sim->steps + 1, sim->t, sim->t + h, m->entropy_names[j], -dg[2 * l.n + j]);
-            return DIRAC_ERR_NOT_FINITE;
+    const double *dx = x0 + 3 * l.d, *dg = x0 + 4 * l.d;
+    // temperatures must stay positive: the discrete ones and those at the new node
+    if (l.ns > 0) {
+        sim_evaluate(sim, &sim->eval[START], z + l.zq, z + l.zv, z + l.zs, sim->t + h, NULL,
+                     EVAL_GRADIENT);
+        for (int j = 0; j < l.ns; j++) {
+            double discrete = -dg[2 * l.n + j], node = -sim->eval[START].gradient[2 * l.n + j];
+            if (!(discrete > 0.0) || !(node > 0.0)) {
+                snprintf(sim->errmsg, sizeof sim->errmsg,
+                         "step %ld from t = %.17g to %.17g (dgrad): the temperature of %s "
+                         "became non-positive (%.3e): -dL/dS must stay positive",
+                         sim->steps + 1, sim->t, sim->t + h, m->entropy_names[j],
+                         discrete > 0.0 ? node : discrete);
+                return DIRAC_ERR_NOT_FINITE;
+            }
         }
+        evaluate_step(sim, &l, z, 0);
+    }
     // discrete work: external forces, heat input, explicit time dependence, driven constraints
     const sim_eval *mid = &sim->eval[MID];
     const double *thermal = sim->thermal_values, *lambda = z + l.zl;
@@ -253,7 +265,7 @@ static dirac_status dgrad_step(dirac_sim *sim)
         if (!m->constraints[a].time_dependent)
             continue;
         double driving = m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC
-                             ? mid->rates[a] + phi_c[a] * h
+                             ? sim->avf_rates[a]
                              : mid->rates[a];
         work -= h * lambda[a] * driving;
     }

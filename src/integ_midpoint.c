@@ -229,6 +229,21 @@ static dirac_status midpoint_step(dirac_sim *sim)
         memcpy(sim->s, s_old, (size_t)ns * sizeof *sim->s);
         return sim_fail_newton(sim, status, "velocities", name_velocity_rows);
     }
+    // temperatures at the new node must be positive too
+    if (ns > 0) {
+        sim_evaluate(sim, &sim->eval[START], q1, z, sim->s, sim->t + h, NULL, EVAL_GRADIENT);
+        for (int j = 0; j < ns; j++) {
+            double temperature = -sim->eval[START].gradient[2 * n + j];
+            if (!(temperature > 0.0)) {
+                memcpy(sim->s, s_old, (size_t)ns * sizeof *sim->s);
+                snprintf(sim->errmsg, sizeof sim->errmsg,
+                         "step %ld from t = %.17g to %.17g (midpoint): the temperature of %s "
+                         "became non-positive (%.3e): -dL/dS must stay positive",
+                         sim->steps + 1, sim->t, sim->t + h, m->entropy_names[j], temperature);
+                return DIRAC_ERR_NOT_FINITE;
+            }
+        }
+    }
     // accept: p_{k+1} = p* + h/2 ω(q_{k+1})ᵀ ν (ω at q_{k+1} is in eval[END])
     const double *nu = z + n;
     for (int a = 0; a < mc; a++)

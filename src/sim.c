@@ -248,7 +248,8 @@ void dirac_sim_destroy(dirac_sim *sim)
         return;
     double *arrays[] = { sim->q, sim->v, sim->p, sim->mu, sim->s, sim->temperature, sim->tape_work,
                          sim->z, sim->scratch, sim->q_old, sim->q_older, sim->p_half,
-                         sim->wedge_values, sim->thermal_values };
+                         sim->wedge_values, sim->thermal_values, sim->avf_forms,
+                         sim->avf_rates };
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         free(arrays[k]);
     free(sim->block);
@@ -466,9 +467,10 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
     sim->linear_solver = options->linear_solver;
     size_t n = (size_t)sim->n, nm = (size_t)(sim->n + sim->mc), ns = (size_t)sim->ns;
     size_t unknowns = 3 * n + ns + 2 * (size_t)sim->mc + 1;
-    // lobatto4: 4 stages (4 n + 3 m unknowns) followed by the end system (n + m)
-    if (unknowns < 5 * n + 4 * (size_t)sim->mc + 1)
-        unknowns = 5 * n + 4 * (size_t)sim->mc + 1;
+    // lobatto4: 4 stages (4 n + 3 m unknowns), the end system (n + m) and the last stages
+    // kept for the next step's guess (1 + 4 n + 3 m)
+    if (unknowns < 9 * n + 7 * (size_t)sim->mc + 2)
+        unknowns = 9 * n + 7 * (size_t)sim->mc + 2;
     sim->q = calloc(n + 1, sizeof(double));
     sim->v = calloc(n + 1, sizeof(double));
     sim->p = calloc(n + 1, sizeof(double));
@@ -485,10 +487,13 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
     sim->p_half = calloc(n + 1, sizeof(double));
     sim->wedge_values = calloc((size_t)model->wedge_count + 1, sizeof(double));
     sim->thermal_values = calloc((size_t)model->thermal.count + 1, sizeof(double));
+    sim->avf_forms = calloc((size_t)model->constraint_forms.nnz + 1, sizeof(double));
+    sim->avf_rates = calloc((size_t)model->m + 1, sizeof(double));
     dirac_status status = DIRAC_OK;
     if (!sim->q || !sim->v || !sim->p || !sim->mu || !sim->s || !sim->temperature || !sim->tape_work ||
         !sim->z || !sim->block || !sim->scratch || !sim->q_old ||
-        !sim->q_older || !sim->p_half || !sim->wedge_values || !sim->thermal_values)
+        !sim->q_older || !sim->p_half || !sim->wedge_values || !sim->thermal_values ||
+        !sim->avf_forms || !sim->avf_rates)
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     for (int k = 0; status == DIRAC_OK && k < 3; k++)
         if (eval_alloc(&sim->eval[k], model) != DIRAC_OK)

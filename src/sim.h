@@ -70,6 +70,7 @@ struct dirac_sim {
     double *p_half;               // dirac2: p_{k-1/2}
     double *wedge_values;         // two-form coefficients (interaction reports)
     double *thermal_values;       // friction forces, conductances, heat inputs
+    double *avf_forms, *avf_rates;   // dgrad: averaged constraint forms and rates
     bool started;                 // dirac2: first step done
 };
 
