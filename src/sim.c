@@ -12,7 +12,7 @@
 
 static const sim_method *const methods[] = {
     &sim_method_midpoint, &sim_method_dirac1, &sim_method_dirac2, &sim_method_dgrad,
-    &sim_method_euler, &sim_method_rk4,
+    &sim_method_euler, &sim_method_rk4, &sim_method_lobatto3, &sim_method_lobatto4,
 };
 #define METHOD_COUNT ((int)(sizeof methods / sizeof methods[0]))
 
@@ -249,7 +249,7 @@ void dirac_sim_destroy(dirac_sim *sim)
     double *arrays[] = { sim->q, sim->v, sim->p, sim->mu, sim->s, sim->temperature, sim->tape_work,
                          sim->z, sim->scratch, sim->q_old, sim->q_older, sim->p_half,
                          sim->wedge_values, sim->thermal_values, sim->avf_forms,
-                         sim->avf_rates };
+                         sim->avf_rates, sim->backup };
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         free(arrays[k]);
     free(sim->block);
@@ -489,11 +489,12 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
     sim->thermal_values = calloc((size_t)model->thermal.count + 1, sizeof(double));
     sim->avf_forms = calloc((size_t)model->constraint_forms.nnz + 1, sizeof(double));
     sim->avf_rates = calloc((size_t)model->m + 1, sizeof(double));
+    sim->backup = calloc(4 * n + (size_t)model->m + ns + 1, sizeof(double));
     dirac_status status = DIRAC_OK;
     if (!sim->q || !sim->v || !sim->p || !sim->mu || !sim->s || !sim->temperature || !sim->tape_work ||
         !sim->z || !sim->block || !sim->scratch || !sim->q_old ||
         !sim->q_older || !sim->p_half || !sim->wedge_values || !sim->thermal_values ||
-        !sim->avf_forms || !sim->avf_rates)
+        !sim->avf_forms || !sim->avf_rates || !sim->backup)
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     for (int k = 0; status == DIRAC_OK && k < 3; k++)
         if (eval_alloc(&sim->eval[k], model) != DIRAC_OK)
@@ -541,23 +542,82 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
     return DIRAC_OK;
 }
 
+// The state a failed step returns to: the last good node.
+static void save_state(dirac_sim *sim)
+{
+    size_t n = (size_t)sim->n;
+    double *b = sim->backup;
+    memcpy(b, sim->q, n * sizeof *b);
+    memcpy(b + n, sim->v, n * sizeof *b);
+    memcpy(b + 2 * n, sim->p, n * sizeof *b);
+    memcpy(b + 3 * n, sim->mu, (size_t)sim->mc * sizeof *b);
+    memcpy(b + 3 * n + (size_t)sim->mc, sim->s, (size_t)sim->ns * sizeof *b);
+    memcpy(b + 3 * n + (size_t)(sim->mc + sim->ns), sim->q_old, n * sizeof *b);
+    sim->backup_work = sim->work;
+}
+
+static void restore_state(dirac_sim *sim)
+{
+    size_t n = (size_t)sim->n;
+    const double *b = sim->backup;
+    memcpy(sim->q, b, n * sizeof *b);
+    memcpy(sim->v, b + n, n * sizeof *b);
+    memcpy(sim->p, b + 2 * n, n * sizeof *b);
+    memcpy(sim->mu, b + 3 * n, (size_t)sim->mc * sizeof *b);
+    memcpy(sim->s, b + 3 * n + (size_t)sim->mc, (size_t)sim->ns * sizeof *b);
+    memcpy(sim->q_old, b + 3 * n + (size_t)(sim->mc + sim->ns), n * sizeof *b);
+    sim->work = sim->backup_work;
+    sim_update_diagnostics(sim);
+}
+
+static int state_finite(const dirac_sim *sim, const char **what, int *index)
+{
+    const double *arrays[] = { sim->q, sim->v, sim->p, sim->mu, sim->s };
+    const int counts[] = { sim->n, sim->n, sim->n, sim->mc, sim->ns };
+    static const char *const names[] = { "coordinate", "velocity", "momentum", "multiplier",
+                                         "entropy" };
+    for (int k = 0; k < 5; k++)
+        for (int i = 0; i < counts[k]; i++)
+            if (!isfinite(arrays[k][i])) {
+                *what = names[k];
+                *index = i;
+                return 0;
+            }
+    *what = "energy";
+    *index = 0;
+    return isfinite(sim->energy);
+}
+
 dirac_status dirac_sim_step(dirac_sim *sim)
 {
     sim->errmsg[0] = '\0';
+    save_state(sim);
     dirac_status status = sim->method->step(sim);
-    if (status != DIRAC_OK)
+    if (status != DIRAC_OK) {
+        restore_state(sim);
         return status;
+    }
     sim->steps++;
     sim->t = sim->t0 + (double)sim->steps * sim->h;
     sim_update_diagnostics(sim);
-    int n = sim->n;
-    for (int i = 0; i < n; i++)
-        if (!isfinite(sim->q[i]) || !isfinite(sim->v[i]) || !isfinite(sim->p[i])) {
-            snprintf(sim->errmsg, sizeof sim->errmsg,
-                     "step %ld at t = %.17g (%s): the state became non-finite in coordinate %s",
-                     sim->steps, sim->t, sim->method->info.name, sim->model->coord_names[i]);
-            return DIRAC_ERR_NOT_FINITE;
-        }
+    const char *what = NULL;
+    int index = 0;
+    if (!state_finite(sim, &what, &index)) {
+        const dirac_model *m = sim->model;
+        const char *name = !strcmp(what, "multiplier") ? m->constraints[index].name
+                           : !strcmp(what, "entropy")  ? m->entropy_names[index]
+                           : !strcmp(what, "energy")   ? "E"
+                                                       : m->coord_names[index];
+        snprintf(sim->errmsg, sizeof sim->errmsg,
+                 "step %ld at t = %.17g (%s): the state became non-finite (%s of %s); the "
+                 "state stays at the last good step, t = %.17g",
+                 sim->steps, sim->t, sim->method->info.name, what, name,
+                 sim->t - sim->h);
+        sim->steps--;
+        sim->t = sim->t0 + (double)sim->steps * sim->h;
+        restore_state(sim);
+        return DIRAC_ERR_NOT_FINITE;
+    }
     return DIRAC_OK;
 }
 

@@ -71,6 +71,7 @@ struct dirac_sim {
     double *wedge_values;         // two-form coefficients (interaction reports)
     double *thermal_values;       // friction forces, conductances, heat inputs
     double *avf_forms, *avf_rates;   // dgrad: averaged constraint forms and rates
+    double *backup, backup_work;     // the last good node (restored when a step fails)
     bool started;                 // dirac2: first step done
 };
 
@@ -85,7 +86,7 @@ struct sim_method {
 };
 
 extern const sim_method sim_method_midpoint, sim_method_dirac1, sim_method_dirac2,
-    sim_method_euler, sim_method_rk4, sim_method_dgrad;
+    sim_method_euler, sim_method_rk4, sim_method_dgrad, sim_method_lobatto3, sim_method_lobatto4;
 
 /// Acceleration a and multipliers mu of the index-reduced ODE at (q, v, t) from the KKT system
 /// [∂²L/∂v², −ωᵀ; ω, 0] (src/integ_explicit.c); *power gets the power of forces, explicit time

@@ -1,0 +1,436 @@
+// `lobatto3` (s = 3, order 4) and `lobatto4` (s = 4, order 6): the partitioned Lobatto IIIA–IIIB
+// pair of Jay (SIAM J. Numer. Anal. 33, 1996) for holonomically constrained Lagrangian systems in
+// the implicit (q, v, p) form; s = 2 would be RATTLE (docs/methods.md, "lobatto3, lobatto4").
+// With t_j = t_k + c_j h, X_j = (Q_j, V_j, S, t_j), IIIA coefficients a_ij and IIIB â_ij, the
+// stage unknowns V_1..V_s and Λ_1..Λ_{s−1} solve one Newton system
+//   Q_i = q_k + h Σ_j a_ij V_j                                    (Q_1 = q_k, Q_s = q_{k+1})
+//   ∂L/∂v(X_i) = p_k + h Σ_j â_ij f_j,   f_j = ∂L/∂q(X_j) + F(X_j) + ω(Q_j, t_j)ᵀ Λ_j   (i = 1..s)
+//   φ(Q_i, t_i) = 0                                                (i = 2..s)
+// (â_is = 0, so Λ_s does not enter the stages); then the end velocity v_{k+1} and Λ_s solve
+//   ∂L/∂v(q_{k+1}, v_{k+1}, t_{k+1}) = p* + h b_s ω(q_{k+1}, t_{k+1})ᵀ Λ_s
+//   ⟨ω(q_{k+1}, t_{k+1}), v_{k+1}⟩ + b(q_{k+1}, t_{k+1}) = 0          (the hidden constraint)
+// with p* = p_k + h Σ_j b_j f_j (f_s without Λ_s), and p_{k+1} = p* + h b_s ωᵀ Λ_s.
+// Holonomic constraints and regular Lagrangians only (the check hook refuses the rest).
+#include "sim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define LOBATTO_MAX_STAGES 4
+#define SQRT5 2.23606797749978969640917366873127624
+
+typedef struct lobatto_tableau {
+    int s;
+    double c[LOBATTO_MAX_STAGES], b[LOBATTO_MAX_STAGES];
+    double a[LOBATTO_MAX_STAGES][LOBATTO_MAX_STAGES];      // IIIA (positions)
+    double ahat[LOBATTO_MAX_STAGES][LOBATTO_MAX_STAGES];   // IIIB (momenta)
+} lobatto_tableau;
+
+// shared/theory/integrators.md §3.5; b_i â_ij + b_j a_ji = b_i b_j (symplectic pair).
+static const lobatto_tableau lobatto3_tableau = {
+    3,
+    { 0.0, 0.5, 1.0 },
+    { 1.0 / 6.0, 2.0 / 3.0, 1.0 / 6.0 },
+    { { 0.0, 0.0, 0.0 }, { 5.0 / 24.0, 1.0 / 3.0, -1.0 / 24.0 }, { 1.0 / 6.0, 2.0 / 3.0, 1.0 / 6.0 } },
+    { { 1.0 / 6.0, -1.0 / 6.0, 0.0 }, { 1.0 / 6.0, 1.0 / 3.0, 0.0 }, { 1.0 / 6.0, 5.0 / 6.0, 0.0 } },
+};
+
+static const lobatto_tableau lobatto4_tableau = {
+    4,
+    { 0.0, 0.5 - SQRT5 / 10.0, 0.5 + SQRT5 / 10.0, 1.0 },
+    { 1.0 / 12.0, 5.0 / 12.0, 5.0 / 12.0, 1.0 / 12.0 },
+    { { 0.0, 0.0, 0.0, 0.0 },
+      { (11.0 + SQRT5) / 120.0, (25.0 - SQRT5) / 120.0, (25.0 - 13.0 * SQRT5) / 120.0,
+        (-1.0 + SQRT5) / 120.0 },
+      { (11.0 - SQRT5) / 120.0, (25.0 + 13.0 * SQRT5) / 120.0, (25.0 + SQRT5) / 120.0,
+        (-1.0 - SQRT5) / 120.0 },
+      { 1.0 / 12.0, 5.0 / 12.0, 5.0 / 12.0, 1.0 / 12.0 } },
+    { { 1.0 / 12.0, (-1.0 - SQRT5) / 24.0, (-1.0 + SQRT5) / 24.0, 0.0 },
+      { 1.0 / 12.0, (25.0 + SQRT5) / 120.0, (25.0 - 13.0 * SQRT5) / 120.0, 0.0 },
+      { 1.0 / 12.0, (25.0 + 13.0 * SQRT5) / 120.0, (25.0 - SQRT5) / 120.0, 0.0 },
+      { 1.0 / 12.0, (11.0 - SQRT5) / 24.0, (11.0 + SQRT5) / 24.0, 0.0 } },
+};
+
+// One step's context for the assembly callbacks. Scratch layout (sim->scratch, at most
+// 13 n + 3 m doubles for s = 4; sim.c allocates at least 22 n + 10 m):
+//   Q (s n) | f (s n) | p* (n) | residual of the final evaluation (s n + (s − 1) m)
+typedef struct lobatto_step_ctx {
+    dirac_sim *sim;
+    const lobatto_tableau *tab;
+    int final;        // evaluation at the converged stages: forces at every stage, work
+    double work;      // (final) the step's work of forces and explicit time dependence
+} lobatto_step_ctx;
+
+static const lobatto_tableau *tableau_of(const dirac_sim *sim)
+{
+    return sim->method == &sim_method_lobatto4 ? &lobatto4_tableau : &lobatto3_tableau;
+}
+
+static int stage_size(const dirac_sim *sim, int s)
+{
+    return s * sim->n + (s - 1) * sim->mc;
+}
+
+// Where one sparse block of a compiled matrix goes in the stage Jacobian: up to s² copies,
+// each at its own block offset with its own factor (structural zeros of the tableaus skipped,
+// so the pattern is the same at every assembly).
+typedef struct block_targets {
+    int count;
+    int r0[LOBATTO_MAX_STAGES * LOBATTO_MAX_STAGES], c0[LOBATTO_MAX_STAGES * LOBATTO_MAX_STAGES];
+    double scale[LOBATTO_MAX_STAGES * LOBATTO_MAX_STAGES];
+} block_targets;
+
+static void target_add(block_targets *t, int r0, int c0, double scale)
+{
+    if (scale == 0.0)
+        return;
+    t->r0[t->count] = r0;
+    t->c0[t->count] = c0;
+    t->scale[t->count] = scale;
+    t->count++;
+}
+
+// Adds rows [row_first, row_first + rows) and columns [col_first, col_first + cols) of sp
+// (its values at one stage) to every target, in one pass over the entries.
+static void add_targets(const model_sparse *sp, const double *values, int row_first, int rows,
+                        int col_first, int cols, const block_targets *t, linsolve *jac)
+{
+    if (t->count == 0)
+        return;
+    for (int r = 0; r < rows; r++)
+        for (int k = sp->row_start[row_first + r]; k < sp->row_start[row_first + r + 1]; k++) {
+            int c = sp->col[k] - col_first;
+            if (c < 0 || c >= cols)
+                continue;
+            for (int x = 0; x < t->count; x++)
+                linsolve_add(jac, t->r0[x] + r, t->c0[x] + c, t->scale[x] * values[k]);
+        }
+}
+
+// Stage unknowns z = [V_1 .. V_s (n each) | Λ_1 .. Λ_{s−1} (m each)]; rows
+// [momentum balances of the stages 1..s (n each) | φ(Q_i, t_i)/h for i = 2..s (m each)].
+static int assemble_stages(void *context, const double *z, double *r, linsolve *jac)
+{
+    lobatto_step_ctx *cx = context;
+    dirac_sim *sim = cx->sim;
+    const lobatto_tableau *tb = cx->tab;
+    const dirac_model *m = sim->model;
+    const model_sparse *forms = &m->constraint_forms;
+    int n = sim->n, mc = sim->mc, s = tb->s, zl = s * n;
+    double h = sim->h, *Q = sim->scratch, *f = Q + s * n;
+    sim_eval *e = &sim->eval[0];
+    for (int j = 0; j < s; j++)
+        for (int i = 0; i < n; i++) {
+            double sum = 0.0;
+            for (int k = 0; k < s; k++)
+                sum += tb->a[j][k] * z[k * n + i];
+            Q[j * n + i] = sim->q[i] + h * sum;
+        }
+    for (int j = 0; j < s; j++)
+        for (int i = 0; i < n; i++)
+            r[j * n + i] = -sim->p[i];
+    cx->work = 0.0;
+    for (int j = 0; j < s; j++) {
+        const double *Qj = Q + j * n, *Vj = z + j * n;
+        const double *lambda = j < s - 1 ? z + zl + j * mc : NULL;
+        double *fj = f + j * n;
+        // the last stage's force enters only p* (â_is = 0): needed in the final evaluation
+        int forces = j < s - 1 || cx->final;
+        int what = EVAL_GRADIENT | EVAL_CONSTRAINTS | (forces ? EVAL_FORCES : 0);
+        if (jac)
+            what |= EVAL_HESSIAN | (j > 0 && j < s - 1 && mc > 0 ? EVAL_CURVATURE : 0);
+        sim_evaluate(sim, e, Qj, Vj, sim->s, sim->t + tb->c[j] * h, lambda, what);
+        for (int i = 0; i < n; i++) {
+            r[j * n + i] += e->gradient[n + i];
+            fj[i] = e->gradient[i] + (forces ? e->forces[i] : 0.0);
+        }
+        if (lambda)
+            sim_add_forms_transposed(sim, e, lambda, 1.0, fj);
+        for (int row = 0; row < s; row++) {
+            double w = -h * tb->ahat[row][j];
+            if (w != 0.0)
+                for (int i = 0; i < n; i++)
+                    r[row * n + i] += w * fj[i];
+        }
+        if (j > 0)
+            for (int a = 0; a < mc; a++)
+                r[zl + (j - 1) * mc + a] = e->values[a] / h;
+        if (cx->final) {
+            // Lobatto quadrature of the power of forces and of explicit time dependence; the
+            // driven constraints' power is added by the caller (it needs Λ_s)
+            double power = -e->gradient[m->index_t];
+            for (int i = 0; i < n; i++)
+                power += e->forces[i] * Vj[i];
+            cx->work += h * tb->b[j] * power;
+            for (int a = 0; lambda && a < mc; a++)
+                if (m->constraints[a].time_dependent)
+                    cx->work -= h * tb->b[j] * lambda[a] * e->rates[a];
+        }
+        if (!jac)
+            continue;
+        // row j: ∂/∂V_j ∂L/∂v = H_vv; ∂/∂V_k through Q_j = h a_jk H_vq
+        block_targets vv = { 0 }, vq = { 0 }, fv = { 0 }, fq = { 0 }, cq = { 0 };
+        target_add(&vv, j * n, j * n, 1.0);
+        for (int k = 0; k < s; k++) {
+            target_add(&vq, j * n, k * n, h * tb->a[j][k]);
+            target_add(&cq, zl + (j - 1) * mc, k * n, tb->a[j][k]);
+        }
+        // every row i: −h â_ij ∂f_j/∂V_j − h² â_ij a_jk ∂f_j/∂Q_j (k = 1..s)
+        for (int row = 0; row < s; row++) {
+            target_add(&fv, row * n, j * n, -h * tb->ahat[row][j]);
+            for (int k = 0; k < s; k++)
+                target_add(&fq, row * n, k * n, -h * h * tb->ahat[row][j] * tb->a[j][k]);
+        }
+        add_targets(&m->hessian, e->hessian, n, n, n, n, &vv, jac);
+        add_targets(&m->hessian, e->hessian, n, n, 0, n, &vq, jac);
+        add_targets(&m->hessian, e->hessian, 0, n, n, n, &fv, jac);
+        add_targets(&m->force_jacobian, e->force_jac, 0, n, n, n, &fv, jac);
+        add_targets(&m->hessian, e->hessian, 0, n, 0, n, &fq, jac);
+        add_targets(&m->force_jacobian, e->force_jac, 0, n, 0, n, &fq, jac);
+        if (mc > 0 && fq.count > 0)
+            add_targets(&m->form_curvature, e->curvature, 0, n, 0, n, &fq, jac);
+        // constraint rows of stage j: ∂(φ(Q_j)/h)/∂V_k = a_jk ω(Q_j)
+        if (j > 0)
+            add_targets(forms, e->forms, 0, mc, 0, n, &cq, jac);
+        // Λ_j's columns: −h â_ij ω(Q_j)ᵀ
+        for (int row = 0; lambda && row < s; row++) {
+            double w = -h * tb->ahat[row][j];
+            if (w == 0.0)
+                continue;
+            for (int a = 0; a < mc; a++)
+                for (int k = forms->row_start[a]; k < forms->row_start[a + 1]; k++)
+                    linsolve_add(jac, row * n + forms->col[k], zl + j * mc + a, w * e->forms[k]);
+        }
+    }
+    return 0;
+}
+
+// End unknowns [v_{k+1} (n) | Λ_s (m)]: the Legendre map at q_{k+1} with the last impulse and
+// the velocity-level (hidden) constraints.
+static int assemble_end(void *context, const double *z, double *r, linsolve *jac)
+{
+    lobatto_step_ctx *cx = context;
+    dirac_sim *sim = cx->sim;
+    const lobatto_tableau *tb = cx->tab;
+    const model_sparse *forms = &sim->model->constraint_forms;
+    int n = sim->n, mc = sim->mc, s = tb->s;
+    double h = sim->h, hb = h * tb->b[s - 1];
+    const double *q1 = sim->scratch + (s - 1) * n, *pstar = sim->scratch + 2 * s * n;
+    const double *v1 = z, *lambda = z + n;
+    sim_eval *e = &sim->eval[1];
+    sim_evaluate(sim, e, q1, v1, sim->s, sim->t + h, NULL,
+                 EVAL_GRADIENT | EVAL_CONSTRAINTS | (jac ? EVAL_HESSIAN : 0));
+    for (int i = 0; i < n; i++)
+        r[i] = e->gradient[n + i] - pstar[i];
+    sim_add_forms_transposed(sim, e, lambda, -hb, r);
+    sim_velocity_constraint(sim, e, v1, r + n);
+    if (!jac)
+        return 0;
+    sim_add_hessian_block(sim, e, n, n, n, n, 1.0, jac, 0, 0);
+    for (int a = 0; a < mc; a++)
+        for (int k = forms->row_start[a]; k < forms->row_start[a + 1]; k++) {
+            linsolve_add(jac, forms->col[k], n + a, -hb * e->forms[k]);
+            linsolve_add(jac, n + a, forms->col[k], e->forms[k]);
+        }
+    return 0;
+}
+
+static void name_stage_rows(const dirac_sim *sim, int index, char *buf, size_t size)
+{
+    const dirac_model *m = sim->model;
+    int n = sim->n, mc = sim->mc, s = tableau_of(sim)->s;
+    if (index >= 0 && index < s * n)
+        snprintf(buf, size, "the momentum balance of %s at stage %d of %d",
+                 m->coord_names[index % n], index / n + 1, s);
+    else if (mc > 0 && index >= s * n && index < stage_size(sim, s))
+        snprintf(buf, size, "constraint %s at stage %d of %d",
+                 m->constraints[(index - s * n) % mc].name, (index - s * n) / mc + 2, s);
+    else
+        snprintf(buf, size, "equation %d", index + 1);
+}
+
+static void name_end_rows(const dirac_sim *sim, int index, char *buf, size_t size)
+{
+    if (index >= 0 && index < sim->n)
+        snprintf(buf, size, "the Legendre map p.%s = dL/d%s' at the step end",
+                 sim->model->coord_names[index], sim->model->coord_names[index]);
+    else
+        sim_name_coordinate_rows(sim, index, buf, size);
+}
+
+// The guess for the stages: the previous step's stage velocities extrapolated along their
+// interpolation polynomial, V_i ≈ Σ_j ℓ_j(1 + c_i) V_j^prev (error O(h^s)), and its Λ_j; at
+// the first step V_j = v_k, Λ_j = μ_k.
+static void stage_guess(dirac_sim *sim, const lobatto_tableau *tb, const double *previous,
+                        double *z)
+{
+    int n = sim->n, mc = sim->mc, s = tb->s, zl = s * n;
+    if (previous[0] != 1.0) {
+        for (int j = 0; j < s; j++)
+            memcpy(z + j * n, sim->v, (size_t)n * sizeof *z);
+        for (int j = 0; j < s - 1; j++)
+            memcpy(z + zl + j * mc, sim->mu, (size_t)mc * sizeof *z);
+        return;
+    }
+    const double *pv = previous + 1;
+    for (int i = 0; i < s; i++) {
+        double ell[LOBATTO_MAX_STAGES], theta = 1.0 + tb->c[i];
+        for (int j = 0; j < s; j++) {
+            ell[j] = 1.0;
+            for (int k = 0; k < s; k++)
+                if (k != j)
+                    ell[j] *= (theta - tb->c[k]) / (tb->c[j] - tb->c[k]);
+        }
+        for (int x = 0; x < n; x++) {
+            double sum = 0.0;
+            for (int j = 0; j < s; j++)
+                sum += ell[j] * pv[j * n + x];
+            z[i * n + x] = sum;
+        }
+    }
+    memcpy(z + zl, pv + zl, (size_t)((s - 1) * mc) * sizeof *z);
+}
+
+static dirac_status lobatto_step(dirac_sim *sim)
+{
+    const lobatto_tableau *tb = tableau_of(sim);
+    const dirac_model *m = sim->model;
+    int n = sim->n, mc = sim->mc, s = tb->s, size = stage_size(sim, s), zl = s * n;
+    double h = sim->h;
+    // sim->z: stage unknowns (size) | end unknowns (n + m) | kept between steps: a flag (1.0
+    // once a step succeeded) and the last converged stage unknowns (size) — 9 n + 7 m + 1
+    // doubles for s = 4 (sim.c allocates them)
+    double *z = sim->z, *end = z + size, *previous = end + n + mc;
+    int *end_block = sim->block + size;
+    // sim->scratch: Q (s n) | f (s n) | p* (n) | residual of the final evaluation (size)
+    double *pstar = sim->scratch + 2 * s * n, *residual = pstar + n;
+    const double *f = sim->scratch + s * n, *q1 = sim->scratch + (s - 1) * n;
+    lobatto_step_ctx cx = { sim, tb, 0, 0.0 };
+    stage_guess(sim, tb, previous, z);
+    for (int i = 0; i < size; i++)
+        sim->block[i] = i < zl ? 1 : 4;
+    dirac_status status =
+        newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE1, size), size, z, sim->block,
+                     assemble_stages, &cx, sim->rtol, sim->max_iterations);
+    int iterations = sim->nw.iterations;
+    if (status != DIRAC_OK)
+        return sim_fail_newton(sim, status, "stages", name_stage_rows);
+    // the converged stages: Q, every f_j, the work; then p* = p_k + h Σ b_j f_j
+    cx.final = 1;
+    assemble_stages(&cx, z, residual, NULL);
+    for (int i = 0; i < n; i++) {
+        double sum = 0.0;
+        for (int j = 0; j < s; j++)
+            sum += tb->b[j] * f[j * n + i];
+        pstar[i] = sim->p[i] + h * sum;
+    }
+    // the end: v_{k+1}, Λ_s from the guess V_s, Λ_{s−1}
+    memcpy(end, z + (s - 1) * n, (size_t)n * sizeof *end);
+    memcpy(end + n, z + zl + (s - 2) * mc, (size_t)mc * sizeof *end);
+    for (int i = 0; i < n + mc; i++)
+        end_block[i] = i < n ? 1 : 5;
+    status = newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE2, n + mc), n + mc, end,
+                          end_block, assemble_end, &cx, sim->rtol, sim->max_iterations);
+    iterations += sim->nw.iterations;
+    if (status != DIRAC_OK)
+        return sim_fail_newton(sim, status, "end velocities", name_end_rows);
+    // accept: p_{k+1} = p* + h b_s ω(q_{k+1})ᵀ Λ_s (ω at q_{k+1} is in eval[1])
+    const double *lambda_s = end + n;
+    const sim_eval *e = &sim->eval[1];
+    double work = cx.work;
+    for (int a = 0; a < mc; a++)
+        if (m->constraints[a].time_dependent)
+            work -= h * tb->b[s - 1] * lambda_s[a] * e->rates[a];
+    memcpy(sim->q, q1, (size_t)n * sizeof *sim->q);
+    memcpy(sim->v, end, (size_t)n * sizeof *sim->v);
+    memcpy(sim->p, pstar, (size_t)n * sizeof *sim->p);
+    sim_add_forms_transposed(sim, e, lambda_s, h * tb->b[s - 1], sim->p);
+    previous[0] = 1.0;
+    memcpy(previous + 1, z, (size_t)size * sizeof *z);
+    // the reported multipliers: Λ_s is only an O(h^{s−1}) approximation of μ(t_{k+1}); the
+    // index-reduced equations at the new node give it to the order of the state
+    double *a = sim->scratch, *mu = a + n, power;
+    if (mc > 0 && sim_acceleration(sim, sim->q, sim->v, sim->t + h, a, mu, &power) == DIRAC_OK)
+        memcpy(sim->mu, mu, (size_t)mc * sizeof *sim->mu);
+    else
+        memcpy(sim->mu, lambda_s, (size_t)mc * sizeof *sim->mu);
+    sim->work += work;
+    sim->newton_iterations = iterations;
+    return DIRAC_OK;
+}
+
+// Supported: holonomic constraints (time-dependent too), forces (velocity- and
+// time-dependent), two-forms, Lagrangians with ∂²L/∂v² invertible. Refused: nonholonomic
+// constraints and degenerate Lagrangians (they need SPARK-type multiplier stages).
+static dirac_status lobatto_check(dirac_sim *sim)
+{
+    const dirac_model *m = sim->model;
+    const char *name = sim->method->info.name;
+    int n = sim->n;
+    for (int a = 0; a < sim->mc; a++)
+        if (m->constraints[a].kind != DIRAC_CONSTRAINT_HOLONOMIC) {
+            snprintf(sim->errmsg, sizeof sim->errmsg,
+                     "method '%s' supports holonomic constraints phi(q, t) = 0 only; constraint "
+                     "'%s' is a velocity (nonholonomic) constraint; use midpoint, dgrad, dirac1 "
+                     "or dirac2", name, m->constraints[a].name);
+            return DIRAC_ERR_UNSUPPORTED;
+        }
+    // ∂²L/∂v² must be regular: factor it at the initial state (creation may allocate)
+    sim_eval *e = &sim->eval[0];
+    sim_evaluate(sim, e, sim->q, sim->v, sim->s, sim->t, NULL, EVAL_HESSIAN);
+    linsolve hvv;
+    if (linsolve_init(&hvv, n, false, NULL) != DIRAC_OK) {
+        snprintf(sim->errmsg, sizeof sim->errmsg, "out of memory");
+        return DIRAC_ERR_NOMEM;
+    }
+    sim_add_hessian_block(sim, e, n, n, n, n, 1.0, &hvv, 0, 0);
+    double scale = 0.0;
+    for (int k = 0; k < n * n; k++)
+        scale = fmax(scale, fabs(hvv.dense[k]));
+    int degenerate = -1;
+    if (n > 0 && !(scale > 0.0)) {
+        degenerate = 0;   // L does not depend on the velocities at all
+    } else if (n > 0) {
+        lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, hvv.dense, n, hvv.pivots);
+        if (info > 0)
+            degenerate = (int)info - 1;
+        for (int i = 0; degenerate < 0 && i < n; i++)
+            if (!(fabs(hvv.dense[(size_t)i * (size_t)n + (size_t)i]) > 1e-12 * scale))
+                degenerate = i;
+    }
+    linsolve_free(&hvv);
+    if (degenerate >= 0) {
+        snprintf(sim->errmsg, sizeof sim->errmsg,
+                 "method '%s' needs a regular Lagrangian (d2L/dv2 invertible); at the initial "
+                 "state d2L/dv2 is singular (no pivot for the velocity of %s): degenerate "
+                 "Lagrangians (circuits, Lagrangians linear in velocities) are not supported; "
+                 "use midpoint", name, m->coord_names[degenerate]);
+        return DIRAC_ERR_UNSUPPORTED;
+    }
+    return DIRAC_OK;
+}
+
+const sim_method sim_method_lobatto3 = {
+    .info = { "lobatto3", 4,
+              "symplectic, symmetric; holonomic constraints at position and velocity level every "
+              "step; energy error bounded (no drift); regular Lagrangians, holonomic only",
+              "3-stage partitioned Lobatto IIIA-IIIB (Jay 1996), RATTLE's order-4 sibling" },
+    .explicit_ode = false,
+    .implicit_workspace = true,
+    .thermodynamic = false,
+    .step = lobatto_step,
+    .check = lobatto_check,
+};
+
+const sim_method sim_method_lobatto4 = {
+    .info = { "lobatto4", 6,
+              "symplectic, symmetric; holonomic constraints at position and velocity level every "
+              "step; energy error bounded (no drift); regular Lagrangians, holonomic only",
+              "4-stage partitioned Lobatto IIIA-IIIB (Jay 1996), order 6" },
+    .explicit_ode = false,
+    .implicit_workspace = true,
+    .thermodynamic = false,
+    .step = lobatto_step,
+    .check = lobatto_check,
+};
