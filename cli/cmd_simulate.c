@@ -18,6 +18,7 @@
 #define _POSIX_C_SOURCE 200809L   // isatty, fileno, clock_gettime
 
 #include "commands.h"
+#include "plot.h"
 #include "csv_output.h"
 #include "json_output.h"
 
@@ -42,7 +43,8 @@ static const double missing = (double)NAN;   // written as null in the summary
 static const char usage[] =
     "usage: dirac simulate MODEL [-p NAME=VALUE]... [--method NAME] [--dt H] [--t-end T]\n"
     "                      [--out FILE.csv|-] [--every K] [--summary FILE.json|-]\n"
-    "                      [--project-initial] [--tol R] [--max-iter N] [--quiet]\n";
+    "                      [--project-initial] [--tol R] [--max-iter N] [--quiet]\n"
+    "                      [--plot FILE.png|FILE.svg]\n";
 
 // Command-line settings; the has_ flags say which were given.
 typedef struct sim_args {
@@ -57,6 +59,7 @@ typedef struct sim_args {
     const char *summary;   // NULL: no summary
     int project_initial;
     int quiet;
+    const char *plot;      // NULL: no figure
 } sim_args;
 
 // Settings of the run after merging the model's defaults and the command line.
@@ -202,6 +205,10 @@ static int parse_args(int argc, char **argv, sim_args *a)
                 return bad_input("--summary needs a file name (or - for standard output)", NULL,
                                  NULL);
             a->summary = value;
+        } else if (take_option(argc, argv, &i, "--plot", &value)) {
+            if (!value || !*value)
+                return bad_input("--plot needs a file name ending in .png or .svg", NULL, NULL);
+            a->plot = value;
         } else if (!strcmp(arg, "--project-initial")) {
             a->project_initial = 1;
         } else if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
@@ -742,6 +749,12 @@ int cli_simulate(int argc, char **argv)
     memset(&s, 0, sizeof s);
     memset(&st, 0, sizeof st);
 
+    if (a.plot && a.out && !strcmp(a.out, "-"))
+        return bad_input("--plot draws from the CSV file: it cannot be used with --out -", NULL,
+                         NULL);
+    if (a.plot && cli_plot_check_output(a.plot, "dirac simulate"))
+        return EXIT_BAD_INPUT;
+
     rc = load_model(&a, &spec, &model);
     if (!rc)
         rc = resolve_settings(model, &a, &s);
@@ -814,6 +827,16 @@ int cli_simulate(int argc, char **argv)
     summary = NULL;
     if (!rc)
         rc = summary_rc;
+    if (a.plot && st.rows > 0) {
+        // the figure of the run, also of a failed one (it shows how far the run got)
+        char title[256];
+        snprintf(title, sizeof title, "%s: %s, dt = %g", dirac_model_name(model), s.method, s.dt);
+        int plot_rc = cli_plot_default(csv_path, a.plot, title);
+        if (!rc)
+            rc = plot_rc;
+        if (!plot_rc && !a.quiet)
+            fprintf(stderr, "dirac simulate: figure in %s\n", a.plot);
+    }
 
 done:
     if (summary && summary != stdout)

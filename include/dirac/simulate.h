@@ -60,8 +60,9 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
 /// Releases the simulation; NULL is a no-op.
 void dirac_sim_destroy(dirac_sim *sim);
 
-/// Advances one step. On failure the state stays at the last good step and the reason is in
-/// dirac_sim_errmsg; returns DIRAC_ERR_NEWTON, DIRAC_ERR_SINGULAR or DIRAC_ERR_NOT_FINITE.
+/// Advances one step. On failure the state (q, v, p, multipliers, entropies, work) is restored
+/// to the last good step and the reason is in dirac_sim_errmsg; returns DIRAC_ERR_NEWTON,
+/// DIRAC_ERR_SINGULAR or DIRAC_ERR_NOT_FINITE.
 dirac_status dirac_sim_step(dirac_sim *sim);
 
 /// Message of the last failure ("" if none).
