@@ -167,7 +167,7 @@ dirac_status linsolve_end_pattern(linsolve *ls, dirac_error *err)
 
 // Systems up to this size use the in-house LU below: LAPACK's call overhead (and OpenBLAS's
 // threading) dominates there (bench/bench_simulate.c).
-#define LINSOLVE_SMALL 16
+#define LINSOLVE_SMALL 32
 
 // LU with partial pivoting of the column-major n x n matrix a, in place; pivots[k] is the row
 // swapped with k. Returns the first zero pivot's column, or -1.

@@ -12,7 +12,7 @@
 
 static const sim_method *const methods[] = {
     &sim_method_midpoint, &sim_method_dirac1, &sim_method_dirac2, &sim_method_dgrad,
-    &sim_method_euler, &sim_method_rk4,
+    &sim_method_euler, &sim_method_rk4, &sim_method_lobatto3, &sim_method_lobatto4,
 };
 #define METHOD_COUNT ((int)(sizeof methods / sizeof methods[0]))
 

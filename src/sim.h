@@ -86,7 +86,7 @@ struct sim_method {
 };
 
 extern const sim_method sim_method_midpoint, sim_method_dirac1, sim_method_dirac2,
-    sim_method_euler, sim_method_rk4, sim_method_dgrad;
+    sim_method_euler, sim_method_rk4, sim_method_dgrad, sim_method_lobatto3, sim_method_lobatto4;
 
 /// Acceleration a and multipliers mu of the index-reduced ODE at (q, v, t) from the KKT system
 /// [∂²L/∂v², −ωᵀ; ω, 0] (src/integ_explicit.c); *power gets the power of forces, explicit time
