@@ -8,6 +8,7 @@
 #include "model_lower.h"
 #include "linalg_dense.h"
 #include "parse.h"
+#include "text.h"
 
 #include <lapacke.h>
 #include "spec_api.h"
@@ -17,26 +18,6 @@
 #include <string.h>
 
 // ---- small helpers ---------------------------------------------------------------------------
-
-static char *copy_string(const char *s)
-{
-    size_t len = strlen(s) + 1;
-    char *copy = malloc(len);
-    if (copy)
-        memcpy(copy, s, len);
-    return copy;
-}
-
-// Compiles the group's expressions into a tape and grows the model's work size.
-// prefix + name in a new string.
-static char *plain_name(const char *prefix, const char *name)
-{
-    size_t len = strlen(prefix) + strlen(name) + 1;
-    char *out = malloc(len);
-    if (out)
-        snprintf(out, len, "%s%s", prefix, name);
-    return out;
-}
 
 static dirac_status group_compile(dirac_model *m, model_group *g, dirac_error *err)
 {
@@ -183,8 +164,8 @@ static int compile_names(compile_state *c)
 {
     dirac_model *m = c->m;
     const spec_model *root = c->tree.items[0]->sm;
-    m->name = copy_string(root->name ? root->name : "");
-    m->file = copy_string(root->file ? root->file : "");
+    m->name = text_concat(root->name, NULL, NULL);
+    m->file = text_concat(root->file, NULL, NULL);
     int outputs = 0, constraints = 0, twoforms = 0, wedges = 0;
     for (int k = 0; k < c->tree.count; k++) {
         const spec_model *sm = c->tree.items[k]->sm;
@@ -218,15 +199,17 @@ static int compile_names(compile_state *c)
         const instance *in = c->tree.items[k];
         const spec_model *sm = in->sm;
         for (int i = 0; i < sm->coord_count; i++)
-            if (!(m->coord_names[in->first_q + i] = plain_name(in->prefix, sm->coords[i].name)))
+            if (!(m->coord_names[in->first_q + i] =
+                      text_concat(in->prefix, sm->coords[i].name, NULL)))
                 return fail_nomem(c);
         for (int i = 0; i < sm->entropy_count; i++)
-            if (!(m->entropy_names[in->first_s + i] = plain_name(in->prefix, sm->entropies[i].name)))
+            if (!(m->entropy_names[in->first_s + i] =
+                      text_concat(in->prefix, sm->entropies[i].name, NULL)))
                 return fail_nomem(c);
         for (int i = 0; i < sm->constraint_count; i++, a++) {
             const spec_constraint *sc = &sm->constraints[i];
             model_constraint *mc = &m->constraints[a];
-            if (!(mc->name = plain_name(in->prefix, sc->name)))
+            if (!(mc->name = text_concat(in->prefix, sc->name, NULL)))
                 return fail_nomem(c);
             mc->kind = sc->kind == SPEC_CONSTRAINT_HOLONOMIC ? DIRAC_CONSTRAINT_HOLONOMIC
                                                               : DIRAC_CONSTRAINT_NONHOLONOMIC;
@@ -239,11 +222,11 @@ static int compile_names(compile_state *c)
             c->constraint_owner[a] = in;
         }
         for (int i = 0; i < sm->output_count; i++, o++)
-            if (!(m->output_names[o] = plain_name(in->prefix, sm->outputs[i].name)))
+            if (!(m->output_names[o] = text_concat(in->prefix, sm->outputs[i].name, NULL)))
                 return fail_nomem(c);
         for (int i = 0; i < sm->twoform_count; i++, f++) {
             const spec_twoform *tf = &sm->twoforms[i];
-            if (!(m->twoform_names[f] = plain_name(in->prefix, tf->name)))
+            if (!(m->twoform_names[f] = text_concat(in->prefix, tf->name, NULL)))
                 return fail_nomem(c);
             m->twoform_subsystem[f] = subsystem_of(in);
             for (int j = 0; j < tf->term_count; j++, w++) {
@@ -270,14 +253,14 @@ static int compile_names(compile_state *c)
             return fail_nomem(c);
         if (top->sm->coord_count > 0) {
             m->subsystems[m->subsystem_count++] =
-                (model_subsystem){ copy_string(m->name), -1, 0, top->sm->coord_count };
+                (model_subsystem){ text_concat(m->name, NULL, NULL), -1, 0, top->sm->coord_count };
         }
         for (int k = 0; k < top->sm->component_count; k++) {
             const instance *child = top->children[k];
             int next = k + 1 < top->sm->component_count ? top->children[k + 1]->first_q : m->n;
             m->subsystems[m->subsystem_count++] =
-                (model_subsystem){ copy_string(top->sm->components[k].name), k, child->first_q,
-                                   next - child->first_q };
+                (model_subsystem){ text_concat(top->sm->components[k].name, NULL, NULL), k,
+                                   child->first_q, next - child->first_q };
         }
         for (int k = 0; k < m->subsystem_count; k++)
             if (!m->subsystems[k].name)

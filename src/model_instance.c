@@ -3,19 +3,22 @@
 #include "model_instance.h"
 
 #include "parse.h"
+#include "text.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static char *join(const char *a, const char *b, const char *c)
+static void instance_free(instance *in)
 {
-    size_t len = strlen(a) + strlen(b) + strlen(c) + 1;
-    char *out = malloc(len);
-    if (out)
-        snprintf(out, len, "%s%s%s", a, b, c);
-    return out;
+    free(in->prefix);
+    free(in->children);
+    free(in->param_values);
+    free(in->let_ids);
+    free(in->param_state);
+    free(in->let_state);
+    free(in);
 }
 
 static instance *instance_new(spec *s, const spec_model *sm, instance *parent, int component,
@@ -30,7 +33,7 @@ static instance *instance_new(spec *s, const spec_model *sm, instance *parent, i
     in->parent = parent;
     in->component = component;
     in->depth = parent ? parent->depth + 1 : 0;
-    in->prefix = join(prefix, "", "");
+    in->prefix = text_concat(prefix, NULL, NULL);
     in->children = calloc((size_t)sm->component_count + 1, sizeof *in->children);
     in->param_values = calloc((size_t)sm->param_count + 1, sizeof *in->param_values);
     in->let_ids = calloc((size_t)sm->let_count + 1, sizeof *in->let_ids);
@@ -39,13 +42,7 @@ static instance *instance_new(spec *s, const spec_model *sm, instance *parent, i
     if (!in->prefix || !in->children || !in->param_values || !in->let_ids || !in->param_state ||
         !in->let_state) {
         spec_out_of_memory(s);
-        free(in->prefix);
-        free(in->children);
-        free(in->param_values);
-        free(in->let_ids);
-        free(in->param_state);
-        free(in->let_state);
-        free(in);
+        instance_free(in);
         return NULL;
     }
     return in;
@@ -53,16 +50,8 @@ static instance *instance_new(spec *s, const spec_model *sm, instance *parent, i
 
 void instance_tree_free(instance_tree *tree)
 {
-    for (int k = 0; k < tree->count; k++) {
-        instance *in = tree->items[k];
-        free(in->prefix);
-        free(in->children);
-        free(in->param_values);
-        free(in->let_ids);
-        free(in->param_state);
-        free(in->let_state);
-        free(in);
-    }
+    for (int k = 0; k < tree->count; k++)
+        instance_free(tree->items[k]);
     free(tree->items);
     memset(tree, 0, sizeof *tree);
 }
@@ -103,7 +92,7 @@ int instance_tree_build(instance_tree *tree, spec *s, const spec_model *root)
                            comp->name);
                 return 0;
             }
-            char *prefix = join(in->prefix, comp->name, ".");
+            char *prefix = text_concat(in->prefix, comp->name, ".");
             instance *child = prefix ? instance_new(s, comp->model, in, c, prefix) : NULL;
             free(prefix);
             if (!prefix)

@@ -4,6 +4,7 @@
 #include "model.h"
 
 #include "error.h"
+#include "text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -47,15 +48,6 @@ static char *latex_name(const char *name, const char *accent)
     return out;
 }
 
-static char *plain_name(const char *prefix, const char *name, const char *suffix)
-{
-    size_t len = strlen(prefix) + strlen(name) + strlen(suffix) + 1;
-    char *out = malloc(len);
-    if (out)
-        snprintf(out, len, "%s%s%s", prefix, name, suffix);
-    return out;
-}
-
 static int make_names(print_ctx *p)
 {
     const dirac_model *m = p->m;
@@ -65,18 +57,18 @@ static int make_names(print_ctx *p)
         return 0;
     for (int i = 0; i < m->n; i++) {
         p->names[i] = latex ? latex_name(m->coord_names[i], NULL)
-                            : plain_name("", m->coord_names[i], "");
+                            : text_concat("", m->coord_names[i], "");
         p->names[m->first_v + i] = latex ? latex_name(m->coord_names[i], "\\dot")
-                                         : plain_name("", m->coord_names[i], "'");
+                                         : text_concat("", m->coord_names[i], "'");
     }
     for (int j = 0; j < m->ns; j++)
         p->names[m->first_s + j] = latex ? latex_name(m->entropy_names[j], NULL)
-                                         : plain_name("", m->entropy_names[j], "");
-    p->names[m->index_t] = plain_name("", "t", "");
+                                         : text_concat("", m->entropy_names[j], "");
+    p->names[m->index_t] = text_concat("", "t", "");
     for (int a = 0; a < m->m; a++) {
         char *sub = latex ? latex_name(m->constraints[a].name, NULL) : NULL;
-        p->names[m->first_mu + a] = latex ? plain_name("\\mu_{", sub ? sub : "", "}")
-                                          : plain_name("mu.", m->constraints[a].name, "");
+        p->names[m->first_mu + a] = latex ? text_concat("\\mu_{", sub ? sub : "", "}")
+                                          : text_concat("mu.", m->constraints[a].name, "");
         free(sub);
     }
     for (int k = 0; k < m->n_inputs; k++)
