@@ -44,7 +44,7 @@ static const char usage[] =
     "usage: dirac simulate MODEL [-p NAME=VALUE]... [--method NAME] [--dt H] [--t-end T]\n"
     "                      [--out FILE.csv|-] [--every K] [--summary FILE.json|-]\n"
     "                      [--project-initial] [--tol R] [--max-iter N] [--quiet]\n"
-    "                      [--plot FILE.png|FILE.svg]\n";
+    "                      [--plot FILE.png|FILE.svg] [--rtol R] [--atol A]\n";
 
 // Command-line settings; the has_ flags say which were given.
 typedef struct sim_args {
@@ -60,6 +60,7 @@ typedef struct sim_args {
     int project_initial;
     int quiet;
     const char *plot;      // NULL: no figure
+    double rtol, atol;     // adaptive step size when either is > 0
 } sim_args;
 
 // Settings of the run after merging the model's defaults and the command line.
@@ -75,6 +76,7 @@ typedef struct sim_settings {
 typedef struct sim_stats {
     long steps_done, rows;
     double wall_seconds;
+    double h_min, h_max;   // accepted step sizes (adaptive runs)
     long newton_sum;
     int newton_max, newton_failures;
     double constraint_residual_max, velocity_residual_max;
@@ -190,6 +192,13 @@ static int parse_args(int argc, char **argv, sim_args *a)
                 return bad_input("--tol needs a positive number, got '%s'", value ? value : "",
                                  NULL);
             a->has_tol = 1;
+        } else if (take_option(argc, argv, &i, "--rtol", &value) ||
+                   take_option(argc, argv, &i, "--atol", &value)) {
+            double *target = !strncmp(arg, "--rtol", 6) ? &a->rtol : &a->atol;
+            if (!value || parse_real(value, target) || !(*target > 0))
+                return bad_input("%s needs a positive number, got '%s'",
+                                 !strncmp(arg, "--rtol", 6) ? "--rtol" : "--atol",
+                                 value ? value : "");
         } else if (take_option(argc, argv, &i, "--max-iter", &value)) {
             if (!value || parse_count(value, &a->max_iter) || a->max_iter > 100000)
                 return bad_input("--max-iter needs an integer from 1 to 100000, got '%s'",
@@ -509,6 +518,14 @@ static void write_summary(FILE *f, const sim_args *a, const sim_settings *s, con
     json_number(&w, "dt", s->dt);
     json_integer(&w, "steps", st->steps_done);
     json_integer(&w, "steps_planned", s->steps);
+    if (a->rtol > 0 || a->atol > 0) {
+        // adaptive: the accepted step sizes' range and the rejected trial steps
+        json_number(&w, "adaptive_rtol", a->rtol);
+        json_number(&w, "adaptive_atol", a->atol);
+        json_number(&w, "step_size_min", st->steps_done > 0 ? st->h_min : missing);
+        json_number(&w, "step_size_max", st->steps_done > 0 ? st->h_max : missing);
+        json_integer(&w, "rejected_steps", sim ? dirac_sim_rejected_steps(sim) : 0);
+    }
     json_number(&w, "t_end", s->t_end);
     if (sim)
         json_number(&w, "t_final", dirac_sim_time(sim));
@@ -628,12 +645,17 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
     void (*previous_handler)(int) = signal(SIGINT, on_interrupt);
     if (previous_handler == SIG_IGN)
         signal(SIGINT, SIG_IGN);
-    for (long k = 1; k <= s->steps; k++) {
+    int adaptive = a->rtol > 0 || a->atol > 0;
+    double t_final = dirac_sim_time(sim) + s->t_end;
+    for (long k = 1; adaptive ? dirac_sim_time(sim) < t_final - 1e-12 * fabs(t_final) : k <= s->steps;
+         k++) {
         if (interrupted) {
             st->interrupted = 1;
             rc = EXIT_INTERRUPTED;
             break;
         }
+        if (adaptive && dirac_sim_next_step_size(sim) > t_final - dirac_sim_time(sim))
+            dirac_sim_set_next_step_size(sim, t_final - dirac_sim_time(sim));   // land on t_end
         dirac_status status = dirac_sim_step(sim);
         if (status != DIRAC_OK) {
             st->failed = 1;
@@ -650,7 +672,15 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
         if (iterations > st->newton_max)
             st->newton_max = iterations;
         observe(st, m, sim, force);
-        if (k % s->every == 0 || k == s->steps) {
+        if (adaptive) {
+            double h = dirac_sim_last_step_size(sim);
+            if (k == 1 || h < st->h_min)
+                st->h_min = h;
+            if (h > st->h_max)
+                st->h_max = h;
+        }
+        if (k % s->every == 0 || k == s->steps ||
+            (adaptive && dirac_sim_time(sim) >= t_final - 1e-12 * fabs(t_final))) {
             write_row(csv, m, sim, outputs, force);
             st->rows++;
             last_written = k;
@@ -780,6 +810,8 @@ int cli_simulate(int argc, char **argv)
     options.project_initial = a.project_initial;
     options.newton_rtol = s.tol;
     options.newton_max_iterations = (int)s.max_iter;
+    options.adaptive_rtol = a.rtol;
+    options.adaptive_atol = a.atol;
     dirac_error err;
     memset(&err, 0, sizeof err);
     dirac_status status = dirac_sim_create(model, &options, &sim, &err);

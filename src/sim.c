@@ -4,6 +4,7 @@
 
 #include "error.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -249,7 +250,7 @@ void dirac_sim_destroy(dirac_sim *sim)
     double *arrays[] = { sim->q, sim->v, sim->p, sim->mu, sim->s, sim->temperature, sim->tape_work,
                          sim->z, sim->scratch, sim->q_old, sim->q_older, sim->p_half,
                          sim->wedge_values, sim->thermal_values, sim->avf_forms,
-                         sim->avf_rates, sim->backup };
+                         sim->avf_rates, sim->backup, sim->trial };
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         free(arrays[k]);
     free(sim->block);
@@ -465,6 +466,17 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
     sim->rtol = options->newton_rtol > 0.0 ? options->newton_rtol : 1e-10;
     sim->max_iterations = options->newton_max_iterations > 0 ? options->newton_max_iterations : 25;
     sim->linear_solver = options->linear_solver;
+    sim->adaptive = options->adaptive_rtol > 0.0 || options->adaptive_atol > 0.0;
+    sim->adaptive_rtol = options->adaptive_rtol > 0.0 ? options->adaptive_rtol : 0.0;
+    sim->adaptive_atol = options->adaptive_atol > 0.0 ? options->adaptive_atol : 0.0;
+    sim->h_next = sim->h_last = h;
+    if (sim->adaptive && method == &sim_method_dirac2) {
+        free(sim);
+        return error_set(err, DIRAC_ERR_UNSUPPORTED,
+                         "method 'dirac2' is a two-step method: adaptive step sizes need a "
+                         "one-step method (midpoint, dgrad, dirac1, lobatto3, lobatto4, rk4, "
+                         "euler)");
+    }
     size_t n = (size_t)sim->n, nm = (size_t)(sim->n + sim->mc), ns = (size_t)sim->ns;
     size_t unknowns = 3 * n + ns + 2 * (size_t)sim->mc + 1;
     // lobatto4: 4 stages (4 n + 3 m unknowns), the end system (n + m) and the last stages
@@ -490,11 +502,12 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
     sim->avf_forms = calloc((size_t)model->constraint_forms.nnz + 1, sizeof(double));
     sim->avf_rates = calloc((size_t)model->m + 1, sizeof(double));
     sim->backup = calloc(4 * n + (size_t)model->m + ns + 1, sizeof(double));
+    sim->trial = calloc(2 * n + 1, sizeof(double));
     dirac_status status = DIRAC_OK;
     if (!sim->q || !sim->v || !sim->p || !sim->mu || !sim->s || !sim->temperature || !sim->tape_work ||
         !sim->z || !sim->block || !sim->scratch || !sim->q_old ||
         !sim->q_older || !sim->p_half || !sim->wedge_values || !sim->thermal_values ||
-        !sim->avf_forms || !sim->avf_rates || !sim->backup)
+        !sim->avf_forms || !sim->avf_rates || !sim->backup || !sim->trial)
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     for (int k = 0; status == DIRAC_OK && k < 3; k++)
         if (eval_alloc(&sim->eval[k], model) != DIRAC_OK)
@@ -588,36 +601,128 @@ static int state_finite(const dirac_sim *sim, const char **what, int *index)
     return isfinite(sim->energy);
 }
 
+// Checks the state after a step; formats the message and returns DIRAC_ERR_NOT_FINITE if some
+// value is not finite.
+static dirac_status check_finite(dirac_sim *sim)
+{
+    const char *what = NULL;
+    int index = 0;
+    if (state_finite(sim, &what, &index))
+        return DIRAC_OK;
+    const dirac_model *m = sim->model;
+    const char *name = !strcmp(what, "multiplier") ? m->constraints[index].name
+                       : !strcmp(what, "entropy")  ? m->entropy_names[index]
+                       : !strcmp(what, "energy")   ? "E"
+                                                   : m->coord_names[index];
+    snprintf(sim->errmsg, sizeof sim->errmsg,
+             "step %ld at t = %.17g (%s): the state became non-finite (%s of %s); the state "
+             "stays at the last good step",
+             sim->steps + 1, sim->t + sim->h, sim->method->info.name, what, name);
+    return DIRAC_ERR_NOT_FINITE;
+}
+
+// One step of size sim->h from sim->t (the caller saved the state); on success the time is
+// t_after and the node's diagnostics are up to date, on failure the time is unchanged.
+static dirac_status raw_step(dirac_sim *sim, double t_after)
+{
+    double t_before = sim->t;
+    dirac_status status = sim->method->step(sim);
+    if (status == DIRAC_OK) {
+        sim->t = t_after;
+        sim_update_diagnostics(sim);
+        status = check_finite(sim);
+        if (status != DIRAC_OK)
+            sim->t = t_before;
+    }
+    return status;
+}
+
+// Step doubling: a step of h against two of h/2; the pair is kept when their difference,
+// scaled by atol + rtol |x| and divided by 2^p − 1 (the error of the half steps), is <= 1.
+static dirac_status adaptive_step(dirac_sim *sim)
+{
+    int n = sim->n, order = sim->method->info.order;
+    double t_start = sim->t, h = sim->h_next;
+    for (int attempt = 0; attempt < 60; attempt++) {
+        if (!(h > 1e-14 * (1.0 + fabs(t_start)))) {
+            snprintf(sim->errmsg, sizeof sim->errmsg,
+                     "step %ld at t = %.17g (%s): the adaptive step size fell to %.3e without "
+                     "meeting the tolerances (rtol %g, atol %g)",
+                     sim->steps + 1, t_start, sim->method->info.name, h, sim->adaptive_rtol,
+                     sim->adaptive_atol);
+            return DIRAC_ERR_NEWTON;
+        }
+        sim->h = h;
+        dirac_status status = raw_step(sim, t_start + h);
+        if (status == DIRAC_OK) {
+            memcpy(sim->trial, sim->q, (size_t)n * sizeof *sim->trial);
+            memcpy(sim->trial + n, sim->v, (size_t)n * sizeof *sim->trial);
+            sim->t = t_start;
+            restore_state(sim);
+            sim->h = 0.5 * h;
+            status = raw_step(sim, t_start + 0.5 * h);
+            if (status == DIRAC_OK)
+                status = raw_step(sim, t_start + h);
+        }
+        double error = HUGE_VAL;
+        if (status == DIRAC_OK) {
+            error = 0.0;
+            for (int i = 0; i < 2 * n; i++) {
+                double x = i < n ? sim->q[i] : sim->v[i - n];
+                double scale = sim->adaptive_atol + sim->adaptive_rtol * fabs(x);
+                double e = fabs(x - sim->trial[i]) / (scale > 0.0 ? scale : DBL_MIN);
+                if (e > error)
+                    error = e;
+            }
+            error /= (double)((1 << order) - 1);
+        }
+        // h_new = h · clamp(0.9 error^(−1/(p+1)), 0.2, 4)
+        double factor = error > 0.0 ? 0.9 * pow(error, -1.0 / (order + 1)) : 4.0;
+        factor = factor < 0.2 ? 0.2 : factor > 4.0 ? 4.0 : factor;
+        if (status == DIRAC_OK && error <= 1.0) {
+            sim->h_last = h;
+            sim->h_next = h * factor;
+            sim->h = h;
+            return DIRAC_OK;
+        }
+        sim->t = t_start;
+        restore_state(sim);
+        sim->rejected++;
+        h *= status == DIRAC_OK ? factor : 0.25;
+    }
+    snprintf(sim->errmsg, sizeof sim->errmsg,
+             "step %ld at t = %.17g (%s): 60 trial steps were rejected", sim->steps + 1, t_start,
+             sim->method->info.name);
+    return DIRAC_ERR_NEWTON;
+}
+
 dirac_status dirac_sim_step(dirac_sim *sim)
 {
     sim->errmsg[0] = '\0';
     save_state(sim);
-    dirac_status status = sim->method->step(sim);
+    dirac_status status;
+    if (sim->adaptive) {
+        status = adaptive_step(sim);
+    } else {
+        status = raw_step(sim, sim->t0 + (double)(sim->steps + 1) * sim->h);
+    }
     if (status != DIRAC_OK) {
         restore_state(sim);
         return status;
     }
     sim->steps++;
-    sim->t = sim->t0 + (double)sim->steps * sim->h;
-    sim_update_diagnostics(sim);
-    const char *what = NULL;
-    int index = 0;
-    if (!state_finite(sim, &what, &index)) {
-        const dirac_model *m = sim->model;
-        const char *name = !strcmp(what, "multiplier") ? m->constraints[index].name
-                           : !strcmp(what, "entropy")  ? m->entropy_names[index]
-                           : !strcmp(what, "energy")   ? "E"
-                                                       : m->coord_names[index];
-        snprintf(sim->errmsg, sizeof sim->errmsg,
-                 "step %ld at t = %.17g (%s): the state became non-finite (%s of %s); the "
-                 "state stays at the last good step, t = %.17g",
-                 sim->steps, sim->t, sim->method->info.name, what, name,
-                 sim->t - sim->h);
-        sim->steps--;
-        sim->t = sim->t0 + (double)sim->steps * sim->h;
-        restore_state(sim);
-        return DIRAC_ERR_NOT_FINITE;
-    }
+    return DIRAC_OK;
+}
+
+double dirac_sim_next_step_size(const dirac_sim *sim) { return sim->adaptive ? sim->h_next : sim->h; }
+double dirac_sim_last_step_size(const dirac_sim *sim) { return sim->h_last; }
+long dirac_sim_rejected_steps(const dirac_sim *sim) { return sim->rejected; }
+
+dirac_status dirac_sim_set_next_step_size(dirac_sim *sim, double h)
+{
+    if (!sim->adaptive || !(h > 0.0) || !isfinite(h))
+        return DIRAC_ERR_ARGUMENT;
+    sim->h_next = h;
     return DIRAC_OK;
 }
 

@@ -72,6 +72,11 @@ struct dirac_sim {
     double *thermal_values;       // friction forces, conductances, heat inputs
     double *avf_forms, *avf_rates;   // dgrad: averaged constraint forms and rates
     double *backup, backup_work;     // the last good node (restored when a step fails)
+    // adaptive step size (step doubling)
+    bool adaptive;
+    double adaptive_rtol, adaptive_atol, h_next, h_last;
+    long rejected;
+    double *trial;                   // q and v after the full trial step
     bool started;                 // dirac2: first step done
 };
 

@@ -495,10 +495,81 @@ static void sparse_equals_dense(void)
     free(text);
 }
 
+// Adaptive run of `method` to t_end with tolerance tol: the error of q at t_end against the
+// reference, and checks along the way (constraints held at every accepted step).
+static double adaptive_error(const char *method, double tol, const double *reference,
+                             long *steps, long *rejected)
+{
+    run r;
+    memset(&r, 0, sizeof r);
+    ENSURE(dirac_spec_parse("p.dirac", pendulum, strlen(pendulum), &r.spec) == DIRAC_OK);
+    ENSURE(r.spec && dirac_model_compile(r.spec, &r.model) == DIRAC_OK);
+    dirac_sim_options options = { .method = method, .dt = 1e-3, .adaptive_rtol = tol,
+                                  .adaptive_atol = tol };
+    dirac_error err;
+    double error = NAN, worst_phi = 0.0;
+    *steps = 0;
+    if (r.model && dirac_sim_create(r.model, &options, &r.sim, &err) == DIRAC_OK) {
+        int ok = 1;
+        while (ok && dirac_sim_time(r.sim) < 1.0 - 1e-14) {
+            double rest = 1.0 - dirac_sim_time(r.sim);
+            if (dirac_sim_next_step_size(r.sim) > rest)
+                ENSURE(dirac_sim_set_next_step_size(r.sim, rest) == DIRAC_OK);
+            ok = dirac_sim_step(r.sim) == DIRAC_OK;
+            worst_phi = fmax(worst_phi, dirac_sim_constraint_residual(r.sim));
+            (*steps)++;
+        }
+        ENSURE(ok);
+        ENSURE_NEAR(dirac_sim_time(r.sim), 1.0, 1e-14);
+        error = hypot(dirac_sim_q(r.sim)[0] - reference[0], dirac_sim_q(r.sim)[1] - reference[1]);
+        *rejected = dirac_sim_rejected_steps(r.sim);
+    }
+    if (!strcmp(method, "midpoint"))
+        ENSURE_LE(worst_phi, 1e-12);   // every accepted step is a step of the method
+    run_close(&r);
+    return error;
+}
+
+static void adaptive_step_size(void)
+{
+    // step doubling: tighter tolerances give smaller errors (about proportionally, the global
+    // error being a sum of controlled local errors), constraints stay exact, the run lands on
+    // t_end; two-step methods are refused
+    run r;
+    double reference[2];
+    if (!run_open(&r, pendulum, "rk4", 1e-4, NULL, 0))
+        return;
+    run_steps(&r, 10000);
+    memcpy(reference, dirac_sim_q(r.sim), sizeof reference);
+    run_close(&r);
+    const char *methods[] = { "midpoint", "rk4", "lobatto3" };
+    for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++) {
+        long steps_loose = 0, steps_tight = 0, rejected = 0;
+        double loose = adaptive_error(methods[k], 1e-5, reference, &steps_loose, &rejected);
+        double tight = adaptive_error(methods[k], 1e-9, reference, &steps_tight, &rejected);
+        printf("       %-8s tol 1e-5: error %.2e in %ld steps; tol 1e-9: error %.2e in %ld steps "
+               "(%ld rejected)\n", methods[k], loose, steps_loose, tight, steps_tight, rejected);
+        ENSURE(tight < loose / 100.0);
+        ENSURE(steps_tight > steps_loose);
+        ENSURE_LE(tight, 1e-7);
+    }
+    dirac_spec *spec = NULL;
+    dirac_model *model = NULL;
+    dirac_sim *sim = NULL;
+    dirac_error err;
+    ENSURE(dirac_spec_parse("p.dirac", pendulum, strlen(pendulum), &spec) == DIRAC_OK);
+    ENSURE(dirac_model_compile(spec, &model) == DIRAC_OK);
+    dirac_sim_options options = { .method = "dirac2", .dt = 1e-3, .adaptive_rtol = 1e-6 };
+    ENSURE_EQ_INT(dirac_sim_create(model, &options, &sim, &err), DIRAC_ERR_UNSUPPORTED);
+    ENSURE_CONTAINS(err.message, "two-step method");
+    dirac_model_destroy(model);
+    dirac_spec_destroy(spec);
+}
+
 TEST_MAIN(TEST(convergence_orders_pendulum), TEST(convergence_orders_nonholonomic),
           TEST(midpoint_long_run_pendulum), TEST(midpoint_pendulum_period),
           TEST(harmonic_oscillator_analytic), TEST(damped_oscillator_energy_balance),
           TEST(lc_circuit_degenerate), TEST(velocity_linear_lagrangian),
           TEST(nonholonomic_velocity_constraint),
           TEST(charged_particle), TEST(newton_failure_is_reported),
-          TEST(inconsistent_initial_state), TEST(sparse_equals_dense))
+          TEST(inconsistent_initial_state), TEST(sparse_equals_dense), TEST(adaptive_step_size))

@@ -44,6 +44,12 @@ typedef struct dirac_sim_options {
     double newton_rtol;        ///< relative tolerance of Newton's updates (0: 1e-10)
     int newton_max_iterations; ///< 0: 25
     dirac_linear_solver linear_solver;   ///< default DIRAC_LINEAR_AUTO
+    /// Adaptive step size (when either is > 0): each step is compared with two half steps
+    /// (step doubling) and accepted when max_i |Δ_i| / (atol + rtol |x_i|) / (2^p − 1) <= 1 over
+    /// the positions and velocities; dt is then only the first step's size. One-step methods
+    /// only (not dirac2). Adaptivity keeps the constraints (each step is a step of the method)
+    /// but gives up symplecticity and the long-time energy behaviour of fixed steps.
+    double adaptive_rtol, adaptive_atol;
 } dirac_sim_options;
 
 /// A running simulation.
@@ -64,6 +70,15 @@ void dirac_sim_destroy(dirac_sim *sim);
 /// to the last good step and the reason is in dirac_sim_errmsg; returns DIRAC_ERR_NEWTON,
 /// DIRAC_ERR_SINGULAR or DIRAC_ERR_NOT_FINITE.
 dirac_status dirac_sim_step(dirac_sim *sim);
+
+/// Size of the next step (adaptive mode: the controller's proposal; fixed mode: dt). Setting it
+/// (e.g. to land exactly on a final time) changes only the next step in adaptive mode, and
+/// fails with DIRAC_ERR_ARGUMENT in fixed mode or for a non-positive size.
+double dirac_sim_next_step_size(const dirac_sim *sim);
+dirac_status dirac_sim_set_next_step_size(dirac_sim *sim, double h);
+/// Size of the last accepted step, and the number of rejected trial steps so far (adaptive).
+double dirac_sim_last_step_size(const dirac_sim *sim);
+long dirac_sim_rejected_steps(const dirac_sim *sim);
 
 /// Message of the last failure ("" if none).
 const char *dirac_sim_errmsg(const dirac_sim *sim);
