@@ -23,6 +23,9 @@ struct spec {
     int override_count, override_cap;
     char *override_message;    // message of the last failed override (NULL: none)
     dirac_status override_status;
+    long max_expansion;        // spec_expand's limit (elements + nodes)
+    bool expand_done;          // spec_expand was called
+    bool expanded;             // ... and replaced the root by its expansion
 };
 
 /// New empty spec; NULL when out of memory.
@@ -65,6 +68,7 @@ typedef struct spec_symbol {
     uint8_t kind;    // spec_sym_kind
     int32_t index;   // into the model's array of that kind
     int32_t seq;
+    uint8_t dims;    // a family's number of indices (0: a plain name)
 } spec_symbol;
 
 struct spec_names {
@@ -86,6 +90,9 @@ typedef enum parse_tok {
     TOK_EOF, TOK_NEWLINE, TOK_NAME, TOK_NUMBER, TOK_STRING,
     TOK_PLUS, TOK_MINUS, TOK_STAR, TOK_SLASH, TOK_CARET,
     TOK_LPAREN, TOK_RPAREN, TOK_COMMA, TOK_EQUALS, TOK_COLON, TOK_ARROW,
+    TOK_LBRACKET, TOK_RBRACKET,   // [ ]  (RBRACKET: `primes` counts the ' right after it)
+    TOK_DOTDOT,                   // ..
+    TOK_MEMBER,                   // `.name` or `.a.b` right after ']' (primes after it)
     TOK_ERROR,   // the lexer has reported an error here
 } parse_tok;
 
@@ -94,7 +101,7 @@ typedef struct parse_token {
     const char *text;   // into the source (STRING: without the quotes)
     size_t len;
     int line, col;
-    int primes;         // NAME: number of ' right after it
+    int primes;         // NAME, RBRACKET, MEMBER: number of ' right after it
     bool qualified;     // NAME: contains '.'
     bool line_start;    // first token of its line
     double number;      // NUMBER
@@ -107,7 +114,7 @@ typedef struct parse_lexer {
     diag_source *src;
     const char *p, *end;
     int line, col;
-    int depth;                 // open parentheses (newlines inside them are skipped)
+    int depth;                 // open parentheses and brackets (newlines inside are skipped)
     parse_tok last;            // last token produced
     bool line_has_token;
     int last_line_len;         // characters of the previous line (for the end-of-file location)
@@ -145,6 +152,15 @@ typedef struct parse_state {
     int val_count, val_cap;
     parse_opentry *ops;          // operator stack
     int op_count, op_cap;
+    // indices in scope, by slot: the statement's ranges, then the enclosing sums (NULL: a
+    // range without a name)
+    const char *binders[SPEC_BINDERS_MAX];
+    int binder_count;
+    // patterns of the subscripted names being parsed ("x[]", "cell[].q"), a stack of strings
+    char *pattern;
+    int pattern_len, pattern_cap;
+    int32_t *subkids;            // children of subscript nodes (see emit)
+    int subkid_count, subkid_cap;
 } parse_state;
 
 /// Flags of parse_expr.
@@ -160,6 +176,13 @@ bool parse_expr(parse_state *p, int flags, spec_expr *out);
 
 /// The location of a token.
 spec_loc parse_loc(const parse_state *p, const parse_token *t);
+
+/// Puts an index in scope (name NULL: a range without a name) after checking its name;
+/// its slot is p->binder_count - 1 afterwards. False after reporting an error at t.
+bool parse_bind(parse_state *p, const parse_token *t, const char *name);
+
+/// Is `name` reserved (t, pi, sum, a function)? Writes the message for "cannot be defined".
+bool parse_reserved_name(const char *text, size_t len, char *why, size_t size);
 
 /// Reports an error at token t (no message for TOK_ERROR, already reported); returns false.
 #if defined(__GNUC__)
@@ -178,5 +201,10 @@ void spec_resolve_model(spec *s, spec_model *m);
 
 /// Checks qualified names and component arguments of m against its loaded components.
 void spec_resolve_components(spec *s, spec_model *m);
+
+/// Segments of a pattern or qualified name: the next one starting at *p ("cell[,]" of
+/// "cell[,].q"): its name text/len and number of indices; *p moves past it and its '.'.
+/// False at the end.
+bool spec_pattern_segment(const char **p, const char **name, size_t *len, int *dims);
 
 #endif

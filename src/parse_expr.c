@@ -4,6 +4,11 @@
 //
 // Precedence, loosest first: + - (left), * / (left), unary - and +, ^ (right). So -x^2 is
 // -(x^2), x^-2 is x^(-2) and a^b^c is a^(b^c).
+//
+// Indexed families: `x[i-1]`, `x[i]'`, `cell[i].q` are SUBSCRIPT nodes (a bracket is a group on
+// the operator stack, like a parenthesis), `sum(i = A..B, E)` is a SUM over a RANGE (a group
+// with three states: lower bound, upper bound, body), and a name that is an index in scope is
+// an INDEX node.
 #include "parse.h"
 
 #include <stdarg.h>
@@ -64,13 +69,20 @@ bool parse_error_at(parse_state *p, const parse_token *t, const char *format, ..
     return false;
 }
 
-enum { OPE_BINARY, OPE_UNARY, OPE_PAREN, OPE_CALL };
+enum { OPE_BINARY, OPE_UNARY, OPE_PAREN, OPE_CALL, OPE_SUBSCRIPT, OPE_SUM };
+enum { SUM_LO, SUM_HI, SUM_BODY };
 
 struct parse_opentry {
-    uint8_t kind;   // OPE_*
-    uint8_t op;     // spec_op, or spec_func for OPE_CALL
-    int argc;       // OPE_CALL: arguments completed
-    spec_loc loc;
+    uint8_t kind;    // OPE_*
+    uint8_t op;      // spec_op, spec_func (OPE_CALL), index slot (OPE_SUM)
+    uint8_t state;   // OPE_SUM: SUM_LO, SUM_HI, SUM_BODY
+    bool chained;    // OPE_SUM: the second range of sum(i = .., j = .., E) (shares its ')')
+    int argc;        // OPE_CALL: arguments completed; OPE_SUBSCRIPT: indices completed
+    int group;       // OPE_SUBSCRIPT: indices completed in the current brackets
+    int pattern_start;       // OPE_SUBSCRIPT: where its pattern starts in p->pattern
+    spec_loc loc;            // operator, function name, subscripted name, `sum`
+    spec_loc open;           // OPE_SUBSCRIPT: its '['; OPE_SUM: the index name
+    const char *binder;      // OPE_SUM: the index name
 };
 
 static int precedence(const parse_opentry *e)
@@ -148,29 +160,297 @@ static bool reduce(parse_state *p)
     return push_value(p, add_node(p, &node, a, b));
 }
 
-// the innermost open parenthesis or call, or -1
+static bool is_group(const parse_opentry *e)
+{
+    return e->kind == OPE_PAREN || e->kind == OPE_CALL || e->kind == OPE_SUBSCRIPT ||
+           e->kind == OPE_SUM;
+}
+
+// the innermost open parenthesis, call, bracket or sum, or -1
 static int open_paren(const parse_state *p)
 {
     for (int i = p->op_count - 1; i >= 0; i--)
-        if (p->ops[i].kind == OPE_PAREN || p->ops[i].kind == OPE_CALL)
+        if (is_group(&p->ops[i]))
             return i;
     return -1;
 }
 
 static bool not_closed(parse_state *p, int paren)
 {
-    spec_error(p->s, DIRAC_ERR_PARSE, p->ops[paren].loc,
-               "unbalanced parentheses: '(' is not closed");
+    if (p->ops[paren].kind == OPE_SUBSCRIPT)
+        spec_error(p->s, DIRAC_ERR_PARSE, p->ops[paren].open,
+                   "unbalanced brackets: '[' is not closed");
+    else
+        spec_error(p->s, DIRAC_ERR_PARSE, p->ops[paren].loc,
+                   "unbalanced parentheses: '(' is not closed");
     return false;
 }
 
-// reduces operators down to the innermost open parenthesis or call
+// reduces operators down to the innermost open group
 static bool reduce_to_paren(parse_state *p)
 {
-    while (p->op_count > 0 && p->ops[p->op_count - 1].kind != OPE_PAREN &&
-           p->ops[p->op_count - 1].kind != OPE_CALL)
+    while (p->op_count > 0 && !is_group(&p->ops[p->op_count - 1]))
         if (!reduce(p))
             return false;
+    return true;
+}
+
+// --- indices, subscripts and sums ----------------------------------------------------------
+
+static bool token_is_word(const parse_token *t, const char *word)
+{
+    return t->kind == TOK_NAME && !t->primes && !t->qualified && t->len == strlen(word) &&
+           memcmp(t->text, word, t->len) == 0;
+}
+
+bool parse_reserved_name(const char *text, size_t len, char *why, size_t size)
+{
+    if (len == 1 && text[0] == 't') {
+        snprintf(why, size, "'t' is reserved for time");
+        return true;
+    }
+    if (len == 2 && memcmp(text, "pi", 2) == 0) {
+        snprintf(why, size, "'pi' is a built-in constant");
+        return true;
+    }
+    if ((len == 3 && memcmp(text, "sum", 3) == 0) || spec_func_lookup(text, len) >= 0) {
+        snprintf(why, size, "'%.*s' is a built-in function", (int)len, text);
+        return true;
+    }
+    return false;
+}
+
+// the slot of the index called text[0..len) in scope, or -1
+static int find_binder(const parse_state *p, const char *text, size_t len)
+{
+    for (int k = p->binder_count - 1; k >= 0; k--) {
+        const char *b = p->binders[k];
+        if (b && strncmp(b, text, len) == 0 && b[len] == '\0')
+            return k;
+    }
+    return -1;
+}
+
+bool parse_bind(parse_state *p, const parse_token *t, const char *name)
+{
+    if (name) {
+        char why[96];
+        size_t len = strlen(name);
+        if (parse_reserved_name(name, len, why, sizeof why))
+            return parse_error_at(p, t, "%s and cannot be an index", why);
+        if (find_binder(p, name, len) >= 0)
+            return parse_error_at(p, t, "index '%s' is already in use here", name);
+    }
+    if (p->binder_count >= SPEC_BINDERS_MAX)
+        return parse_error_at(p, t, "too many indices in scope (limit %d)", SPEC_BINDERS_MAX);
+    p->binders[p->binder_count++] = name;
+    p->m->indexed = true;
+    return true;
+}
+
+static bool pattern_append(parse_state *p, const char *text, size_t len)
+{
+    if (len > (size_t)INT32_MAX - (size_t)p->pattern_len - 1 ||
+        !spec_mem_reserve(&p->s->mem, &p->pattern, &p->pattern_cap,
+                          p->pattern_len + (int)len + 1, 1))
+        return nomem(p);
+    memcpy(p->pattern + p->pattern_len, text, len);
+    p->pattern_len += (int)len;
+    p->pattern[p->pattern_len] = '\0';
+    return true;
+}
+
+// `NAME[` in an operand: a subscripted name
+static bool start_subscript(parse_state *p, const parse_token *t)
+{
+    if (t->primes)
+        return parse_error_at(p, t, "the prime of an element goes after its brackets: "
+                                    "%.*s[...]'", t->len > 64 ? 64 : (int)t->len, t->text);
+    if (!t->qualified && find_binder(p, t->text, t->len) >= 0)
+        return parse_error_at(p, t, "'%.*s' is an index; it has no elements", (int)t->len,
+                              t->text);
+    const parse_token *bracket = lex_peek(&p->lex, 1);
+    parse_opentry e;
+    memset(&e, 0, sizeof e);
+    e.kind = OPE_SUBSCRIPT;
+    e.pattern_start = p->pattern_len;
+    e.loc = parse_loc(p, t);
+    e.open = parse_loc(p, bracket);
+    if (!push_op(p, t, e) || !pattern_append(p, t->text, t->len))
+        return false;
+    p->m->indexed = true;
+    lex_next(&p->lex);   // the name
+    lex_next(&p->lex);   // '['
+    return true;
+}
+
+// ']' of a subscript: 0 when the subscripted name is complete (an operator may follow), 1 when
+// more brackets follow (`cell[i].x[j]`: an operand follows), -1 after an error
+static int close_bracket(parse_state *p)
+{
+    parse_opentry *e = &p->ops[p->op_count - 1];
+    e->argc++;
+    e->group++;
+    if (e->argc > SPEC_INDEX_MAX) {
+        parse_error_at(p, lex_peek(&p->lex, 0), "too many indices (limit %d)", SPEC_INDEX_MAX);
+        return -1;
+    }
+    char brackets[SPEC_INDEX_MAX + 2];
+    int n = 0;
+    brackets[n++] = '[';
+    for (int k = 1; k < e->group; k++)
+        brackets[n++] = ',';
+    brackets[n++] = ']';
+    if (!pattern_append(p, brackets, (size_t)n))
+        return -1;
+    e->group = 0;
+    parse_token last = lex_next(&p->lex);   // ']', maybe with primes
+    if (!last.primes && lex_peek(&p->lex, 0)->kind == TOK_MEMBER) {
+        last = lex_next(&p->lex);
+        if (!pattern_append(p, last.text, last.len))
+            return -1;
+        if (!last.primes && lex_peek(&p->lex, 0)->kind == TOK_LBRACKET) {
+            e->open = parse_loc(p, lex_peek(&p->lex, 0));
+            lex_next(&p->lex);
+            return 1;
+        }
+    }
+    if (last.primes > 1) {
+        parse_error_at(p, &last, "only first time derivatives (x') can be written");
+        return -1;
+    }
+    // the node: its indices are the last argc values
+    int argc = e->argc;
+    if (!spec_mem_reserve(&p->s->mem, &p->subkids, &p->subkid_cap, p->subkid_count + argc,
+                          sizeof *p->subkids)) {
+        nomem(p);
+        return -1;
+    }
+    int32_t first = p->subkid_count;
+    for (int k = 0; k < argc; k++)
+        p->subkids[first + k] = p->vals[p->val_count - argc + k];
+    p->subkid_count += argc;
+    p->val_count -= argc;
+    spec_expr_node node;
+    memset(&node, 0, sizeof node);
+    node.kind = SPEC_EXPR_SUBSCRIPT;
+    node.op = last.primes == 1;
+    node.argc = (uint8_t)argc;
+    node.loc = e->loc;
+    node.u.sub.name = spec_arena_strndup(&p->s->arena, p->pattern + e->pattern_start,
+                                         (size_t)(p->pattern_len - e->pattern_start));
+    p->pattern_len = e->pattern_start;
+    p->op_count--;
+    if (!node.u.sub.name) {
+        nomem(p);
+        return -1;
+    }
+    return push_value(p, add_node(p, &node, first, argc)) ? 0 : -1;
+}
+
+// checks the index name of a sum at t (a NAME followed by '='), consumes both
+static bool sum_binder(parse_state *p, parse_opentry *e)
+{
+    const parse_token *t = lex_peek(&p->lex, 0);
+    if (t->kind != TOK_NAME || t->primes || t->qualified ||
+        lex_peek(&p->lex, 1)->kind != TOK_EQUALS) {
+        char what[96];
+        lex_describe(t, what, sizeof what);
+        return parse_error_at(p, t, "expected an index range after 'sum(' (sum(i = 1..N, "
+                                    "EXPR)), found %s", what);
+    }
+    char why[96];
+    if (parse_reserved_name(t->text, t->len, why, sizeof why))
+        return parse_error_at(p, t, "%s and cannot be an index", why);
+    if (find_binder(p, t->text, t->len) >= 0)
+        return parse_error_at(p, t, "index '%.*s' is already in use here", (int)t->len,
+                              t->text);
+    e->binder = spec_arena_strndup(&p->s->arena, t->text, t->len);
+    if (!e->binder)
+        return nomem(p);
+    e->open = parse_loc(p, t);
+    lex_next(&p->lex);
+    lex_next(&p->lex);
+    return true;
+}
+
+// `sum(`: a sum over one or more index ranges
+static bool start_sum(parse_state *p, const parse_token *t)
+{
+    parse_opentry e;
+    memset(&e, 0, sizeof e);
+    e.kind = OPE_SUM;
+    e.state = SUM_LO;
+    e.loc = parse_loc(p, t);
+    if (!push_op(p, t, e))
+        return false;
+    p->m->indexed = true;
+    lex_next(&p->lex);   // sum
+    lex_next(&p->lex);   // (
+    return sum_binder(p, &p->ops[p->op_count - 1]);
+}
+
+// ',' after the upper bound of a sum: the RANGE node, the index in scope, maybe another range
+static bool sum_range_done(parse_state *p, const parse_token *comma)
+{
+    parse_opentry *e = &p->ops[p->op_count - 1];
+    spec_expr_node node;
+    memset(&node, 0, sizeof node);
+    node.kind = SPEC_EXPR_RANGE;
+    node.loc = e->open;
+    node.u.range.binder = e->binder;
+    node.u.range.lo = p->vals[p->val_count - 2];
+    node.u.range.hi = p->vals[p->val_count - 1];
+    p->val_count -= 2;
+    if (!push_value(p, add_node(p, &node, -1, -1)))
+        return false;
+    if (p->binder_count >= SPEC_BINDERS_MAX)
+        return parse_error_at(p, comma, "too many indices in scope (limit %d)",
+                              SPEC_BINDERS_MAX);
+    e->op = (uint8_t)p->binder_count;
+    p->binders[p->binder_count++] = e->binder;
+    e->state = SUM_BODY;
+    lex_next(&p->lex);   // ','
+    const parse_token *t = lex_peek(&p->lex, 0);
+    if (t->kind == TOK_NAME && !t->primes && !t->qualified &&
+        lex_peek(&p->lex, 1)->kind == TOK_EQUALS) {
+        parse_opentry next;
+        memset(&next, 0, sizeof next);
+        next.kind = OPE_SUM;
+        next.state = SUM_LO;
+        next.chained = true;
+        next.loc = e->loc;
+        if (!push_op(p, t, next))
+            return false;
+        return sum_binder(p, &p->ops[p->op_count - 1]);
+    }
+    return true;
+}
+
+// ')' of a sum: its SUM nodes, innermost first
+static bool finish_sum(parse_state *p, const parse_token *t)
+{
+    parse_opentry *e = &p->ops[p->op_count - 1];
+    if (e->state == SUM_LO)
+        return parse_error_at(p, t, "expected '..' in the range of sum(i = LO..HI, EXPR)");
+    if (e->state == SUM_HI)
+        return parse_error_at(p, t, "expected ', EXPR' after the range of sum(i = LO..HI, "
+                                    "EXPR)");
+    for (;;) {
+        parse_opentry top = p->ops[--p->op_count];
+        spec_expr_node node;
+        memset(&node, 0, sizeof node);
+        node.kind = SPEC_EXPR_SUM;
+        node.op = top.op;
+        node.loc = top.loc;
+        int32_t body = p->vals[--p->val_count], range = p->vals[--p->val_count];
+        p->binder_count--;
+        if (!push_value(p, add_node(p, &node, range, body)))
+            return false;
+        if (!top.chained)
+            break;
+    }
+    lex_next(&p->lex);   // ')'
     return true;
 }
 
@@ -191,6 +471,9 @@ static bool start_call(parse_state *p, const parse_token *t)
         if (t->len == 1 && t->text[0] == 'd')
             return parse_error_at(p, t, "d(...) is only allowed in a two-form: "
                                         "twoform NAME: EXPR * d(A) ^ d(B)");
+        if (!t->qualified && find_binder(p, t->text, t->len) >= 0)
+            return parse_error_at(p, t, "'%s' is an index, not a function (write %s*(...) for "
+                                        "a product)", name, name);
         if (p->m && p->m->names && spec_names_find(p->m->names, t->text, t->len))
             return parse_error_at(p, t, "'%s' is not a function (write %s*(...) for a product)",
                                   name, name);
@@ -205,7 +488,7 @@ static bool start_call(parse_state *p, const parse_token *t)
                                   sg.best);
         return parse_error_at(p, t, "unknown function '%s'", name);
     }
-    parse_opentry e = { OPE_CALL, (uint8_t)f, 0, parse_loc(p, t) };
+    parse_opentry e = { .kind = OPE_CALL, .op = (uint8_t)f, .loc = parse_loc(p, t) };
     if (!push_op(p, t, e))
         return false;
     lex_next(&p->lex);   // the name
@@ -234,7 +517,8 @@ static bool finish_call(parse_state *p)
     return push_value(p, add_node(p, &node, a, b));
 }
 
-// copies the scratch nodes into the arena, children as pointers
+// copies the scratch nodes into the arena, children as pointers (a subscript's kids are the
+// start and count of its children in p->subkids)
 static bool emit(parse_state *p, spec_expr *out)
 {
     int n = p->node_count;
@@ -244,9 +528,19 @@ static bool emit(parse_state *p, spec_expr *out)
     for (int i = 0; i < n; i++) {
         nodes[i] = p->nodes[i];
         if (nodes[i].kind == SPEC_EXPR_UNARY || nodes[i].kind == SPEC_EXPR_BINARY ||
-            nodes[i].kind == SPEC_EXPR_CALL)
+            nodes[i].kind == SPEC_EXPR_CALL || nodes[i].kind == SPEC_EXPR_SUM)
             for (int k = 0; k < 2; k++)
                 nodes[i].u.arg[k] = p->kids[2 * i + k] >= 0 ? &nodes[p->kids[2 * i + k]] : NULL;
+        if (nodes[i].kind == SPEC_EXPR_SUBSCRIPT) {
+            int first = p->kids[2 * i], count = p->kids[2 * i + 1];
+            spec_expr_node **args = spec_arena_alloc(&p->s->arena,
+                                                     (size_t)count * sizeof *args);
+            if (!args)
+                return nomem(p);
+            for (int k = 0; k < count; k++)
+                args[k] = &nodes[p->subkids[first + k]];
+            nodes[i].u.sub.args = args;
+        }
     }
     out->nodes = nodes;
     out->count = n;
@@ -270,6 +564,8 @@ static bool expect_operand(parse_state *p, int flags, bool *operand)
         if (is_d_call(t, lex_peek(&p->lex, 1)) && (flags & PARSE_EXPR_COEFFICIENT))
             return parse_error_at(p, t, "misplaced d(...): a two-form term is "
                                         "EXPR * d(A) ^ d(B)");
+        if (lex_peek(&p->lex, 1)->kind == TOK_LPAREN && token_is_word(t, "sum"))
+            return start_sum(p, t);
         if (lex_peek(&p->lex, 1)->kind == TOK_LPAREN && !t->primes)
             return start_call(p, t);
         if (lex_starts_statement(t) && open_paren(p) < 0 &&
@@ -277,8 +573,23 @@ static bool expect_operand(parse_state *p, int flags, bool *operand)
             return parse_error_at(p, t, "expected an expression, found the statement '%.*s' (the "
                                         "line before ends with an operator, so it continues here)",
                                   (int)t->len, t->text);
+        if (lex_peek(&p->lex, 1)->kind == TOK_LBRACKET)
+            return start_subscript(p, t);
         if (t->primes > 1)
             return parse_error_at(p, t, "only first time derivatives (x') can be written");
+        int binder = t->qualified ? -1 : find_binder(p, t->text, t->len);
+        if (binder >= 0) {
+            if (t->primes)
+                return parse_error_at(p, t, "'%.*s' is an index; it has no velocity",
+                                      (int)t->len, t->text);
+            node.kind = SPEC_EXPR_INDEX;
+            node.u.sym.name = p->binders[binder];
+            node.u.sym.ref.kind = SPEC_SYM_INDEX;
+            node.u.sym.ref.index = binder;
+            lex_next(&p->lex);
+            *operand = false;
+            return push_value(p, add_node(p, &node, -1, -1));
+        }
         node.kind = t->primes ? SPEC_EXPR_PRIME : SPEC_EXPR_NAME;
         node.u.sym.name = spec_arena_strndup(&p->s->arena, t->text, t->len);
         if (!node.u.sym.name)
@@ -288,14 +599,14 @@ static bool expect_operand(parse_state *p, int flags, bool *operand)
         return push_value(p, add_node(p, &node, -1, -1));
     }
     case TOK_LPAREN: {
-        parse_opentry e = { OPE_PAREN, 0, 0, node.loc };
+        parse_opentry e = { .kind = OPE_PAREN, .loc = node.loc };
         if (!push_op(p, t, e))
             return false;
         lex_next(&p->lex);
         return true;
     }
     case TOK_MINUS: {
-        parse_opentry e = { OPE_UNARY, SPEC_OP_NEG, 0, node.loc };
+        parse_opentry e = { .kind = OPE_UNARY, .op = SPEC_OP_NEG, .loc = node.loc };
         if (!push_op(p, t, e))
             return false;
         lex_next(&p->lex);
@@ -315,9 +626,20 @@ static bool expect_operand(parse_state *p, int flags, bool *operand)
     }
 }
 
+static bool parse_expr_body(parse_state *p, int flags, spec_expr *out);
+
 bool parse_expr(parse_state *p, int flags, spec_expr *out)
 {
-    p->node_count = p->val_count = p->op_count = 0;
+    int pattern_len = p->pattern_len, binders = p->binder_count;
+    bool ok = parse_expr_body(p, flags, out);
+    p->pattern_len = pattern_len;   // after an error: the patterns and sums left open
+    p->binder_count = binders;
+    return ok;
+}
+
+static bool parse_expr_body(parse_state *p, int flags, spec_expr *out)
+{
+    p->node_count = p->val_count = p->op_count = p->subkid_count = 0;
     out->nodes = NULL;
     out->count = 0;
     bool operand = true;
@@ -341,6 +663,13 @@ bool parse_expr(parse_state *p, int flags, spec_expr *out)
                 return false;
             if (p->op_count == 0)
                 goto done;   // not ours: the caller's ')'
+            if (p->ops[p->op_count - 1].kind == OPE_SUBSCRIPT)
+                return not_closed(p, p->op_count - 1);
+            if (p->ops[p->op_count - 1].kind == OPE_SUM) {
+                if (!finish_sum(p, t))
+                    return false;
+                continue;
+            }
             lex_next(&p->lex);
             if (p->ops[p->op_count - 1].kind == OPE_PAREN) {
                 p->op_count--;
@@ -350,18 +679,58 @@ bool parse_expr(parse_state *p, int flags, spec_expr *out)
             if (!finish_call(p))
                 return false;
             continue;
+        case TOK_RBRACKET: {
+            if (!reduce_to_paren(p))
+                return false;
+            if (p->op_count == 0)
+                goto done;   // the caller's ']'
+            if (p->ops[p->op_count - 1].kind != OPE_SUBSCRIPT)
+                return parse_error_at(p, t, "unbalanced brackets: unmatched ']'");
+            int more = close_bracket(p);
+            if (more < 0)
+                return false;
+            operand = more == 1;
+            continue;
+        }
+        case TOK_DOTDOT:
+            if (paren < 0)
+                goto done;   // the caller's range
+            if (p->ops[paren].kind != OPE_SUM || p->ops[paren].state != SUM_LO)
+                return parse_error_at(p, t, "unexpected '..' (a range LO..HI belongs in "
+                                            "sum(i = LO..HI, EXPR) or in a statement's [...])");
+            if (!reduce_to_paren(p))
+                return false;
+            p->ops[p->op_count - 1].state = SUM_HI;
+            lex_next(&p->lex);
+            operand = true;
+            continue;
         case TOK_COMMA:
             if (paren < 0)
                 goto done;
             if (p->ops[paren].kind == OPE_PAREN)
                 return parse_error_at(p, t, "unexpected ',' inside parentheses");
+            if (p->ops[paren].kind == OPE_SUM) {
+                if (p->ops[paren].state == SUM_LO)
+                    return parse_error_at(p, t, "expected '..' in the range of sum(i = LO..HI, "
+                                                "EXPR)");
+                if (p->ops[paren].state == SUM_BODY)
+                    return parse_error_at(p, t, "sum() takes its ranges and one expression: "
+                                                "sum(i = LO..HI, EXPR)");
+                if (!reduce_to_paren(p) || !sum_range_done(p, t))
+                    return false;
+                operand = true;
+                continue;
+            }
             if (!reduce_to_paren(p))
                 return false;
             p->ops[p->op_count - 1].argc++;
+            if (p->ops[p->op_count - 1].kind == OPE_SUBSCRIPT &&
+                ++p->ops[p->op_count - 1].group >= SPEC_INDEX_MAX)
+                return parse_error_at(p, t, "too many indices (limit %d)", SPEC_INDEX_MAX);
             lex_next(&p->lex);
             operand = true;
             continue;
-        case TOK_NAME: case TOK_NUMBER: case TOK_LPAREN: case TOK_STRING: {
+        case TOK_NAME: case TOK_NUMBER: case TOK_LPAREN: case TOK_STRING: case TOK_LBRACKET: {
             if (paren >= 0 && t->line_start)
                 return not_closed(p, paren);
             char what[96];
@@ -374,7 +743,9 @@ bool parse_expr(parse_state *p, int flags, spec_expr *out)
                     return not_closed(p, paren);
                 char what[96];
                 lex_describe(t, what, sizeof what);
-                return parse_error_at(p, t, "unexpected %s inside parentheses", what);
+                return parse_error_at(p, t, "unexpected %s inside %s", what,
+                                      p->ops[paren].kind == OPE_SUBSCRIPT ? "brackets"
+                                                                          : "parentheses");
             }
             goto done;
         }
@@ -385,7 +756,7 @@ bool parse_expr(parse_state *p, int flags, spec_expr *out)
             if (op == SPEC_OP_MUL && is_d_call(lex_peek(&p->lex, 1), lex_peek(&p->lex, 2)))
                 goto done;
         }
-        parse_opentry e = { OPE_BINARY, (uint8_t)op, 0, parse_loc(p, t) };
+        parse_opentry e = { .kind = OPE_BINARY, .op = (uint8_t)op, .loc = parse_loc(p, t) };
         int prec = precedence(&e);
         bool right = op == SPEC_OP_POW;
         while (p->op_count > 0) {

@@ -43,6 +43,7 @@ static bool continues_line(parse_tok k)
     switch (k) {
     case TOK_PLUS: case TOK_MINUS: case TOK_STAR: case TOK_SLASH: case TOK_CARET:
     case TOK_COMMA: case TOK_EQUALS: case TOK_COLON: case TOK_ARROW: case TOK_LPAREN:
+    case TOK_LBRACKET: case TOK_DOTDOT:
         return true;
     default:
         return false;
@@ -172,6 +173,29 @@ static void lex_scan(parse_lexer *lx, parse_token *t)
         }
         lx->line_has_token = true;
         const char *start = lx->p;
+        if (c == '.' && lx->p > lx->src->text && lx->p[-1] == ']' && lx->p + 1 < lx->end &&
+            is_name_start((unsigned char)lx->p[1])) {
+            // `.name` (`.a.b`) right after ']': a member of a family's element, cell[i].q
+            const char *q = lx->p + 1;
+            for (;;) {
+                while (q < lx->end && is_name_char((unsigned char)*q))
+                    q++;
+                if (q + 1 < lx->end && *q == '.' && is_name_start((unsigned char)q[1])) {
+                    q++;
+                    continue;
+                }
+                break;
+            }
+            t->kind = TOK_MEMBER;
+            t->len = (size_t)(q - start);
+            while (q < lx->end && *q == '\'') {
+                t->primes++;
+                q++;
+            }
+            lx->col += (int)(q - lx->p);
+            lx->p = q;
+            return;
+        }
         if (is_name_start((unsigned char)c)) {
             // NAME ('.' NAME)* '*
             const char *q = lx->p;
@@ -184,6 +208,8 @@ static void lex_scan(parse_lexer *lx, parse_token *t)
                         q++;
                         continue;
                     }
+                    if (q + 1 < lx->end && q[1] == '.')
+                        break;   // a range N..M
                     lx->col += (int)(q + 1 - lx->p);
                     lx->p = q + 1;
                     spec_error(lx->s, DIRAC_ERR_PARSE, lex_loc(lx, t->line, t->col),
@@ -211,7 +237,7 @@ static void lex_scan(parse_lexer *lx, parse_token *t)
             bool ok = true;
             while (q < lx->end && is_digit((unsigned char)*q))
                 q++;
-            if (q < lx->end && *q == '.') {
+            if (q < lx->end && *q == '.' && !(q + 1 < lx->end && q[1] == '.')) {
                 q++;
                 while (q < lx->end && is_digit((unsigned char)*q))
                     q++;
@@ -232,7 +258,8 @@ static void lex_scan(parse_lexer *lx, parse_token *t)
             size_t len = (size_t)(q - start);
             // glued letters, digits or dots make a malformed number: 1e, 1.2.3, 2x
             const char *r = q;
-            while (r < lx->end && (is_name_char((unsigned char)*r) || *r == '.'))
+            while (r < lx->end && (is_name_char((unsigned char)*r) ||
+                                   (*r == '.' && !(r + 1 < lx->end && r[1] == '.'))))
                 r++;
             if (r > q)
                 ok = false;
@@ -315,6 +342,24 @@ static void lex_scan(parse_lexer *lx, parse_token *t)
         case '(': t->kind = TOK_LPAREN; return;
         case ')': t->kind = TOK_RPAREN; return;
         case ',': t->kind = TOK_COMMA; return;
+        case '[': t->kind = TOK_LBRACKET; return;
+        case ']':
+            t->kind = TOK_RBRACKET;
+            while (lx->p < lx->end && *lx->p == '\'') {
+                t->primes++;
+                lx->p++;
+                lx->col++;
+            }
+            return;
+        case '.':
+            if (lx->p < lx->end && *lx->p == '.') {
+                lx->p++;
+                lx->col++;
+                t->kind = TOK_DOTDOT;
+                t->len = 2;
+                return;
+            }
+            break;
         case '=': t->kind = TOK_EQUALS; return;
         case ':': t->kind = TOK_COLON; return;
         case '-':
@@ -352,9 +397,9 @@ static void lex_fill(parse_lexer *lx)
         }
         break;
     }
-    if (t.kind == TOK_LPAREN)
+    if (t.kind == TOK_LPAREN || t.kind == TOK_LBRACKET)
         lx->depth++;
-    else if (t.kind == TOK_RPAREN && lx->depth > 0)
+    else if ((t.kind == TOK_RPAREN || t.kind == TOK_RBRACKET) && lx->depth > 0)
         lx->depth--;
     lx->last = t.kind;
     lx->ahead[(lx->head + lx->count) % PARSE_LOOKAHEAD] = t;
@@ -425,6 +470,11 @@ void lex_describe(const parse_token *t, char *buf, size_t size)
         break;
     case TOK_STRING: snprintf(buf, size, "a string"); break;
     case TOK_ARROW: snprintf(buf, size, "'->'"); break;
+    case TOK_DOTDOT: snprintf(buf, size, "'..'"); break;
+    case TOK_MEMBER:
+        snprintf(buf, size, "'%.*s%s'", t->len > 40 ? 40 : (int)t->len, t->text,
+                 t->len > 40 ? "..." : "");
+        break;
     case TOK_ERROR: snprintf(buf, size, "an invalid token"); break;
     default: snprintf(buf, size, "'%c'", t->text[0]); break;
     }

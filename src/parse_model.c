@@ -54,13 +54,9 @@ static bool definition_name(parse_state *p, const char *what, const char **name,
     if (t->primes)
         return parse_error_at(p, t, "the name of a %s cannot have a prime ('%.*s'')", what,
                               (int)t->len, t->text);
-    if (t->len == 1 && t->text[0] == 't')
-        return parse_error_at(p, t, "'t' is reserved for time and cannot be defined");
-    if (t->len == 2 && memcmp(t->text, "pi", 2) == 0)
-        return parse_error_at(p, t, "'pi' is a built-in constant and cannot be defined");
-    if (spec_func_lookup(t->text, t->len) >= 0)
-        return parse_error_at(p, t, "'%.*s' is a built-in function and cannot be defined",
-                              (int)t->len, t->text);
+    char why[96];
+    if (parse_reserved_name(t->text, t->len, why, sizeof why))
+        return parse_error_at(p, t, "%s and cannot be defined", why);
     *loc = parse_loc(p, t);
     *name = copy_token(p, t);
     if (!*name)
@@ -69,9 +65,9 @@ static bool definition_name(parse_state *p, const char *what, const char **name,
     return true;
 }
 
-// enters a definition in the name table; reports a duplicate
+// enters a definition in the name table (dims: the indices of a family); reports a duplicate
 static bool define(parse_state *p, const char *name, spec_loc loc, spec_sym_kind kind,
-                   int index)
+                   int index, int dims)
 {
     const spec_symbol *old = spec_names_find(p->m->names, name, strlen(name));
     if (old) {
@@ -80,28 +76,9 @@ static bool define(parse_state *p, const char *name, spec_loc loc, spec_sym_kind
                   old->loc.line, spec_sym_kind_phrase((spec_sym_kind)old->kind));
         return false;
     }
-    spec_symbol sym = { name, loc, (uint8_t)kind, index, ++p->seq };
+    spec_symbol sym = { name, loc, (uint8_t)kind, index, ++p->seq, (uint8_t)dims };
     if (!spec_names_add(&p->s->mem, p->m->names, &sym))
         return out_of_memory(p);
-    return true;
-}
-
-// a reference to something defined elsewhere (maybe qualified), without a prime
-static bool reference_name(parse_state *p, const char *what, spec_name_ref *ref)
-{
-    const parse_token *t = lex_peek(&p->lex, 0);
-    char buf[96];
-    if (t->kind != TOK_NAME)
-        return parse_error_at(p, t, "expected %s, found %s", what, describe(t, buf, sizeof buf));
-    if (t->primes)
-        return parse_error_at(p, t, "expected %s, found the velocity '%.*s''", what,
-                              (int)t->len, t->text);
-    memset(ref, 0, sizeof *ref);
-    ref->loc = parse_loc(p, t);
-    ref->name = copy_token(p, t);
-    if (!ref->name)
-        return false;
-    lex_next(&p->lex);
     return true;
 }
 
@@ -116,6 +93,206 @@ static bool expect(parse_state *p, parse_tok kind, const char *format, const cha
     snprintf(msg, sizeof msg, format, arg);
     return parse_error_at(p, t, "%s, found %s", msg, describe(t, buf, sizeof buf));
 }
+
+// the items of `[...]` up to (not including) ']': in a definition every item is a range
+// (`i = A..B`, `A..B`, or `B` meaning 1..B); in a reference an item is a range or an index
+// expression. Ranges put their index in scope. Items are appended to items[*count].
+static bool index_items(parse_state *p, bool definition, bool ranges, spec_index *items,
+                        int *count)
+{
+    for (;;) {
+        const parse_token *t = lex_peek(&p->lex, 0);
+        if (*count >= SPEC_INDEX_MAX)
+            return parse_error_at(p, t, "too many indices (limit %d)", SPEC_INDEX_MAX);
+        spec_index it;
+        memset(&it, 0, sizeof it);
+        it.slot = -1;
+        it.loc = parse_loc(p, t);
+        parse_token binder = *t;
+        bool named = t->kind == TOK_NAME && !t->primes && !t->qualified &&
+                     lex_peek(&p->lex, 1)->kind == TOK_EQUALS;
+        if (named) {
+            if (!ranges)
+                return parse_error_at(p, t, "an index range is not allowed here (write an "
+                                            "index, as in x[i+1])");
+            it.binder = copy_token(p, t);
+            if (!it.binder)
+                return false;
+            lex_next(&p->lex);
+            lex_next(&p->lex);
+            if (!parse_expr(p, 0, &it.lo) ||
+                !expect(p, TOK_DOTDOT, "expected '..' in the index range (%s = LO..HI)",
+                        it.binder))
+                return false;
+            it.hi_loc = parse_loc(p, lex_peek(&p->lex, 0));
+            if (!parse_expr(p, 0, &it.hi))
+                return false;
+            it.range = true;
+        } else {
+            spec_expr e;
+            if (!parse_expr(p, 0, &e))
+                return false;
+            if (lex_peek(&p->lex, 0)->kind == TOK_DOTDOT) {
+                if (!ranges)
+                    return parse_error_at(p, lex_peek(&p->lex, 0), "an index range is not "
+                                          "allowed here (write an index, as in x[i+1])");
+                lex_next(&p->lex);
+                it.lo = e;
+                it.hi_loc = parse_loc(p, lex_peek(&p->lex, 0));
+                if (!parse_expr(p, 0, &it.hi))
+                    return false;
+                it.range = true;
+            } else {
+                it.hi = e;
+                it.hi_loc = it.loc;
+                it.range = definition;
+            }
+        }
+        if (it.range) {
+            if (!parse_bind(p, &binder, it.binder))
+                return false;
+            it.slot = p->binder_count - 1;
+        }
+        items[(*count)++] = it;
+        if (lex_peek(&p->lex, 0)->kind != TOK_COMMA)
+            return true;
+        lex_next(&p->lex);
+    }
+}
+
+// the ']' closing index items
+static bool close_items(parse_state *p, spec_loc open)
+{
+    const parse_token *t = lex_peek(&p->lex, 0);
+    if (t->kind == TOK_RBRACKET)
+        return true;
+    char buf[96];
+    if (t->kind == TOK_EOF || t->kind == TOK_NEWLINE) {
+        spec_error(p->s, DIRAC_ERR_PARSE, open, "unbalanced brackets: '[' is not closed");
+        return false;
+    }
+    return parse_error_at(p, t, "expected ',' or ']' after an index, found %s",
+                          describe(t, buf, sizeof buf));
+}
+
+// copies index items into the arena
+static bool keep_items(parse_state *p, const spec_index *items, int count, spec_index **out)
+{
+    *out = NULL;
+    if (count == 0)
+        return true;
+    *out = spec_arena_alloc(&p->s->arena, (size_t)count * sizeof **out);
+    if (!*out)
+        return out_of_memory(p);
+    memcpy(*out, items, (size_t)count * sizeof **out);
+    return true;
+}
+
+// the optional `[RANGES]` after the name of a definition (a family)
+static bool definition_indices(parse_state *p, const char *what, spec_index **index, int *count)
+{
+    *index = NULL;
+    *count = 0;
+    const parse_token *t = lex_peek(&p->lex, 0);
+    if (t->kind != TOK_LBRACKET)
+        return true;
+    spec_loc open = parse_loc(p, t);
+    p->m->indexed = true;
+    lex_next(&p->lex);
+    spec_index items[SPEC_INDEX_MAX];
+    int n = 0;
+    if (!index_items(p, true, true, items, &n) || !close_items(p, open))
+        return false;
+    t = lex_peek(&p->lex, 0);
+    if (t->primes)
+        return parse_error_at(p, t, "the name of a %s cannot have a prime", what);
+    lex_next(&p->lex);
+    t = lex_peek(&p->lex, 0);
+    if (t->kind == TOK_MEMBER)
+        return parse_error_at(p, t, "the name of a %s cannot contain '.'", what);
+    *count = n;
+    return keep_items(p, items, n, index);
+}
+
+// a reference to something defined elsewhere (maybe qualified, maybe an element of a family:
+// `x[i = 1..N]`, `cell[i].q`). `ranges`: index ranges are allowed; `velocity`: NULL when a
+// prime is an error, else set when the name ends with one.
+static bool reference_target(parse_state *p, const char *what, bool ranges, bool *velocity,
+                             spec_name_ref *ref)
+{
+    const parse_token *t = lex_peek(&p->lex, 0);
+    char buf[96];
+    memset(ref, 0, sizeof *ref);
+    if (velocity)
+        *velocity = false;
+    if (t->kind != TOK_NAME)
+        return parse_error_at(p, t, "expected %s, found %s", what, describe(t, buf, sizeof buf));
+    ref->loc = parse_loc(p, t);
+    if (lex_peek(&p->lex, 1)->kind != TOK_LBRACKET || t->primes) {
+        if (t->primes && !velocity)
+            return parse_error_at(p, t, "expected %s, found the velocity '%.*s''", what,
+                                  (int)t->len, t->text);
+        if (t->primes > 1)
+            return parse_error_at(p, t, "only first time derivatives (x') have initial values");
+        if (velocity)
+            *velocity = t->primes == 1;
+        ref->name = copy_token(p, t);
+        if (!ref->name)
+            return false;
+        lex_next(&p->lex);
+        return true;
+    }
+    // NAME[...] (.NAME[...])* with the pattern "NAME[].NAME[]"
+    p->m->indexed = true;
+    spec_index items[SPEC_INDEX_MAX];
+    int n = 0;
+    char pattern[512];
+    size_t len = 0;
+    parse_token last = lex_next(&p->lex);   // the name
+    for (;;) {
+        if (len + last.len + SPEC_INDEX_MAX + 3 > sizeof pattern)
+            return parse_error_at(p, &last, "name too long");
+        memcpy(pattern + len, last.text, last.len);
+        len += last.len;
+        spec_loc open = parse_loc(p, lex_peek(&p->lex, 0));
+        lex_next(&p->lex);   // '['
+        int before = n;
+        if (!index_items(p, false, ranges, items, &n) || !close_items(p, open))
+            return false;
+        pattern[len++] = '[';
+        for (int k = before + 1; k < n; k++)
+            pattern[len++] = ',';
+        pattern[len++] = ']';
+        last = lex_next(&p->lex);   // ']'
+        if (last.primes || lex_peek(&p->lex, 0)->kind != TOK_MEMBER)
+            break;
+        last = lex_next(&p->lex);   // .NAME
+        if (last.primes || lex_peek(&p->lex, 0)->kind != TOK_LBRACKET) {
+            if (len + last.len >= sizeof pattern)
+                return parse_error_at(p, &last, "name too long");
+            memcpy(pattern + len, last.text, last.len);
+            len += last.len;
+            break;
+        }
+    }
+    if (last.primes && !velocity)
+        return parse_error_at(p, &last, "expected %s, found a velocity", what);
+    if (last.primes > 1)
+        return parse_error_at(p, &last, "only first time derivatives (x') have initial values");
+    if (velocity)
+        *velocity = last.primes == 1;
+    ref->name = spec_arena_strndup(&p->s->arena, pattern, len);
+    if (!ref->name)
+        return out_of_memory(p);
+    ref->index_count = n;
+    return keep_items(p, items, n, &ref->index);
+}
+
+static bool reference_name(parse_state *p, const char *what, spec_name_ref *ref)
+{
+    return reference_target(p, what, true, NULL, ref);
+}
+
 
 // the end of a statement: end of line or of file
 static bool end_statement(parse_state *p, const char *keyword, bool list)
@@ -171,9 +348,13 @@ static bool stmt_model(parse_state *p, const parse_token *kw)
 static bool stmt_assignments(parse_state *p, const char *keyword, spec_sym_kind kind)
 {
     do {
-        const char *name;
-        spec_loc loc;
-        if (!definition_name(p, keyword, &name, &loc))
+        const char *name = NULL;
+        spec_loc loc = { NULL, 0, 0 };
+        spec_index *index = NULL;
+        int index_count = 0;
+        p->binder_count = 0;
+        if (!definition_name(p, keyword, &name, &loc) ||
+            !definition_indices(p, keyword, &index, &index_count))
             return false;
         if (!expect(p, TOK_EQUALS, "expected '=' after the name (%s NAME = EXPR)", keyword))
             return false;
@@ -181,7 +362,7 @@ static bool stmt_assignments(parse_state *p, const char *keyword, spec_sym_kind 
         if (!expression(p, &value))
             return false;
         spec_model *m = p->m;
-        int index;
+        int at;
         if (kind == SPEC_SYM_PARAMETER) {
             spec_param *par = SPEC_MODEL_PUSH(p->s, m, params, param_count, PARAMS);
             if (!par)
@@ -189,7 +370,9 @@ static bool stmt_assignments(parse_state *p, const char *keyword, spec_sym_kind 
             par->name = name;
             par->loc = loc;
             par->value = value;
-            index = m->param_count - 1;
+            par->index = index;
+            par->index_count = index_count;
+            at = m->param_count - 1;
         } else if (kind == SPEC_SYM_LET) {
             spec_let *let = SPEC_MODEL_PUSH(p->s, m, lets, let_count, LETS);
             if (!let)
@@ -197,7 +380,9 @@ static bool stmt_assignments(parse_state *p, const char *keyword, spec_sym_kind 
             let->name = name;
             let->loc = loc;
             let->value = value;
-            index = m->let_count - 1;
+            let->index = index;
+            let->index_count = index_count;
+            at = m->let_count - 1;
         } else {
             spec_output *out = SPEC_MODEL_PUSH(p->s, m, outputs, output_count, OUTPUTS);
             if (!out)
@@ -205,9 +390,11 @@ static bool stmt_assignments(parse_state *p, const char *keyword, spec_sym_kind 
             out->name = name;
             out->loc = loc;
             out->value = value;
-            index = m->output_count - 1;
+            out->index = index;
+            out->index_count = index_count;
+            at = m->output_count - 1;
         }
-        if (!define(p, name, loc, kind, index))
+        if (!define(p, name, loc, kind, at, index_count))
             return false;
     } while (list_next(p));
     return end_statement(p, keyword, true);
@@ -217,10 +404,14 @@ static bool stmt_assignments(parse_state *p, const char *keyword, spec_sym_kind 
 static bool stmt_variables(parse_state *p, const char *keyword, spec_sym_kind kind)
 {
     do {
-        const char *name;
-        spec_loc loc;
-        if (!definition_name(p, kind == SPEC_SYM_COORDINATE ? "coordinate" : "entropy variable",
-                             &name, &loc))
+        const char *name = NULL;
+        spec_loc loc = { NULL, 0, 0 };
+        spec_index *index = NULL;
+        int index_count = 0;
+        const char *what = kind == SPEC_SYM_COORDINATE ? "coordinate" : "entropy variable";
+        p->binder_count = 0;
+        if (!definition_name(p, what, &name, &loc) ||
+            !definition_indices(p, what, &index, &index_count))
             return false;
         spec_var *v = kind == SPEC_SYM_COORDINATE
                           ? SPEC_MODEL_PUSH(p->s, p->m, coords, coord_count, COORDS)
@@ -229,9 +420,10 @@ static bool stmt_variables(parse_state *p, const char *keyword, spec_sym_kind ki
             return out_of_memory(p);
         v->name = name;
         v->loc = loc;
-        int index = kind == SPEC_SYM_COORDINATE ? p->m->coord_count - 1
-                                                : p->m->entropy_count - 1;
-        if (!define(p, name, loc, kind, index))
+        v->index = index;
+        v->index_count = index_count;
+        int at = kind == SPEC_SYM_COORDINATE ? p->m->coord_count - 1 : p->m->entropy_count - 1;
+        if (!define(p, name, loc, kind, at, index_count))
             return false;
     } while (list_next(p));
     return end_statement(p, keyword, true);
@@ -253,9 +445,12 @@ static bool stmt_lagrangian(parse_state *p, const parse_token *kw)
 static bool stmt_constraint(parse_state *p, const parse_token *kw)
 {
     (void)kw;
-    const char *name;
-    spec_loc loc;
-    if (!definition_name(p, "constraint", &name, &loc))
+    const char *name = NULL;
+    spec_loc loc = { NULL, 0, 0 };
+    spec_index *index = NULL;
+    int index_count = 0;
+    if (!definition_name(p, "constraint", &name, &loc) ||
+        !definition_indices(p, "constraint", &index, &index_count))
         return false;
     if (!expect(p, TOK_COLON, "expected ':' after the constraint name (%s NAME: EXPR = EXPR)",
                 "constraint"))
@@ -278,7 +473,9 @@ static bool stmt_constraint(parse_state *p, const parse_token *kw)
     c->lhs = lhs;
     c->rhs = rhs;
     c->has_rhs = has_rhs;
-    if (!define(p, name, loc, SPEC_SYM_CONSTRAINT, p->m->constraint_count - 1))
+    c->index = index;
+    c->index_count = index_count;
+    if (!define(p, name, loc, SPEC_SYM_CONSTRAINT, p->m->constraint_count - 1, index_count))
         return false;
     return end_statement(p, "constraint", false);
 }
@@ -307,19 +504,10 @@ static bool stmt_initial(parse_state *p, const parse_token *kw)
     do {
         spec_initial in;
         memset(&in, 0, sizeof in);
-        const parse_token *t = lex_peek(&p->lex, 0);
-        char buf[96];
-        if (t->kind != TOK_NAME)
-            return parse_error_at(p, t, "expected a coordinate, velocity or entropy variable, "
-                                        "found %s", describe(t, buf, sizeof buf));
-        if (t->primes > 1)
-            return parse_error_at(p, t, "only first time derivatives (x') have initial values");
-        in.velocity = t->primes == 1;
-        in.var.loc = parse_loc(p, t);
-        in.var.name = copy_token(p, t);
-        if (!in.var.name)
+        p->binder_count = 0;
+        if (!reference_target(p, "a coordinate, velocity or entropy variable", true,
+                              &in.velocity, &in.var))
             return false;
-        lex_next(&p->lex);
         if (!expect(p, TOK_EQUALS, "expected '=' after the name (%s NAME = EXPR)", "initial"))
             return false;
         if (!expression(p, &in.value))
@@ -404,7 +592,8 @@ static bool stmt_component(parse_state *p, const parse_token *kw)
     (void)kw;
     spec_component c;
     memset(&c, 0, sizeof c);
-    if (!definition_name(p, "component", &c.name, &c.loc))
+    if (!definition_name(p, "component", &c.name, &c.loc) ||
+        !definition_indices(p, "component", &c.index, &c.index_count))
         return false;
     if (!expect(p, TOK_EQUALS, "expected '=' after the component name (%s NAME = MODEL(...))",
                 "component"))
@@ -442,7 +631,7 @@ static bool stmt_component(parse_state *p, const parse_token *kw)
                               first->loc.line);
                     goto fail;
                 }
-                spec_symbol sym = { a.name, a.loc, SPEC_SYM_PARAMETER, c.arg_count, 0 };
+                spec_symbol sym = { a.name, a.loc, SPEC_SYM_PARAMETER, c.arg_count, 0, 0 };
                 if (!spec_names_add(&p->s->mem, seen, &sym)) {
                     out_of_memory(p);
                     goto fail;
@@ -504,7 +693,8 @@ static bool stmt_component(parse_state *p, const parse_token *kw)
     if (!slot)
         return out_of_memory(p);
     *slot = c;
-    if (!define(p, c.name, c.loc, SPEC_SYM_COMPONENT, p->m->component_count - 1))
+    if (!define(p, c.name, c.loc, SPEC_SYM_COMPONENT, p->m->component_count - 1,
+                c.index_count))
         return false;
     return end_statement(p, "component", false);
 fail:
@@ -523,7 +713,7 @@ static bool differential(parse_state *p, spec_name_ref *ref)
                               describe(t, buf, sizeof buf));
     lex_next(&p->lex);
     lex_next(&p->lex);
-    if (!reference_name(p, "a coordinate inside d(...)", ref))
+    if (!reference_target(p, "a coordinate inside d(...)", false, NULL, ref))
         return false;
     return expect(p, TOK_RPAREN, "expected ')' after the coordinate in %s", "d(...)");
 }
@@ -533,7 +723,8 @@ static bool stmt_twoform(parse_state *p, const parse_token *kw)
     (void)kw;
     spec_twoform tf;
     memset(&tf, 0, sizeof tf);
-    if (!definition_name(p, "two-form", &tf.name, &tf.loc))
+    if (!definition_name(p, "two-form", &tf.name, &tf.loc) ||
+        !definition_indices(p, "two-form", &tf.index, &tf.index_count))
         return false;
     if (!expect(p, TOK_COLON, "expected ':' after the two-form name (%s NAME: EXPR * d(A) ^ "
                               "d(B) + ...)", "twoform"))
@@ -586,7 +777,8 @@ static bool stmt_twoform(parse_state *p, const parse_token *kw)
     if (!slot)
         return out_of_memory(p);
     *slot = tf;
-    if (!define(p, tf.name, tf.loc, SPEC_SYM_TWOFORM, p->m->twoform_count - 1))
+    if (!define(p, tf.name, tf.loc, SPEC_SYM_TWOFORM, p->m->twoform_count - 1,
+                tf.index_count))
         return false;
     return end_statement(p, "twoform", false);
 fail:
@@ -753,6 +945,7 @@ spec_model *parse_model_source(spec *s, diag_source *src, const char *dir)
         } else {
             started = true;
             parse_token kw = lex_next(&p.lex);
+            p.binder_count = 0;
             ok = statements[k].parse(&p, &kw);
         }
         if (!ok)
@@ -769,5 +962,7 @@ spec_model *parse_model_source(spec *s, diag_source *src, const char *dir)
     spec_mem_free(&s->mem, p.kids);
     spec_mem_free(&s->mem, p.vals);
     spec_mem_free(&s->mem, p.ops);
+    spec_mem_free(&s->mem, p.pattern);
+    spec_mem_free(&s->mem, p.subkids);
     return p.m;
 }

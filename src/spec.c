@@ -27,6 +27,7 @@ spec *spec_create(const spec_options *options)
     spec_arena_init(&s->arena, &s->mem);
     diag_init(&s->diag, &s->mem, options ? options->max_errors : 0);
     s->status = DIRAC_OK;
+    s->max_expansion = SPEC_EXPAND_DEFAULT_LIMIT;
     return s;
 }
 
@@ -298,6 +299,7 @@ const char *spec_sym_kind_name(spec_sym_kind kind)
     case SPEC_SYM_TIME: return "time";
     case SPEC_SYM_PI: return "constant";
     case SPEC_SYM_QUALIFIED: return "component member";
+    case SPEC_SYM_INDEX: return "index";
     default: return "name";
     }
 }
@@ -315,6 +317,7 @@ const char *spec_sym_kind_phrase(spec_sym_kind kind)
     case SPEC_SYM_COMPONENT: return "a component";
     case SPEC_SYM_CONSTRAINT: return "a constraint";
     case SPEC_SYM_TWOFORM: return "a two-form";
+    case SPEC_SYM_INDEX: return "an index";
     default: return "a name";
     }
 }
@@ -360,4 +363,28 @@ const spec_override *spec_overrides(const spec *s, int *count)
 {
     *count = s ? s->override_count : 0;
     return s ? s->overrides : NULL;
+}
+
+bool spec_pattern_segment(const char **p, const char **name, size_t *len, int *dims)
+{
+    const char *q = *p;
+    if (!*q)
+        return false;
+    *name = q;
+    while (*q && *q != '[' && *q != '.')
+        q++;
+    *len = (size_t)(q - *name);
+    *dims = 0;
+    if (*q == '[') {
+        *dims = 1;
+        for (q++; *q && *q != ']'; q++)
+            if (*q == ',')
+                (*dims)++;
+        if (*q == ']')
+            q++;
+    }
+    if (*q == '.')
+        q++;
+    *p = q;
+    return true;
 }

@@ -24,6 +24,16 @@
 #define SPEC_NESTING_MAX 256
 /// Deepest chain of components (a model including a model including ...).
 #define SPEC_COMPONENT_DEPTH_MAX 16
+/// Most indices of one indexed name (`x[i, j]`, `cell[i].x[j]`) and of one statement's index
+/// list (docs/model-language.md, "Indexed families").
+#define SPEC_INDEX_MAX 8
+/// Most indices in scope at one place: a statement's own ranges plus the enclosing sums.
+#define SPEC_BINDERS_MAX 64
+/// Largest magnitude of an index or range bound.
+#define SPEC_INDEX_ABS_MAX 1000000000
+/// Default limit of spec_expand on the size of the expanded models: elements created plus
+/// expression nodes written ("the expanded model is too large" beyond).
+#define SPEC_EXPAND_DEFAULT_LIMIT 100000000L
 
 /// Where something is in a source file. `file` is the file name as shown in messages (owned by
 /// the spec); line and column are 1-based, the column counting characters (a tab counts 1).
@@ -43,6 +53,20 @@ typedef enum spec_expr_kind {
     SPEC_EXPR_BINARY,   ///< `arg[0] op arg[1]`
     SPEC_EXPR_CALL,     ///< `func(arg[0])` or `func(arg[0], arg[1])` (argc arguments)
 } spec_expr_kind;
+
+/// More kinds, of indexed families (docs/model-language.md): spec_expand replaces them all, so
+/// the compile step (which switches over spec_expr_kind) never sees them.
+enum spec_expr_index_kind {
+    SPEC_EXPR_INDEX = SPEC_EXPR_CALL + 1,   ///< an index (`i` of `sum(i = ...)` or of `x[i = 1..N]`): `sym.name`;
+                          ///< `sym.ref` has kind SPEC_SYM_INDEX and `index` the index's slot
+    SPEC_EXPR_SUBSCRIPT,  ///< an element of a family, `x[i-1]`, `x[i]'`, `cell[i].q`: `sub.name`
+                          ///< is the pattern with empty brackets ("x[]", "a[,]", "cell[].q"),
+                          ///< `sub.args` its argc index expressions in order; op 1 for a velocity
+    SPEC_EXPR_RANGE,      ///< `LO..HI` of a sum: `range.binder` (the index's name), `range.lo`
+                          ///< and `range.hi` the positions of the bounds' roots in the node array
+    SPEC_EXPR_SUM,        ///< `sum(i = LO..HI, BODY)`: arg[0] the RANGE, arg[1] the body; op the
+                          ///< index's slot
+};
 
 typedef enum spec_op {
     SPEC_OP_ADD,   // +
@@ -86,6 +110,8 @@ typedef enum spec_sym_kind {
     SPEC_SYM_TIME,        // the built-in `t`
     SPEC_SYM_PI,          // the built-in `pi`
     SPEC_SYM_QUALIFIED,   // `comp.name`: see spec_ref
+    SPEC_SYM_INDEX,       // an index of a sum or of an indexed statement (SPEC_EXPR_INDEX)
+    SPEC_SYM_KIND_COUNT
 } spec_sym_kind;
 
 /// The target of a name. Plain names: `kind` and `index` into the model's array of that kind
@@ -102,16 +128,20 @@ typedef struct spec_ref {
 typedef struct spec_expr_node spec_expr_node;
 
 /// One node; `loc` is the token that made it (the operator of a unary/binary node, the
-/// function name of a call).
+/// function name of a call, the name of a subscripted name, `sum` of a sum, the index name of
+/// a range).
 struct spec_expr_node {
-    uint8_t kind;   // spec_expr_kind
-    uint8_t op;     // spec_op (UNARY, BINARY) or spec_func (CALL)
-    uint8_t argc;   // CALL: number of arguments
+    uint8_t kind;   // spec_expr_kind or spec_expr_index_kind
+    uint8_t op;     // spec_op (UNARY, BINARY), spec_func (CALL), index slot (SUM); SUBSCRIPT:
+                    // bit 0 the velocity flag, bits 1.. the element's spec_sym_kind (resolve)
+    uint8_t argc;   // CALL: number of arguments; SUBSCRIPT: number of indices
     spec_loc loc;
     union {
         double number;                                    // NUMBER
-        struct { const char *name; spec_ref ref; } sym;   // NAME, PRIME
-        spec_expr_node *arg[2];                           // UNARY, BINARY, CALL
+        struct { const char *name; spec_ref ref; } sym;   // NAME, PRIME, INDEX
+        spec_expr_node *arg[2];                           // UNARY, BINARY, CALL, SUM
+        struct { const char *name; spec_expr_node **args; } sub;   // SUBSCRIPT
+        struct { const char *binder; int32_t lo, hi; } range;      // RANGE
     } u;
 };
 
@@ -134,26 +164,49 @@ int spec_func_lookup(const char *name, size_t len);
 
 // --- statements ----------------------------------------------------------------------------
 
+/// One item of the index list of a statement's name: `x[i = 1..N, 2..M, K]`. In a definition
+/// every item is a range (`[K]` means 1..K); in a reference (force, initial, ... and `d(...)`)
+/// an item is a range (the statement is repeated over it) or one index expression. Each range
+/// gets the next index slot of the statement (named by `binder` or not).
+typedef struct spec_index {
+    const char *binder;   // `i` of `i = LO..HI`; NULL when the range has no name
+    spec_loc loc;         // its first token
+    bool range;
+    int slot;             // range: its slot (its value is the index `binder`); -1 otherwise
+    spec_expr lo;         // range: the lower bound (count 0: 1)
+    spec_expr hi;         // range: the upper bound; otherwise the index expression
+    spec_loc hi_loc;      // the first token of `hi`
+} spec_index;
+
 /// A name used in a statement (not an expression), e.g. the coordinate of `force x: ...`.
+/// With an index list (`force x[i = 1..N]`, `d(cell[i].q)`), `name` is the pattern with empty
+/// brackets ("x[]", "cell[].q") and `index` holds the items of all its brackets in order.
 typedef struct spec_name_ref {
     const char *name;   // as written, maybe qualified
     spec_loc loc;
-    spec_ref ref;       // after resolve
+    spec_ref ref;       // after resolve (not set for patterns)
+    spec_index *index;
+    int index_count;
 } spec_name_ref;
 
 /// `parameter NAME = EXPR`. An override (-p NAME=VALUE) replaces the value.
+/// Every definition below may be a family `NAME[RANGES]` (index/index_count; 0 for a plain one).
 typedef struct spec_param {
     const char *name;
     spec_loc loc;
     spec_expr value;
     bool overridden;
     double override_value;
+    spec_index *index;
+    int index_count;
 } spec_param;
 
 /// `coordinate NAME` and `entropy NAME`.
 typedef struct spec_var {
     const char *name;
     spec_loc loc;
+    spec_index *index;
+    int index_count;
 } spec_var;
 
 /// `let NAME = EXPR` (a named subexpression; may use only names defined before it).
@@ -161,6 +214,8 @@ typedef struct spec_let {
     const char *name;
     spec_loc loc;
     spec_expr value;
+    spec_index *index;
+    int index_count;
     // filled by resolve
     const spec_expr_node *state_use;   // first use of a coordinate, velocity, entropy or t
                                        // (maybe through another let); NULL if constant
@@ -185,6 +240,8 @@ typedef struct spec_constraint {
     spec_expr lhs, rhs;
     bool has_rhs;
     spec_constraint_kind kind;   // after resolve
+    spec_index *index;
+    int index_count;
 } spec_constraint;
 
 /// `force COORD: EXPR`.
@@ -215,6 +272,8 @@ typedef struct spec_output {
     const char *name;
     spec_loc loc;
     spec_expr value;
+    spec_index *index;
+    int index_count;
 } spec_output;
 
 /// `NAME = EXPR` inside `component c = MODEL(NAME = EXPR, ...)`.
@@ -237,6 +296,8 @@ typedef struct spec_component {
     spec_arg *args;
     int arg_count;
     const spec_model *model;   // the loaded model; NULL when not loaded
+    spec_index *index;
+    int index_count;
 } spec_component;
 
 /// One term `sign * coefficient * d(A) ^ d(B)` of a two-form.
@@ -252,6 +313,8 @@ typedef struct spec_twoform {
     spec_loc loc;
     spec_wedge *terms;
     int term_count;
+    spec_index *index;
+    int index_count;
 } spec_twoform;
 
 /// `friction COORD -> S: EXPR`.
@@ -276,6 +339,7 @@ typedef struct spec_heat_input {
 } spec_heat_input;
 
 typedef struct spec_names spec_names;
+typedef struct spec_expansion spec_expansion;
 
 /// One model (one file): every statement, by kind, in source order.
 struct spec_model {
@@ -298,10 +362,12 @@ struct spec_model {
     spec_friction *frictions;       int friction_count;
     spec_heat *heats;               int heat_count;
     spec_heat_input *heat_inputs;   int heat_input_count;
+    bool indexed;                   // uses indexed families, sums or subscripts (spec_expand)
     // internal
     spec_names *names;              // every defined name, in definition order
     int capacity[15];               // allocated lengths of the arrays above
     bool failed;                    // had errors (its qualified names are not checked)
+    spec_expansion *expansion;      // made by spec_expand: the families of its original
 };
 
 /// A validated parameter override (-p NAME=VALUE); NAME may be qualified (`rotor.J`).
@@ -400,5 +466,26 @@ dirac_status spec_set_parameter_override(spec *s, const char *assignment);
 
 /// Overrides applied so far, in order.
 const spec_override *spec_overrides(const spec *s, int *count);
+
+// --- indexed families ----------------------------------------------------------------------
+
+/// Expands the indexed families of a successfully parsed spec (with its components loaded and
+/// its overrides applied): evaluates every range bound and index (constant expressions of
+/// parameters and constant lets, overrides included), turns `coordinate x[N]` into the
+/// coordinates `x[1]`, ..., `x[N]` (the brackets are part of the names; several indices are
+/// written `x[1,2]`), repeats indexed statements for each index, replaces `x[i-1]` by the name
+/// of that element and `sum(i = A..B, E)` by the chain E(A) + E(A+1) + ... + E(B), and
+/// re-checks the result like a parsed file (spec_root then gives the expanded model; components
+/// whose models contain families are expanded per instance). Models without families are left
+/// as they are. Errors (an index out of range, an empty range, a bound that is not an integer,
+/// an override of an element that does not exist, a model larger than the limit) are reported
+/// at the offending token. Calling it again does nothing and returns the same status; after it
+/// expanded something, parameter overrides are refused. Cost and memory are linear in the size
+/// of the expanded model. Returns DIRAC_OK, DIRAC_ERR_PARSE or DIRAC_ERR_NOMEM.
+dirac_status spec_expand(spec *s);
+
+/// Sets the limit of spec_expand on the elements plus expression nodes it may create
+/// (default SPEC_EXPAND_DEFAULT_LIMIT; <= 0 restores it).
+void spec_set_expansion_limit(spec *s, long limit);
 
 #endif

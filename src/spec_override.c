@@ -87,29 +87,83 @@ dirac_status spec_set_parameter_override(spec *s, const char *assignment)
         return override_error(s, "unknown parameter '%.40s...'", a);
     memcpy(name, a, (size_t)name_len);
     name[name_len] = '\0';
-    // find the parameter, following components
+    if (s->expanded)
+        return override_error(s, "cannot set '%s': parameters cannot be changed after the "
+                                 "model's families were expanded (set them before compiling)",
+                              name);
+    // find the parameter, following components; `k[3]`, `cell[2].C` name elements of
+    // families (checked against the ranges when the model is expanded)
     const spec_model *model = root;
     const char *part = name;
     const spec_symbol *sym = NULL;
+    char canon[sizeof name + SPEC_INDEX_MAX * 12], seg[sizeof name];
+    size_t clen = 0;
+    int dims = 0;
     for (;;) {
-        const char *dot = strchr(part, '.');
-        size_t len = dot ? (size_t)(dot - part) : strlen(part);
-        sym = spec_names_find(model->names, part, len);
-        if (!dot)
+        const char *q = part;
+        while (*q && *q != '.' && *q != '[')
+            q++;
+        size_t len = (size_t)(q - part);
+        memcpy(seg, part, len);
+        seg[len] = '\0';
+        memcpy(canon + clen, part, len);
+        clen += len;
+        dims = 0;
+        if (*q == '[') {
+            q++;
+            for (;;) {
+                while (is_space(*q))
+                    q++;
+                char *end;
+                long long v = strtoll(q, &end, 10);
+                if (end == q || dims == SPEC_INDEX_MAX || v > SPEC_INDEX_ABS_MAX ||
+                    v < -SPEC_INDEX_ABS_MAX)
+                    return override_error(s, "invalid parameter override '%s': expected "
+                                             "NAME[INDEX, ...]=VALUE", assignment);
+                clen += (size_t)sprintf(canon + clen, "%s%lld", dims ? "," : "[", v);
+                dims++;
+                q = end;
+                while (is_space(*q))
+                    q++;
+                if (*q == ',') {
+                    q++;
+                    continue;
+                }
+                if (*q != ']')
+                    return override_error(s, "invalid parameter override '%s': expected "
+                                             "NAME[INDEX, ...]=VALUE", assignment);
+                canon[clen++] = ']';
+                q++;
+                break;
+            }
+            if (*q && *q != '.')
+                return override_error(s, "invalid parameter override '%s': expected "
+                                         "NAME[INDEX, ...]=VALUE", assignment);
+        }
+        sym = spec_names_find(model->names, seg, len);
+        if (!*q)
             break;
+        canon[clen++] = '.';
         if (!sym || sym->kind != SPEC_SYM_COMPONENT)
             return override_error(s, "unknown parameter '%s': '%.*s' is not a component",
-                                  name, (int)(dot - name), name);
+                                  name, (int)(q - name), name);
+        if (sym->dims != dims)
+            return override_error(s, sym->dims ? "unknown parameter '%s': component '%s' is "
+                                                 "indexed (write %s[INDEX].NAME)"
+                                               : "unknown parameter '%s': component '%s' is "
+                                                 "not indexed (write %s.NAME)",
+                                  name, seg, seg);
         const spec_model *next = model->components[sym->index].model;
         if (!next)
             return override_error(s, "cannot set '%s': component '%.*s' was not loaded", name,
-                                  (int)(dot - name), name);
+                                  (int)(q - name), name);
         model = next;
-        part = dot + 1;
+        part = q + 1;
     }
+    canon[clen] = '\0';
     if (!sym) {
         diag_suggest sg;
-        diag_suggest_init(&sg, part);
+        diag_suggest_init(&sg, seg);
         for (int i = 0; i < model->names->count; i++)
             if (model->names->items[i].kind == SPEC_SYM_PARAMETER)
                 diag_suggest_add(&sg, model->names->items[i].name);
@@ -122,6 +176,16 @@ dirac_status spec_set_parameter_override(spec *s, const char *assignment)
     if (sym->kind != SPEC_SYM_PARAMETER)
         return override_error(s, "'%s' is %s, not a parameter (in '%s')", name,
                               spec_sym_kind_phrase((spec_sym_kind)sym->kind), assignment);
+    if (sym->dims != dims) {
+        if (dims == 0)
+            return override_error(s, "'%s' is indexed: set one element at a time, as in "
+                                     "%s[%s]=VALUE", name, name, sym->dims > 1 ? "1,1" : "1");
+        if (sym->dims == 0)
+            return override_error(s, "'%s' is a parameter without indices (in '%s')", seg,
+                                  assignment);
+        return override_error(s, "'%s' has %d ind%s, not %d (in '%s')", seg, sym->dims,
+                              sym->dims == 1 ? "ex" : "ices", dims, assignment);
+    }
     // the value
     const char *v = eq + 1, *w = eq + strlen(eq);
     while (v < w && is_space(*v))
@@ -140,10 +204,10 @@ dirac_status spec_set_parameter_override(spec *s, const char *assignment)
     const char *kept = NULL;
     int at = -1;
     for (int i = 0; i < s->override_count; i++)
-        if (strcmp(s->overrides[i].name, name) == 0)
+        if (strcmp(s->overrides[i].name, canon) == 0)
             at = i;
     if (at < 0) {
-        kept = spec_arena_strndup(&s->arena, name, (size_t)name_len);
+        kept = spec_arena_strndup(&s->arena, canon, clen);
         spec_override *o = kept ? spec_push(s, &s->overrides, &s->override_count,
                                             &s->override_cap, sizeof *s->overrides)
                                 : NULL;
@@ -156,7 +220,7 @@ dirac_status spec_set_parameter_override(spec *s, const char *assignment)
         at = s->override_count - 1;
     }
     s->overrides[at].value = value;
-    if (model == root) {
+    if (model == root && dims == 0) {
         spec_param *par = &s->root->params[sym->index];
         par->overridden = true;
         par->override_value = value;

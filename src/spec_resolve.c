@@ -26,10 +26,15 @@ typedef struct resolve_ctx {
     const char *own;       // the name being defined (parameter, let)
     bool constant;         // must not depend on coordinates, velocities, entropy, time
     bool no_velocity;      // must not depend on velocities (two-form coefficients)
+    bool index;            // an index or range bound: no sums, no members of components
     const char *what;      // "parameter 'm'" for messages
     // results
     const spec_expr_node *state_use;   // first leaf that depends on the state
     bool ok;
+    // a model made by spec_expand comes with its references bound: the position in the name
+    // table of each definition (by kind and index) replaces the lookups by name
+    int32_t *pos[SPEC_SYM_KIND_COUNT];
+    int32_t *pos_block;
 } resolve_ctx;
 
 // --- names ---------------------------------------------------------------------------------
@@ -62,6 +67,15 @@ static const char *suggest(const spec_model *m, const char *word, unsigned kinds
 static void fail(resolve_ctx *c)
 {
     c->ok = false;
+}
+
+// the definition a reference bound by spec_expand denotes (NULL: not bound, or t and pi)
+static const spec_symbol *preset_symbol(const resolve_ctx *c, const spec_ref *ref)
+{
+    if (!c->pos_block || ref->kind <= SPEC_SYM_NONE || ref->kind >= SPEC_SYM_KIND_COUNT ||
+        !c->pos[ref->kind])
+        return NULL;
+    return &c->m->names->items[c->pos[ref->kind][ref->index]];
 }
 
 // resolves a qualified name `a.b.c`: `kind`/`owner` of the last part when every component on
@@ -122,6 +136,11 @@ static bool resolve_qualified(resolve_ctx *c, const char *name, spec_loc loc, sp
             }
             return false;
         }
+        if (sym->dims > 0) {
+            spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%.*s' is indexed: write %.*s[INDEX]%s",
+                       (int)(dot - name), name, (int)(dot - name), name, dot);
+            return false;
+        }
         if (depth == 0)
             ref->index = sym->index;
         const spec_model *next = model->components[sym->index].model;
@@ -157,10 +176,111 @@ static bool resolve_plain(resolve_ctx *c, const char *name, spec_loc loc, spec_r
             spec_error(c->s, DIRAC_ERR_PARSE, loc, "unknown name '%s'", name);
         return false;
     }
+    if (sym->dims > 0 && is_value_kind(sym->kind)) {
+        spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s' is indexed: write %s[INDEX]", name, name);
+        return false;
+    }
     *symbol = sym;
     ref->kind = sym->kind;
     ref->index = sym->index;
     return true;
+}
+
+// --- patterns of indexed names -------------------------------------------------------------
+
+// "x[...]" for the pattern "x[]", "cell[...].q" for "cell[].q"
+static void pattern_display(const char *pattern, char *buf, size_t size)
+{
+    size_t len = 0;
+    for (const char *q = pattern; *q && len + 8 < size; q++) {
+        if (*q == '[') {
+            memcpy(buf + len, "[...]", 5);
+            len += 5;
+            while (*q && *q != ']')
+                q++;
+            if (!*q)
+                break;
+        } else {
+            buf[len++] = *q;
+        }
+    }
+    buf[len] = '\0';
+}
+
+// Resolves a pattern `x[]`, `cell[].q` (a subscripted name in an expression or a statement's
+// target): each segment exists and has as many indices as written; the kind of the element
+// (SPEC_SYM_NONE when it lies in a component not loaded yet), and the model and index that
+// define it. False after an error.
+static bool resolve_pattern(resolve_ctx *c, const char *pattern, spec_loc loc, int *kind,
+                            const spec_model **owner, int32_t *owner_index,
+                            const spec_symbol **first)
+{
+    const spec_model *model = c->m;
+    const char *q = pattern, *seg;
+    size_t len;
+    int dims;
+    char shown[160];
+    pattern_display(pattern, shown, sizeof shown);
+    *kind = SPEC_SYM_NONE;
+    *owner = NULL;
+    *first = NULL;
+    for (bool initial = true; spec_pattern_segment(&q, &seg, &len, &dims); initial = false) {
+        bool last = *q == '\0';
+        char name[72];
+        snprintf(name, sizeof name, "%.*s", len > 64 ? 64 : (int)len, seg);
+        const spec_symbol *sym = spec_names_find(model->names, seg, len);
+        if (!sym) {
+            const char *close = suggest(model, name, VALUE_KINDS, false);
+            if (!initial)
+                spec_error(c->s, DIRAC_ERR_PARSE, loc, "unknown name '%s': model '%s' has no "
+                           "'%s'", shown, model->name, name);
+            else if (close)
+                spec_error(c->s, DIRAC_ERR_PARSE, loc, "unknown name '%s'; did you mean '%s'?",
+                           name, close);
+            else
+                spec_error(c->s, DIRAC_ERR_PARSE, loc, "unknown name '%s'", name);
+            return false;
+        }
+        if (initial)
+            *first = sym;
+        if (sym->dims != dims) {
+            if (sym->dims == 0)
+                spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s' is %s without indices (write %s, "
+                           "not %s[...])", name, spec_sym_kind_phrase((spec_sym_kind)sym->kind),
+                           name, name);
+            else
+                spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s' has %d ind%s, not %d", name,
+                           sym->dims, sym->dims == 1 ? "ex" : "ices", dims);
+            return false;
+        }
+        if (!last) {
+            if (sym->kind != SPEC_SYM_COMPONENT) {
+                spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s' is %s, not a component, in '%s'",
+                           name, spec_sym_kind_phrase((spec_sym_kind)sym->kind), shown);
+                return false;
+            }
+            const spec_model *next = model->components[sym->index].model;
+            if (!next || c->pass == 1)
+                return true;   // checked when (if) the component is loaded
+            model = next;
+            continue;
+        }
+        if (!is_value_kind(sym->kind)) {
+            if (sym->kind == SPEC_SYM_COMPONENT)
+                spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s' is a component; name its members "
+                           "as %s.NAME", shown, shown);
+            else
+                spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s' is %s, not a value", shown,
+                           spec_sym_kind_phrase((spec_sym_kind)sym->kind));
+            return false;
+        }
+        *kind = sym->kind;
+        *owner = model;
+        *owner_index = sym->index;
+        return true;
+    }
+    spec_error(c->s, DIRAC_ERR_PARSE, loc, "invalid name '%s'", shown);
+    return false;
 }
 
 // --- expressions ---------------------------------------------------------------------------
@@ -170,11 +290,22 @@ static bool resolve_plain(resolve_ctx *c, const char *name, spec_loc loc, spec_r
 static void describe_state(const resolve_ctx *c, const spec_expr_node *n, char *buf,
                            size_t size)
 {
-    const char *name = n->u.sym.name;
-    int kind = n->u.sym.ref.kind == SPEC_SYM_QUALIFIED ? n->u.sym.ref.member
-                                                       : n->u.sym.ref.kind;
+    char shown[160];
+    const char *name;
+    int kind;
+    bool velocity;
+    if (n->kind == SPEC_EXPR_SUBSCRIPT) {
+        pattern_display(n->u.sub.name, shown, sizeof shown);
+        name = shown;
+        kind = n->op >> 1;
+        velocity = n->op & 1;
+    } else {
+        name = n->u.sym.name;
+        kind = n->u.sym.ref.kind == SPEC_SYM_QUALIFIED ? n->u.sym.ref.member : n->u.sym.ref.kind;
+        velocity = n->kind == SPEC_EXPR_PRIME;
+    }
     char what[128];
-    if (n->kind == SPEC_EXPR_PRIME)
+    if (velocity)
         snprintf(what, sizeof what, "the velocity %.100s'", name);
     else if (kind == SPEC_SYM_TIME)
         snprintf(what, sizeof what, "time t");
@@ -199,6 +330,9 @@ static const spec_let *node_let(const resolve_ctx *c, const spec_expr_node *n,
     return NULL;
 }
 
+static void check_use(resolve_ctx *c, const spec_expr_node *n, const char *name, int kind,
+                      bool velocity, const spec_let *let, int *degree);
+
 // one name or prime node
 static void resolve_leaf(resolve_ctx *c, spec_expr_node *n, int *degree)
 {
@@ -217,7 +351,10 @@ static void resolve_leaf(resolve_ctx *c, spec_expr_node *n, int *degree)
             ref = n->u.sym.ref;   // resolved in pass 1
         else {
             const spec_symbol *sym;
-            if (!resolve_plain(c, name, n->loc, &ref, &sym)) {
+            if (c->pos_block && n->u.sym.ref.kind != SPEC_SYM_NONE) {
+                ref = n->u.sym.ref;   // bound by spec_expand
+                sym = preset_symbol(c, &ref);
+            } else if (!resolve_plain(c, name, n->loc, &ref, &sym)) {
                 fail(c);
                 return;
             }
@@ -247,7 +384,60 @@ static void resolve_leaf(resolve_ctx *c, spec_expr_node *n, int *degree)
     }
     n->u.sym.ref = ref;
     int kind = ref.kind == SPEC_SYM_QUALIFIED ? ref.member : ref.kind;
-    if (n->kind == SPEC_EXPR_PRIME && kind != SPEC_SYM_COORDINATE && kind != SPEC_SYM_NONE) {
+    if (c->index && ref.kind == SPEC_SYM_QUALIFIED) {
+        spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "%s cannot use '%s', a member of a component",
+                   c->what, name);
+        fail(c);
+        return;
+    }
+    check_use(c, n, name, kind, n->kind == SPEC_EXPR_PRIME, node_let(c, n, owner, owner_index),
+              degree);
+}
+
+// A subscripted name `x[i-1]`, `x[i]'`, `cell[i].q`: its pattern resolves, its kind is kept in
+// the node's op (bits 1..; bit 0 is the velocity flag).
+static void resolve_subscript(resolve_ctx *c, spec_expr_node *n, int *degree)
+{
+    char shown[160];
+    pattern_display(n->u.sub.name, shown, sizeof shown);
+    bool velocity = n->op & 1;
+    *degree = velocity;
+    if (c->index && strchr(n->u.sub.name, '.')) {
+        spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "%s cannot use '%s', a member of a component",
+                   c->what, shown);
+        fail(c);
+        return;
+    }
+    int kind;
+    const spec_model *owner;
+    int32_t owner_index = 0;
+    const spec_symbol *first;
+    if (!resolve_pattern(c, n->u.sub.name, n->loc, &kind, &owner, &owner_index, &first)) {
+        fail(c);
+        return;
+    }
+    n->op = (uint8_t)(velocity | (kind << 1));
+    if (c->pass == 1 && !strchr(n->u.sub.name, '.') && first->seq >= c->seq &&
+        !(c->constant && (kind == SPEC_SYM_COORDINATE || kind == SPEC_SYM_ENTROPY))) {
+        if (c->own && strcmp(c->own, first->name) == 0)
+            spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s' is used in its own definition",
+                       first->name);
+        else
+            spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s' is used before its definition on "
+                       "line %d", first->name, first->loc.line);
+        fail(c);
+        return;
+    }
+    const spec_let *let = kind == SPEC_SYM_LET && owner ? &owner->lets[owner_index] : NULL;
+    check_use(c, n, shown, kind, velocity, let, degree);
+}
+
+// What a name of kind `kind` brings: a velocity only of a coordinate, dependence on the state,
+// velocities where they are not allowed.
+static void check_use(resolve_ctx *c, const spec_expr_node *n, const char *name, int kind,
+                      bool velocity, const spec_let *let, int *degree)
+{
+    if (velocity && kind != SPEC_SYM_COORDINATE && kind != SPEC_SYM_NONE) {
         spec_error(c->s, DIRAC_ERR_PARSE, n->loc,
                    "'%s' is %s; only coordinates have velocities (%s')", name,
                    spec_sym_kind_phrase((spec_sym_kind)kind), name);
@@ -256,8 +446,7 @@ static void resolve_leaf(resolve_ctx *c, spec_expr_node *n, int *degree)
     }
     // dependence on the state
     const spec_expr_node *state = NULL;
-    const spec_let *let = node_let(c, n, owner, owner_index);
-    if (n->kind == SPEC_EXPR_PRIME || kind == SPEC_SYM_COORDINATE || kind == SPEC_SYM_ENTROPY ||
+    if (velocity || kind == SPEC_SYM_COORDINATE || kind == SPEC_SYM_ENTROPY ||
         kind == SPEC_SYM_TIME)
         state = n;
     else if (let && let->state_use)
@@ -280,7 +469,7 @@ static void resolve_leaf(resolve_ctx *c, spec_expr_node *n, int *degree)
         return;
     }
     if (c->no_velocity && *degree > 0) {
-        if (n->kind == SPEC_EXPR_PRIME)
+        if (velocity)
             spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "%s must not depend on velocities (%s')",
                        c->what, name);
         else
@@ -296,6 +485,8 @@ typedef struct degree_result {
     const spec_expr_node *culprit;     // where it became nonlinear
     const char *reason;
 } degree_result;
+
+static void check_binder(resolve_ctx *c, const char *binder, spec_loc loc);
 
 // resolves every name of e and computes its degree in the velocities
 static degree_result resolve_expr(resolve_ctx *c, spec_expr *e)
@@ -313,22 +504,86 @@ static degree_result resolve_expr(resolve_ctx *c, spec_expr *e)
             return r;
         }
     }
+    bool constant = c->constant, index = c->index;
+    const char *what = c->what;
+    // indices of subscripts and bounds of sums are constant sub-expressions: mark them (1: an
+    // index, 2: a range bound), parents before children
+    uint8_t *mark = NULL;
+    for (int32_t i = 0; i < e->count && !mark; i++)
+        if (e->nodes[i].kind == SPEC_EXPR_SUBSCRIPT || e->nodes[i].kind == SPEC_EXPR_SUM) {
+            mark = spec_mem_alloc(&c->s->mem, (size_t)e->count);
+            if (!mark) {
+                spec_out_of_memory(c->s);
+                fail(c);
+                goto out;
+            }
+            memset(mark, 0, (size_t)e->count);
+        }
+    for (int32_t i = e->count - 1; mark && i >= 0; i--) {
+        const spec_expr_node *n = &e->nodes[i];
+        uint8_t m = mark[i];
+        switch (n->kind) {
+        case SPEC_EXPR_SUBSCRIPT:
+            for (int k = 0; k < n->argc; k++)
+                mark[n->u.sub.args[k] - e->nodes] = m ? m : 1;
+            break;
+        case SPEC_EXPR_RANGE:
+            mark[n->u.range.lo] = mark[n->u.range.hi] = m ? m : 2;
+            break;
+        case SPEC_EXPR_SUM:
+            mark[n->u.arg[0] - e->nodes] = m ? m : 2;
+            mark[n->u.arg[1] - e->nodes] = m;
+            break;
+        case SPEC_EXPR_UNARY: case SPEC_EXPR_BINARY: case SPEC_EXPR_CALL:
+            for (int k = 0; k < (n->kind == SPEC_EXPR_BINARY ? 2 : n->kind == SPEC_EXPR_CALL
+                                                                     ? n->argc : 1); k++)
+                mark[n->u.arg[k] - e->nodes] = m;
+            break;
+        default:
+            break;
+        }
+    }
     for (int32_t i = 0; i < e->count; i++) {
         spec_expr_node *n = &e->nodes[i];
         int d = 0;
         const char *reason = NULL;
+        if (mark && mark[i] && !index) {
+            c->constant = c->index = true;
+            c->what = mark[i] == 1 ? "an index" : "a range bound";
+        } else {
+            c->constant = constant;
+            c->index = index;
+            c->what = what;
+        }
         switch (n->kind) {
         case SPEC_EXPR_NUMBER:
+        case SPEC_EXPR_INDEX:
             break;
         case SPEC_EXPR_NAME:
-        case SPEC_EXPR_PRIME: {
-            resolve_leaf(c, n, &d);
+        case SPEC_EXPR_PRIME:
+        case SPEC_EXPR_SUBSCRIPT: {
+            if (n->kind == SPEC_EXPR_SUBSCRIPT)
+                resolve_subscript(c, n, &d);
+            else
+                resolve_leaf(c, n, &d);
             if (diag_full(&c->s->diag))
                 goto out;
             if (d == 2)
                 reason = "it uses a let that is not linear in the velocities";
             break;
         }
+        case SPEC_EXPR_RANGE:
+            if (c->pass == 1)
+                check_binder(c, n->u.range.binder, n->loc);
+            break;
+        case SPEC_EXPR_SUM:
+            if (c->index) {
+                spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "sum(...) cannot be used in %s",
+                           c->what);
+                fail(c);
+            }
+            d = deg[n->u.arg[1] - e->nodes];
+            break;
         case SPEC_EXPR_UNARY:
             d = deg[n->u.arg[0] - e->nodes];
             break;
@@ -385,8 +640,12 @@ static degree_result resolve_expr(resolve_ctx *c, spec_expr *e)
     }
     r.degree = deg[e->count - 1];
 out:
+    c->constant = constant;
+    c->index = index;
+    c->what = what;
     if (deg != small)
         spec_mem_free(&c->s->mem, deg);
+    spec_mem_free(&c->s->mem, mark);
     return r;
 }
 
@@ -398,8 +657,62 @@ static void begin(resolve_ctx *c, int32_t seq, const char *own, bool constant,
     c->own = own;
     c->constant = constant;
     c->no_velocity = false;
+    c->index = false;
     c->what = what;
     c->state_use = NULL;
+}
+
+// an index name must not be a name of the model too
+static void check_binder(resolve_ctx *c, const char *binder, spec_loc loc)
+{
+    if (!binder)
+        return;
+    const spec_symbol *sym = spec_names_find(c->m->names, binder, strlen(binder));
+    if (sym) {
+        spec_error(c->s, DIRAC_ERR_PARSE, loc, "index '%s' has the same name as %s; rename one "
+                   "of them", binder, spec_sym_kind_phrase((spec_sym_kind)sym->kind));
+        fail(c);
+    }
+}
+
+// does e use an index (of an enclosing range)?
+static const spec_expr_node *uses_index(const spec_expr *e)
+{
+    for (int32_t i = 0; i < e->count; i++)
+        if (e->nodes[i].kind == SPEC_EXPR_INDEX)
+            return &e->nodes[i];
+    return NULL;
+}
+
+// The index list of a statement's name: bounds and indices are constant; `rectangular` (the
+// families of values and components) forbids bounds that use the indices before them; `seq`
+// and `own` as for the definition's value.
+static void resolve_items(resolve_ctx *c, spec_index *items, int count, bool rectangular,
+                          int32_t seq, const char *own, const char *name)
+{
+    for (int k = 0; k < count; k++) {
+        spec_index *it = &items[k];
+        if (c->pass == 1)
+            check_binder(c, it->binder, it->loc);
+        begin(c, seq, own, true, it->range ? "a range bound" : "an index");
+        c->index = true;
+        if (it->range && it->lo.count > 0)
+            resolve_expr(c, &it->lo);
+        resolve_expr(c, &it->hi);
+        if (rectangular && c->pass == 1) {
+            const spec_expr_node *n = uses_index(&it->lo);
+            if (!n)
+                n = uses_index(&it->hi);
+            if (n) {
+                spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "the ranges of '%s' cannot depend on "
+                           "the index '%s' (a family of values has a fixed size)", name,
+                           n->u.sym.name);
+                fail(c);
+            }
+        }
+        if (diag_full(&c->s->diag))
+            return;
+    }
 }
 
 // --- statements ----------------------------------------------------------------------------
@@ -416,7 +729,20 @@ static bool resolve_target(resolve_ctx *c, spec_name_ref *r, unsigned want, cons
                          : want == WANT_ENTROPY  ? "entropy variable"
                                                  : "coordinate or entropy variable";
     int kind;
-    if (strchr(r->name, '.')) {
+    if (r->index_count > 0) {
+        int errors = c->s->diag.errors;
+        resolve_items(c, r->index, r->index_count, false, INT32_MAX, NULL, r->name);
+        if (c->s->diag.errors > errors)
+            return false;
+        const spec_model *owner;
+        int32_t index = 0;
+        const spec_symbol *first;
+        if (!resolve_pattern(c, r->name, r->loc, &kind, &owner, &index, &first))
+            return false;
+        if (kind == SPEC_SYM_NONE)
+            return true;   // inside a component not loaded (yet)
+        r->ref.kind = SPEC_SYM_NONE;   // a pattern: spec_expand makes the names
+    } else if (strchr(r->name, '.')) {
         const spec_model *owner;
         int32_t index;
         if (!resolve_qualified(c, r->name, r->loc, &r->ref, &owner, &index))
@@ -427,7 +753,9 @@ static bool resolve_target(resolve_ctx *c, spec_name_ref *r, unsigned want, cons
     } else {
         if (c->pass == 2)
             return true;
-        const spec_symbol *sym = spec_names_find(c->m->names, r->name, strlen(r->name));
+        const spec_symbol *sym = c->pos_block && r->ref.kind != SPEC_SYM_NONE
+                                     ? preset_symbol(c, &r->ref)
+                                     : spec_names_find(c->m->names, r->name, strlen(r->name));
         if (!sym) {
             const char *close = suggest(c->m, r->name, want, false);
             if (close)
@@ -437,6 +765,11 @@ static bool resolve_target(resolve_ctx *c, spec_name_ref *r, unsigned want, cons
             else
                 spec_error(c->s, DIRAC_ERR_PARSE, r->loc, "%s unknown %s '%s'", role, wanted,
                            r->name);
+            return false;
+        }
+        if (sym->dims > 0 && (want & (1u << sym->kind))) {
+            spec_error(c->s, DIRAC_ERR_PARSE, r->loc, "'%s' is indexed: write %s[INDEX] or "
+                       "%s[i = LO..HI]", r->name, r->name, r->name);
             return false;
         }
         r->ref.kind = sym->kind;
@@ -477,11 +810,13 @@ static void resolve_definitions(resolve_ctx *c)
         const spec_symbol *sym = &m->names->items[i];
         if (sym->kind == SPEC_SYM_PARAMETER) {
             spec_param *par = &m->params[sym->index];
+            resolve_items(c, par->index, par->index_count, true, sym->seq, par->name, par->name);
             snprintf(what, sizeof what, "parameter '%s'", par->name);
             begin(c, sym->seq, par->name, true, what);
             resolve_expr(c, &par->value);
         } else if (sym->kind == SPEC_SYM_LET) {
             spec_let *let = &m->lets[sym->index];
+            resolve_items(c, let->index, let->index_count, true, sym->seq, let->name, let->name);
             snprintf(what, sizeof what, "let '%s'", let->name);
             begin(c, sym->seq, let->name, false, what);
             degree_result r = resolve_expr(c, &let->value);
@@ -495,6 +830,7 @@ static void resolve_definitions(resolve_ctx *c)
 
 static void resolve_constraint(resolve_ctx *c, spec_constraint *k)
 {
+    resolve_items(c, k->index, k->index_count, false, INT32_MAX, NULL, k->name);
     begin(c, INT32_MAX, NULL, false, NULL);
     int errors = c->s->diag.errors;
     degree_result a = resolve_expr(c, &k->lhs);
@@ -529,16 +865,40 @@ static void resolve_initials(resolve_ctx *c)
     spec_model *m = c->m;
     char what[160];
     spec_names *seen = c->pass == 1 ? spec_names_create(&c->s->mem) : NULL;
-    if (c->pass == 1 && !seen) {
+    // own variables by index: the initial value that set q, q' (coordinates) or S first
+    size_t slots = 2 * (size_t)m->coord_count + (size_t)m->entropy_count + 1;
+    int32_t *first_of = c->pass == 1 ? spec_mem_alloc(&c->s->mem, slots * sizeof *first_of)
+                                     : NULL;
+    if (c->pass == 1 && (!seen || !first_of)) {
+        spec_names_destroy(&c->s->mem, seen);
+        spec_mem_free(&c->s->mem, first_of);
         spec_out_of_memory(c->s);
         return;
     }
+    for (size_t k = 0; first_of && k < slots; k++)
+        first_of[k] = -1;
     for (int i = 0; i < m->initial_count; i++) {
         spec_initial *in = &m->initials[i];
         unsigned want = in->velocity ? WANT_COORDINATE : WANT_COORDINATE | WANT_ENTROPY;
+        int kind = in->var.ref.kind;
         if (!resolve_target(c, &in->var, want, "initial value for")) {
             fail(c);
-        } else if (seen) {
+        } else if (seen && in->var.index_count == 0 &&
+                   ((kind = in->var.ref.kind) == SPEC_SYM_COORDINATE ||
+                    kind == SPEC_SYM_ENTROPY)) {
+            size_t slot = kind == SPEC_SYM_ENTROPY
+                              ? 2 * (size_t)m->coord_count + (size_t)in->var.ref.index
+                              : 2 * (size_t)in->var.ref.index + in->velocity;
+            if (first_of[slot] >= 0) {
+                const spec_initial *old = &m->initials[first_of[slot]];
+                spec_error(c->s, DIRAC_ERR_PARSE, in->var.loc, "duplicate initial value for "
+                           "%s%s", in->var.name, in->velocity ? "'" : "");
+                spec_note(c->s, old->var.loc, "first given here, on line %d", old->var.loc.line);
+                fail(c);
+            } else {
+                first_of[slot] = i;
+            }
+        } else if (seen && in->var.index_count == 0) {
             size_t len = strlen(in->var.name);
             char *key = spec_arena_alloc(&c->s->arena, len + 2);
             if (!key) {
@@ -554,7 +914,7 @@ static void resolve_initials(resolve_ctx *c)
                 spec_note(c->s, first->loc, "first given here, on line %d", first->loc.line);
                 fail(c);
             } else {
-                spec_symbol sym = { key, in->var.loc, SPEC_SYM_NONE, i, i };
+                spec_symbol sym = { key, in->var.loc, SPEC_SYM_NONE, i, i, 0 };
                 if (!spec_names_add(&c->s->mem, seen, &sym)) {
                     spec_out_of_memory(c->s);
                     break;
@@ -568,6 +928,7 @@ static void resolve_initials(resolve_ctx *c)
             break;
     }
     spec_names_destroy(&c->s->mem, seen);
+    spec_mem_free(&c->s->mem, first_of);
 }
 
 static void resolve_statements(resolve_ctx *c)
@@ -575,6 +936,12 @@ static void resolve_statements(resolve_ctx *c)
     spec_model *m = c->m;
     char what[200];
     resolve_definitions(c);
+    for (int i = 0; i < m->coord_count && !diag_full(&c->s->diag); i++)
+        resolve_items(c, m->coords[i].index, m->coords[i].index_count, true, INT32_MAX, NULL,
+                      m->coords[i].name);
+    for (int i = 0; i < m->entropy_count && !diag_full(&c->s->diag); i++)
+        resolve_items(c, m->entropies[i].index, m->entropies[i].index_count, true, INT32_MAX,
+                      NULL, m->entropies[i].name);
     for (int i = 0; i < m->lagrangian_count && !diag_full(&c->s->diag); i++)
         any_expr(c, &m->lagrangian[i].value);
     for (int i = 0; i < m->constraint_count && !diag_full(&c->s->diag); i++)
@@ -590,10 +957,14 @@ static void resolve_statements(resolve_ctx *c)
             snprintf(what, sizeof what, "simulate setting '%s'", m->settings[i].key);
             constant_expr(c, &m->settings[i].value, what);
         }
-    for (int i = 0; i < m->output_count && !diag_full(&c->s->diag); i++)
+    for (int i = 0; i < m->output_count && !diag_full(&c->s->diag); i++) {
+        resolve_items(c, m->outputs[i].index, m->outputs[i].index_count, false, INT32_MAX, NULL,
+                      m->outputs[i].name);
         any_expr(c, &m->outputs[i].value);
+    }
     for (int i = 0; i < m->component_count && !diag_full(&c->s->diag); i++) {
         spec_component *comp = &m->components[i];
+        resolve_items(c, comp->index, comp->index_count, true, INT32_MAX, NULL, comp->name);
         for (int j = 0; j < comp->arg_count; j++) {
             snprintf(what, sizeof what, "parameter '%s' of component '%s'", comp->args[j].name,
                      comp->name);
@@ -602,13 +973,14 @@ static void resolve_statements(resolve_ctx *c)
     }
     for (int i = 0; i < m->twoform_count && !diag_full(&c->s->diag); i++) {
         spec_twoform *tf = &m->twoforms[i];
+        resolve_items(c, tf->index, tf->index_count, false, INT32_MAX, NULL, tf->name);
         for (int j = 0; j < tf->term_count; j++) {
             spec_wedge *w = &tf->terms[j];
             bool a = resolve_target(c, &w->a, WANT_COORDINATE, "d() of");
             bool b = resolve_target(c, &w->b, WANT_COORDINATE, "d() of");
             if (!a || !b)
                 fail(c);
-            else if (c->pass == 1 && strcmp(w->a.name, w->b.name) == 0) {
+            else if (c->pass == 1 && w->a.index_count == 0 && strcmp(w->a.name, w->b.name) == 0) {
                 spec_error(c->s, DIRAC_ERR_PARSE, w->b.loc,
                            "d(%s) ^ d(%s) is zero: a two-form term needs two different "
                            "coordinates", w->a.name, w->b.name);
@@ -634,7 +1006,7 @@ static void resolve_statements(resolve_ctx *c)
         bool b = resolve_target(c, &h->b, WANT_ENTROPY, "heat exchange with");
         if (!a || !b)
             fail(c);
-        else if (c->pass == 1 && strcmp(h->a.name, h->b.name) == 0) {
+        else if (c->pass == 1 && h->a.index_count == 0 && strcmp(h->a.name, h->b.name) == 0) {
             spec_error(c->s, DIRAC_ERR_PARSE, h->b.loc,
                        "heat exchange needs two different entropy variables");
             fail(c);
@@ -658,7 +1030,36 @@ void spec_resolve_model(spec *s, spec_model *m)
     c.m = m;
     c.pass = 1;
     c.ok = true;
+    if (m->expansion) {
+        // positions in the name table of the definitions (references are bound already)
+        const int counts[] = { m->param_count, m->coord_count, m->let_count, m->entropy_count,
+                               m->component_count, m->constraint_count, m->twoform_count,
+                               m->output_count };
+        const int kinds[] = { SPEC_SYM_PARAMETER, SPEC_SYM_COORDINATE, SPEC_SYM_LET,
+                              SPEC_SYM_ENTROPY, SPEC_SYM_COMPONENT, SPEC_SYM_CONSTRAINT,
+                              SPEC_SYM_TWOFORM, SPEC_SYM_OUTPUT };
+        size_t total = 1;
+        for (int k = 0; k < 8; k++)
+            total += (size_t)counts[k];
+        c.pos_block = spec_mem_alloc(&s->mem, total * sizeof *c.pos_block);
+        if (!c.pos_block) {
+            spec_out_of_memory(s);
+            m->failed = true;
+            return;
+        }
+        size_t at = 0;
+        for (int k = 0; k < 8; k++) {
+            c.pos[kinds[k]] = c.pos_block + at;
+            at += (size_t)counts[k];
+        }
+        for (int i = 0; i < m->names->count; i++) {
+            const spec_symbol *sym = &m->names->items[i];
+            if (c.pos[sym->kind])
+                c.pos[sym->kind][sym->index] = i;
+        }
+    }
     resolve_statements(&c);
+    spec_mem_free(&s->mem, c.pos_block);
     if (!diag_full(&s->diag)) {
         // a model must declare something, and have a Lagrangian unless components bring theirs
         if (m->coord_count == 0 && m->entropy_count == 0 && m->component_count == 0) {
@@ -701,9 +1102,12 @@ void spec_resolve_components(spec *s, spec_model *m)
         for (int j = 0; j < comp->arg_count; j++) {
             const spec_arg *a = &comp->args[j];
             const spec_symbol *sym = spec_names_find(child->names, a->name, strlen(a->name));
-            if (sym && sym->kind == SPEC_SYM_PARAMETER)
+            if (sym && sym->kind == SPEC_SYM_PARAMETER && sym->dims == 0)
                 continue;
-            if (sym)
+            if (sym && sym->kind == SPEC_SYM_PARAMETER)
+                spec_error(s, DIRAC_ERR_PARSE, a->loc, "parameter '%s' of model '%s' is indexed "
+                           "and cannot be set by an argument", a->name, child->name);
+            else if (sym)
                 spec_error(s, DIRAC_ERR_PARSE, a->loc,
                            "'%s' is %s of model '%s', not a parameter", a->name,
                            spec_sym_kind_phrase((spec_sym_kind)sym->kind), child->name);
