@@ -839,6 +839,9 @@ dirac_status dirac_model_compile(dirac_spec *ds, dirac_model **out)
     if (!ds)
         return DIRAC_ERR_ARGUMENT;
     spec *s = spec_of(ds);
+    // indexed families are written out now that every -p override is known
+    if (spec_status(s) == DIRAC_OK && spec_expand(s) != DIRAC_OK)
+        return spec_status(s) != DIRAC_OK ? spec_status(s) : DIRAC_ERR_PARSE;
     const spec_model *root = spec_root(s);
     if (spec_status(s) != DIRAC_OK || !root)
         return spec_status(s) != DIRAC_OK ? spec_status(s) : DIRAC_ERR_PARSE;
