@@ -203,8 +203,8 @@ void spec_resolve_model(spec *s, spec_model *m);
 void spec_resolve_components(spec *s, spec_model *m);
 
 /// Segments of a pattern or qualified name: the next one starting at *p ("cell[,]" of
-/// "cell[,].q"): its name text/len and number of indices; *p moves past it and its '.'.
-/// False at the end.
+/// "cell[,].q", "u[1][2]" of "u[1][2]"): its name text/len and number of indices (commas and
+/// consecutive brackets alike); *p moves past it and its '.'. False at the end.
 bool spec_pattern_segment(const char **p, const char **name, size_t *len, int *dims);
 
 #endif

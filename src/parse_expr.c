@@ -295,6 +295,13 @@ static int close_bracket(parse_state *p)
         parse_error_at(p, lex_peek(&p->lex, 0), "too many indices (limit %d)", SPEC_INDEX_MAX);
         return -1;
     }
+    if (!lex_peek(&p->lex, 0)->primes && lex_peek(&p->lex, 1)->kind == TOK_LBRACKET) {
+        // u[i][j] is u[i, j]
+        e->open = parse_loc(p, lex_peek(&p->lex, 1));
+        lex_next(&p->lex);
+        lex_next(&p->lex);
+        return 1;
+    }
     char brackets[SPEC_INDEX_MAX + 2];
     int n = 0;
     brackets[n++] = '[';

@@ -201,12 +201,18 @@ static bool definition_indices(parse_state *p, const char *what, spec_index **in
     lex_next(&p->lex);
     spec_index items[SPEC_INDEX_MAX];
     int n = 0;
-    if (!index_items(p, true, true, items, &n) || !close_items(p, open))
-        return false;
-    t = lex_peek(&p->lex, 0);
-    if (t->primes)
-        return parse_error_at(p, t, "the name of a %s cannot have a prime", what);
-    lex_next(&p->lex);
+    for (;;) {   // x[N, M] or x[N][M]
+        if (!index_items(p, true, true, items, &n) || !close_items(p, open))
+            return false;
+        t = lex_peek(&p->lex, 0);
+        if (t->primes)
+            return parse_error_at(p, t, "the name of a %s cannot have a prime", what);
+        lex_next(&p->lex);
+        if (lex_peek(&p->lex, 0)->kind != TOK_LBRACKET)
+            break;
+        open = parse_loc(p, lex_peek(&p->lex, 0));
+        lex_next(&p->lex);
+    }
     t = lex_peek(&p->lex, 0);
     if (t->kind == TOK_MEMBER)
         return parse_error_at(p, t, "the name of a %s cannot contain '.'", what);
@@ -254,16 +260,18 @@ static bool reference_target(parse_state *p, const char *what, bool ranges, bool
             return parse_error_at(p, &last, "name too long");
         memcpy(pattern + len, last.text, last.len);
         len += last.len;
-        spec_loc open = parse_loc(p, lex_peek(&p->lex, 0));
-        lex_next(&p->lex);   // '['
         int before = n;
-        if (!index_items(p, false, ranges, items, &n) || !close_items(p, open))
-            return false;
+        do {   // x[i, j] or x[i][j]
+            spec_loc open = parse_loc(p, lex_peek(&p->lex, 0));
+            lex_next(&p->lex);   // '['
+            if (!index_items(p, false, ranges, items, &n) || !close_items(p, open))
+                return false;
+            last = lex_next(&p->lex);   // ']'
+        } while (!last.primes && lex_peek(&p->lex, 0)->kind == TOK_LBRACKET);
         pattern[len++] = '[';
         for (int k = before + 1; k < n; k++)
             pattern[len++] = ',';
         pattern[len++] = ']';
-        last = lex_next(&p->lex);   // ']'
         if (last.primes || lex_peek(&p->lex, 0)->kind != TOK_MEMBER)
             break;
         last = lex_next(&p->lex);   // .NAME

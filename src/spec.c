@@ -375,8 +375,8 @@ bool spec_pattern_segment(const char **p, const char **name, size_t *len, int *d
         q++;
     *len = (size_t)(q - *name);
     *dims = 0;
-    if (*q == '[') {
-        *dims = 1;
+    while (*q == '[') {   // x[1,2] and x[1][2] alike
+        (*dims)++;
         for (q++; *q && *q != ']'; q++)
             if (*q == ',')
                 (*dims)++;

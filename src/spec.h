@@ -473,7 +473,7 @@ const spec_override *spec_overrides(const spec *s, int *count);
 /// its overrides applied): evaluates every range bound and index (constant expressions of
 /// parameters and constant lets, overrides included), turns `coordinate x[N]` into the
 /// coordinates `x[1]`, ..., `x[N]` (the brackets are part of the names; several indices are
-/// written `x[1,2]`), repeats indexed statements for each index, replaces `x[i-1]` by the name
+/// written `x[1][2]`), repeats indexed statements for each index, replaces `x[i-1]` by the name
 /// of that element and `sum(i = A..B, E)` by the chain E(A) + E(A+1) + ... + E(B), and
 /// re-checks the result like a parsed file (spec_root then gives the expanded model; components
 /// whose models contain families are expanded per instance). Models without families are left

@@ -810,18 +810,17 @@ static bool range_next(xctx *c, xrange *r, bool *more)
     return range_fill(c, r, level + 1, more);
 }
 
-// "base[v1,v2]" with the current values of the ranges of a definition
+// "base[v1][v2]" with the current values of the ranges of a definition (no commas: names are
+// CSV columns)
 static const char *element_name(xctx *c, const char *base, const spec_index *items, int count)
 {
     size_t len = strlen(base);
-    if (!buf_reserve(c, len + (size_t)count * 22 + 3))
+    if (!buf_reserve(c, len + (size_t)count * 23 + 1))
         return NULL;
     char *b = c->g->buf;
     memcpy(b, base, len);
-    b[len++] = '[';
     for (int k = 0; k < count; k++) {
-        if (k)
-            b[len++] = ',';
+        b[len++] = '[';
         int64_t v = c->env[items[k].slot];
         uint64_t u = v < 0 ? (uint64_t)-v : (uint64_t)v;
         char digits[24];
@@ -834,8 +833,8 @@ static const char *element_name(xctx *c, const char *base, const spec_index *ite
             b[len++] = '-';
         while (n)
             b[len++] = digits[--n];
+        b[len++] = ']';
     }
-    b[len++] = ']';
     char *name = spec_arena_strndup(&c->s->arena, b, len);
     if (!name)
         nomem(c);
@@ -1566,10 +1565,11 @@ static void check_overrides(xglobal *g, const spec_model *root)
             const spec_symbol *sym = spec_names_find(orig->names, seg, len);
             if (sym && dims > 0 && x && x->fams[sym->kind]) {
                 const xfam *f = &x->fams[sym->kind][sym->index];
-                const char *v = seg + len + 1;
+                const char *v = seg + len;
                 for (int d = 0; d < dims && d < f->dims; d++) {
+                    while (*v == '[' || *v == ']' || *v == ',')
+                        v++;
                     long long value = strtoll(v, (char **)&v, 10);
-                    v++;   // ',' or ']'
                     long long hi = (long long)(f->lo[d] + f->size[d] - 1);
                     if (value < f->lo[d] || value > hi) {
                         spec_error(s, DIRAC_ERR_PARSE, none, "parameter override '%s': index "

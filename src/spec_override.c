@@ -96,7 +96,7 @@ dirac_status spec_set_parameter_override(spec *s, const char *assignment)
     const spec_model *model = root;
     const char *part = name;
     const spec_symbol *sym = NULL;
-    char canon[sizeof name + SPEC_INDEX_MAX * 12], seg[sizeof name];
+    char canon[2 * sizeof name + 16], seg[sizeof name];   // "k[1][2]": at most 1.5x the input
     size_t clen = 0;
     int dims = 0;
     for (;;) {
@@ -109,7 +109,7 @@ dirac_status spec_set_parameter_override(spec *s, const char *assignment)
         memcpy(canon + clen, part, len);
         clen += len;
         dims = 0;
-        if (*q == '[') {
+        while (*q == '[') {   // k[1,2] or k[1][2]; kept as k[1][2]
             q++;
             for (;;) {
                 while (is_space(*q))
@@ -120,7 +120,10 @@ dirac_status spec_set_parameter_override(spec *s, const char *assignment)
                     v < -SPEC_INDEX_ABS_MAX)
                     return override_error(s, "invalid parameter override '%s': expected "
                                              "NAME[INDEX, ...]=VALUE", assignment);
-                clen += (size_t)sprintf(canon + clen, "%s%lld", dims ? "," : "[", v);
+                int w = snprintf(canon + clen, sizeof canon - clen, "[%lld]", v);
+                if (w < 0 || (size_t)w >= sizeof canon - clen)
+                    return override_error(s, "unknown parameter '%.40s...'", a);
+                clen += (size_t)w;
                 dims++;
                 q = end;
                 while (is_space(*q))
@@ -132,14 +135,13 @@ dirac_status spec_set_parameter_override(spec *s, const char *assignment)
                 if (*q != ']')
                     return override_error(s, "invalid parameter override '%s': expected "
                                              "NAME[INDEX, ...]=VALUE", assignment);
-                canon[clen++] = ']';
                 q++;
                 break;
             }
-            if (*q && *q != '.')
-                return override_error(s, "invalid parameter override '%s': expected "
-                                         "NAME[INDEX, ...]=VALUE", assignment);
         }
+        if (*q && *q != '.')
+            return override_error(s, "invalid parameter override '%s': expected "
+                                     "NAME[INDEX, ...]=VALUE", assignment);
         sym = spec_names_find(model->names, seg, len);
         if (!*q)
             break;
@@ -179,7 +181,7 @@ dirac_status spec_set_parameter_override(spec *s, const char *assignment)
     if (sym->dims != dims) {
         if (dims == 0)
             return override_error(s, "'%s' is indexed: set one element at a time, as in "
-                                     "%s[%s]=VALUE", name, name, sym->dims > 1 ? "1,1" : "1");
+                                     "%s[%s]=VALUE", name, name, sym->dims > 1 ? "1][1" : "1");
         if (sym->dims == 0)
             return override_error(s, "'%s' is a parameter without indices (in '%s')", seg,
                                   assignment);

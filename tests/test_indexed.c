@@ -42,33 +42,35 @@ static spec *expand_text(const char *text, const char *const *overrides, int n_o
     return s;
 }
 
-// Twin spelling of an expanded name: x[1] -> x_1, u[1,2] -> u_1_2, cell[3].q -> cell_3.q.
+// Twin spelling of an expanded name: x[1] -> x_1, u[1][2] -> u_1_2, cell[3].q -> cell_3.q.
 static void twin_name(const char *name, char *out, size_t size)
 {
     size_t n = 0;
     for (const char *p = name; *p && n + 1 < size; p++)
-        if (*p == '[' || *p == ',')
+        if (*p == '[')
             out[n++] = '_';
         else if (*p != ']')
             out[n++] = *p;
     out[n] = '\0';
 }
 
-// The same for every NAME[INTEGERS] in a text (printed equations).
+// The same for every NAME[INTEGER]... in a text (printed equations).
 static char *twin_text(const char *text)
 {
     size_t len = strlen(text);
     char *out = malloc(len + 1), *o = out;
     for (const char *p = text; *p; p++) {
-        if (*p == '[' && p > text && (p[-1] == '_' || (p[-1] >= '0' && p[-1] <= '9') ||
+        if (*p == '[' && p > text && (p[-1] == '_' || p[-1] == ']' ||
+                                      (p[-1] >= '0' && p[-1] <= '9') ||
                                       (p[-1] >= 'a' && p[-1] <= 'z') ||
                                       (p[-1] >= 'A' && p[-1] <= 'Z'))) {
             const char *q = p + 1;
-            while ((*q >= '0' && *q <= '9') || *q == ',' || *q == '-')
+            while ((*q >= '0' && *q <= '9') || *q == '-')
                 q++;
             if (*q == ']' && q > p + 1) {
-                for (const char *r = p; r < q; r++)
-                    *o++ = *r == '[' || *r == ',' ? '_' : *r;
+                *o++ = '_';
+                memcpy(o, p + 1, (size_t)(q - p - 1));
+                o += q - p - 1;
                 p = q;
                 continue;
             }
@@ -79,10 +81,15 @@ static char *twin_text(const char *text)
     return out;
 }
 
+static int compare_twins = 1;   // 0: compare two indexed models (names as they are)
+
 static int same_name(const char *indexed, const char *twin)
 {
     char buf[256];
-    twin_name(indexed, buf, sizeof buf);
+    if (compare_twins)
+        twin_name(indexed, buf, sizeof buf);
+    else
+        snprintf(buf, sizeof buf, "%s", indexed);
     if (strcmp(buf, twin) != 0) {
         fprintf(stderr, "  names differ: '%s' (as '%s') vs '%s'\n", indexed, buf, twin);
         return 0;
@@ -753,9 +760,9 @@ static void test_overrides(void)
     ENSURE_EQ_INT(st, DIRAC_OK);
     int count;
     const spec_override *o = spec_overrides(s, &count);
-    ENSURE(count == 2 && strcmp(o[0].name, "k[2,1]") == 0);
+    ENSURE(count == 2 && strcmp(o[0].name, "k[2][1]") == 0);
     m = spec_root(s);
-    ENSURE(m && m->param_count == 1 + 8 && strcmp(m->params[3].name, "k[2,1]") == 0 &&
+    ENSURE(m && m->param_count == 1 + 8 && strcmp(m->params[3].name, "k[2][1]") == 0 &&
            m->params[3].overridden && m->params[3].override_value == 7.5);
     char *eq = equations(s);
     ENSURE_CONTAINS(eq, "d/dt p.x[2] = -7.5*x[2]'");
@@ -767,7 +774,7 @@ static void test_overrides(void)
     struct {
         const char *arg, *message;
     } cases[] = {
-        { "k=1", "error: 'k' is indexed: set one element at a time, as in k[1,1]=VALUE\n" },
+        { "k=1", "error: 'k' is indexed: set one element at a time, as in k[1][1]=VALUE\n" },
         { "k[1]=1", "error: 'k' has 2 indices, not 1 (in 'k[1]=1')\n" },
         { "N[1]=1", "error: 'N' is a parameter without indices (in 'N[1]=1')\n" },
         { "k[1,x]=1", "error: invalid parameter override 'k[1,x]=1': expected NAME[INDEX, "
@@ -808,7 +815,7 @@ static void test_forms(void)
         ENSURE_EQ_INT(m->coord_count, 7);
         ENSURE(strcmp(m->coords[0].name, "x[0]") == 0 && strcmp(m->coords[4].name, "y[-1]") == 0);
         ENSURE_EQ_INT(m->constraint_count, 3);
-        ENSURE(strcmp(m->constraints[2].name, "c[2,3]") == 0);
+        ENSURE(strcmp(m->constraints[2].name, "c[2][3]") == 0);
         ENSURE_EQ_INT(m->output_count, 4);
         // o[3] is the empty sum: 0
         ENSURE(m->outputs[3].value.count == 1 && m->outputs[3].value.nodes[0].kind ==
@@ -816,6 +823,25 @@ static void test_forms(void)
                m->outputs[3].value.nodes[0].u.number == 0);
     }
     spec_destroy(s);
+    // u[i][j] is u[i, j], in declarations, references, targets and overrides
+    const char *commas = "model m\nparameter n = 2\ncoordinate u[n, n + 1]\n"
+                         "parameter k[i = 1..n, j = 1..2] = i*j\n"
+                         "lagrangian sum(i = 1..n, j = 1..n+1, u[i, j]'^2*k[i, 1])\n"
+                         "force u[i = 1..n, 2]: -u[i, 1]\ninitial u[2, 3] = 1\n";
+    const char *brackets = "model m\nparameter n = 2\ncoordinate u[n][n + 1]\n"
+                           "parameter k[i = 1..n][j = 1..2] = i*j\n"
+                           "lagrangian sum(i = 1..n, j = 1..n+1, u[i][j]'^2*k[i][1])\n"
+                           "force u[i = 1..n][2]: -u[i][1]\ninitial u[2][3] = 1\n";
+    const char *one[] = { "k[2, 1]=5" }, *other[] = { "k[2][1]=5" };
+    spec *c1 = expand_text(commas, one, 1, &st), *c2 = expand_text(brackets, other, 1, &st);
+    ENSURE_EQ_INT(st, DIRAC_OK);
+    compare_twins = 0;
+    ENSURE(spec_root(c1) && spec_root(c2) && same_model(spec_root(c1), spec_root(c2)));
+    compare_twins = 1;
+    ENSURE(spec_root(c2) && strcmp(spec_root(c2)->coords[5].name, "u[2][3]") == 0);
+    ENSURE(spec_root(c2) && spec_root(c2)->params[3].overridden);
+    spec_destroy(c1);
+    spec_destroy(c2);
     // continuation lines inside brackets and after '..'
     ENSURE_PARSES("model m\nparameter N = 2\ncoordinate x[1..\n N]\n"
                   "lagrangian sum(i = 1..N,\n x[i\n ]'^2)\n");
