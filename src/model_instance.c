@@ -142,15 +142,13 @@ int instance_resolve(const instance *from, const char *name, const instance **ow
             *owner = in;
             return spec_lookup(in->sm, part, ref);
         }
-        size_t len = (size_t)(dot - part);
-        int found = -1;
-        for (int c = 0; c < in->sm->component_count && found < 0; c++)
-            if (strlen(in->sm->components[c].name) == len &&
-                !strncmp(in->sm->components[c].name, part, len))
-                found = c;
-        if (found < 0)
+        // the component, through the model's name table (hashed: linear in the model size)
+        const spec_symbol *sym = in->sm->names
+                                     ? spec_names_find(in->sm->names, part, (size_t)(dot - part))
+                                     : NULL;
+        if (!sym || sym->kind != SPEC_SYM_COMPONENT)
             return 0;
-        in = in->children[found];
+        in = in->children[sym->index];
         part = dot + 1;
     }
 }
