@@ -6,6 +6,7 @@
 // the multipliers; time reversibility (symmetry); dense = sparse linear algebra; the energy balance with forces; refusals (nonholonomic
 // constraints, degenerate Lagrangians, friction heating).
 #include "harness.h"
+#include "sim_run.h"
 
 #include <dirac/dirac.h>
 
@@ -27,57 +28,10 @@
 #define LONG_RUN_STEPS 100000L
 #endif
 
-typedef struct run {
-    dirac_spec *spec;
-    dirac_model *model;
-    dirac_sim *sim;
-} run;
-
-static void run_close(run *r)
-{
-    dirac_sim_destroy(r->sim);
-    dirac_model_destroy(r->model);
-    dirac_spec_destroy(r->spec);
-    memset(r, 0, sizeof *r);
-}
-
-static int run_open_with(run *r, const char *text, const dirac_sim_options *options)
-{
-    memset(r, 0, sizeof *r);
-    dirac_status status = dirac_spec_parse("test.dirac", text, strlen(text), &r->spec);
-    if (status == DIRAC_OK)
-        status = dirac_model_compile(r->spec, &r->model);
-    if (status != DIRAC_OK) {
-        fprintf(stderr, "  %s\n", r->spec ? dirac_spec_errmsg(r->spec) : "out of memory");
-        ENSURE(status == DIRAC_OK);
-        run_close(r);
-        return 0;
-    }
-    dirac_error err;
-    if (dirac_sim_create(r->model, options, &r->sim, &err) != DIRAC_OK) {
-        fprintf(stderr, "  %s: %s\n", options->method, err.message);
-        ENSURE(!"simulation created");
-        run_close(r);
-        return 0;
-    }
-    return 1;
-}
-
 static int run_open(run *r, const char *text, const char *method, double dt)
 {
     dirac_sim_options options = { .method = method, .dt = dt };
-    return run_open_with(r, text, &options);
-}
-
-static int run_steps(run *r, long steps)
-{
-    for (long k = 0; k < steps; k++)
-        if (dirac_sim_step(r->sim) != DIRAC_OK) {
-            fprintf(stderr, "  %s\n", dirac_sim_errmsg(r->sim));
-            ENSURE(!"step failed");
-            return 0;
-        }
-    return 1;
+    return run_open_with(r, text, NULL, 0, &options);
 }
 
 static char *read_example(const char *name)
@@ -431,10 +385,10 @@ static void sparse_equals_dense(void)
             run dense, sparse;
             dirac_sim_options o = { .method = methods[j], .dt = 0.01,
                                     .linear_solver = DIRAC_LINEAR_DENSE };
-            if (!run_open_with(&dense, texts[k], &o))
+            if (!run_open_with(&dense, texts[k], NULL, 0, &o))
                 continue;
             o.linear_solver = DIRAC_LINEAR_SPARSE;
-            if (run_open_with(&sparse, texts[k], &o)) {
+            if (run_open_with(&sparse, texts[k], NULL, 0, &o)) {
                 run_steps(&dense, 200);
                 run_steps(&sparse, 200);
                 double difference = 0.0;

@@ -3,57 +3,17 @@
 // (harmonic oscillator, LC circuit, charged particle), discrete energy balance with damping,
 // nonholonomic constraints, failures and refusals.
 #include "harness.h"
+#include "sim_run.h"
 
 #include <dirac/dirac.h>
 
 #include <stdlib.h>
 
-typedef struct run {
-    dirac_spec *spec;
-    dirac_model *model;
-    dirac_sim *sim;
-} run;
-
 static int run_open(run *r, const char *text, const char *method, double dt,
                     const char *const *overrides, int n_overrides)
 {
-    memset(r, 0, sizeof *r);
-    dirac_status status = dirac_spec_parse("test.dirac", text, strlen(text), &r->spec);
-    for (int k = 0; status == DIRAC_OK && k < n_overrides; k++)
-        status = dirac_spec_set_parameter(r->spec, overrides[k]);
-    if (status == DIRAC_OK)
-        status = dirac_model_compile(r->spec, &r->model);
-    if (status != DIRAC_OK) {
-        fprintf(stderr, "  %s\n", r->spec ? dirac_spec_errmsg(r->spec) : "out of memory");
-        ENSURE(status == DIRAC_OK);
-        return 0;
-    }
     dirac_sim_options options = { .method = method, .dt = dt };
-    dirac_error err;
-    if (dirac_sim_create(r->model, &options, &r->sim, &err) != DIRAC_OK) {
-        fprintf(stderr, "  %s: %s\n", method, err.message);
-        ENSURE(!"simulation created");
-        return 0;
-    }
-    return 1;
-}
-
-static void run_close(run *r)
-{
-    dirac_sim_destroy(r->sim);
-    dirac_model_destroy(r->model);
-    dirac_spec_destroy(r->spec);
-}
-
-static int run_steps(run *r, long steps)
-{
-    for (long k = 0; k < steps; k++)
-        if (dirac_sim_step(r->sim) != DIRAC_OK) {
-            fprintf(stderr, "  %s\n", dirac_sim_errmsg(r->sim));
-            ENSURE(!"step failed");
-            return 0;
-        }
-    return 1;
+    return run_open_with(r, text, overrides, n_overrides, &options);
 }
 
 static const char pendulum[] = "model pendulum\n"
