@@ -636,13 +636,24 @@ expr_id expr_make(expr_pool *pool, expr_kind kind, expr_id a, expr_id b)
         return make_div(pool, a, b);
     case EXPR_POW:
         return make_pow(pool, a, b);
+    case EXPR_WHEN:
+        // a known condition picks its branch; nothing is taken from a zero branch
+        if (is_const(pool, a) && value_of(pool, a) == value_of(pool, a))
+            return value_of(pool, a) != 0.0 ? b : expr_const(pool, 0.0);
+        if (expr_is_const(pool, b, 0.0))
+            return b;
+        return intern(pool, kind, a, b, 0.0);
+    case EXPR_LT:
+    case EXPR_LE:
+    case EXPR_EQ:
+    case EXPR_NE:
     case EXPR_ATAN2:
         if (is_const(pool, a) && is_const(pool, b)) {
-            expr_id r = fold(pool, EXPR_ATAN2, a, b);
+            expr_id r = fold(pool, kind, a, b);
             if (r != EXPR_NONE)
                 return r;
         }
-        return intern(pool, EXPR_ATAN2, a, b, 0.0);
+        return intern(pool, kind, a, b, 0.0);
     default:
         return make_function(pool, kind, a);
     }
