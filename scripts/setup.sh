@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(cmake make gcc clang libc6-dev pkg-config gnuplot-nox
-          liblapacke-dev libopenblas-dev libsuitesparse-dev)
+          liblapacke-dev libopenblas-dev libsuitesparse-dev ngspice)
 # extra packages asked for by the caller (e.g. scripts/setup.sh gnuplot-nox)
 packages+=("$@")
 
