@@ -527,7 +527,7 @@ static bool chain_last_two(parse_state *p, spec_loc loc)
 }
 
 // table(x, "file", column): the file's points replace the last two operands (the file's
-// placeholder and the column, both the last nodes written), then a pwl call is made
+// placeholder and the column, both the last nodes written); the call becomes a pwl
 static bool finish_table(parse_state *p, parse_opentry *e)
 {
     int32_t column = p->vals[p->val_count - 1], file = p->vals[p->val_count - 2];
@@ -568,9 +568,7 @@ static bool finish_table(parse_state *p, parse_opentry *e)
     }
     spec_mem_free(&p->s->mem, xs);
     spec_mem_free(&p->s->mem, ys);
-    for (int k = 1; ok && k < 2 * n; k++)
-        ok = chain_last_two(p, e->loc);
-    e->op = SPEC_FUNC_PWL;
+    e->op = SPEC_FUNC_PWL;   // finish_call chains the points
     e->argc = 1 + 2 * n;
     return ok;
 }

@@ -642,8 +642,15 @@ static dirac_status raw_step(dirac_sim *sim, double t_after)
 static dirac_status adaptive_step(dirac_sim *sim)
 {
     int n = sim->n, order = sim->method->info.order;
-    double t_start = sim->t, h = sim->h_next;
+    double t_start = sim->t, h = sim->h_next, wanted = h;
+    // land on the next breakpoint in time rather than step over it (model_breakpoints.c)
+    double next = model_next_breakpoint(sim->model, t_start + 1e-12 * (1.0 + fabs(t_start)));
+    int clipped = 0;
     for (int attempt = 0; attempt < 60; attempt++) {
+        if (t_start + h > next) {
+            h = next - t_start;
+            clipped = 1;
+        }
         if (!(h > 1e-14 * (1.0 + fabs(t_start)))) {
             snprintf(sim->errmsg, sizeof sim->errmsg,
                      "step %ld at t = %.17g (%s): the adaptive step size fell to %.3e without "
@@ -682,6 +689,8 @@ static dirac_status adaptive_step(dirac_sim *sim)
         if (status == DIRAC_OK && error <= 1.0) {
             sim->h_last = h;
             sim->h_next = h * factor;
+            if (clipped && sim->h_next < wanted)
+                sim->h_next = wanted;   // the breakpoint, not the error, shortened this step
             sim->h = h;
             return DIRAC_OK;
         }
