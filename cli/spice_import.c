@@ -310,26 +310,37 @@ static size_t spice_number(const char *s, double *value)
     char *end = NULL;
     double v = strtod(s, &end);
     size_t i = (size_t)(end - s);
-    double scale = 1.0;
+    // small scales divide (10u = 10/1e6 = 1e-05 exactly rounded), large ones multiply
+    double scale = 1.0, divisor = 1.0;
     if (strncmp(s + i, "meg", 3) == 0)
         scale = 1e6;
     else if (strncmp(s + i, "mil", 3) == 0)
         scale = 25.4e-6;
     else
         switch (s[i]) {
-        case 'f': scale = 1e-15; break;
-        case 'p': scale = 1e-12; break;
-        case 'n': scale = 1e-9; break;
-        case 'u': scale = 1e-6; break;
-        case 'm': scale = 1e-3; break;
+        case 'f': divisor = 1e15; break;
+        case 'p': divisor = 1e12; break;
+        case 'n': divisor = 1e9; break;
+        case 'u': divisor = 1e6; break;
+        case 'm': divisor = 1e3; break;
         case 'k': scale = 1e3; break;
         case 'g': scale = 1e9; break;
         case 't': scale = 1e12; break;
         default: break;
         }
+    *value = v * scale / divisor;
+    // a power-of-ten scale on a plain decimal: read "4.7e-12" itself (correctly rounded)
+    size_t digits = (size_t)(end - s);
+    int exponent = scale == 1e3 ? 3 : scale == 1e6 ? 6 : scale == 1e9 ? 9 : scale == 1e12 ? 12
+                 : divisor == 1e3 ? -3 : divisor == 1e6 ? -6 : divisor == 1e9 ? -9
+                 : divisor == 1e12 ? -12 : divisor == 1e15 ? -15 : 0;
+    if (exponent != 0 && digits < 40 && !memchr(s, 'e', digits) && !memchr(s, 'E', digits)) {
+        char text[64];
+        snprintf(text, sizeof text, "%.*se%d", (int)digits, s, exponent);
+        *value = strtod(text, NULL);
+    }
     while (isalpha((unsigned char)s[i]))
         i++;
-    *value = v * scale;
     return i;
 }
 
@@ -700,9 +711,14 @@ static element *new_element(netlist *nl, const scope *s, const card *c, int inde
     return e;
 }
 
+// the shortest of %.15g, %.16g, %.17g that reads back as v
 static const char *number_text(char *buf, size_t size, double v)
 {
-    snprintf(buf, size, "%.17g", v);
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, size, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
     return buf;
 }
 
@@ -1135,7 +1151,7 @@ static void node_voltage(netlist *nl, text_buf *o, int n)
 {
     if (nl->driver[n] >= 0) {
         const element *v = &nl->el[nl->driver[n]];
-        tb_printf(o, v->a == n ? "(%s)" : "(-(%s))", v->wave);
+        tb_printf(o, v->a == n ? "%s" : "(-%s)", v->wave);
     } else {
         tb_printf(o, "phi_%s'", nl->node[n]);
     }
@@ -1482,9 +1498,52 @@ static void write_model(netlist *nl, text_buf *o, const char *model_name, int to
         nl->nomem = 1;
         goto done;
     }
-    // parameters, one per element value
+    // the sources' waveforms first (lets may only use what is defined before them), each a
+    // let w_NAME that the rest of the model uses
     for (int k = 0; k < nl->n_el; k++) {
         element *e = &nl->el[k];
+        if (e->type != 'v' && e->type != 'i')
+            continue;
+        tb_printf(o, "\n");
+        write_source_comment(nl, o, e->card);
+        tb_printf(o, "let w_%s = %s     # %s\n", e->ident, e->wave,
+                  e->type == 'v' ? "volt" : "ampere");
+        size_t len = strlen(e->ident) + 3;
+        char *name = malloc(len);
+        if (!name) {
+            nl->nomem = 1;
+            goto done;
+        }
+        snprintf(name, len, "w_%s", e->ident);
+        free(e->wave);
+        e->wave = name;
+        char *dv = difference_text(nl, e->a, e->b, 1);
+        if (!dv)
+            goto done;
+        if (e->type == 'i') {
+            if (e->a >= 0 && nl->driver[e->a] < 0)
+                tb_printf(o, "force phi_%s: -%s     # current leaving node %s\n",
+                          nl->node[e->a], e->wave, nl->node[e->a]);
+            if (e->b >= 0 && nl->driver[e->b] < 0)
+                tb_printf(o, "force phi_%s: %s\n", nl->node[e->b], e->wave);
+            size_t n = strlen(e->wave) + 1;
+            w.current[k] = malloc(n);
+            if (w.current[k])
+                memcpy(w.current[k], e->wave, n);
+        } else if ((e->a >= 0 && nl->driver[e->a] == k) || (e->b >= 0 && nl->driver[e->b] == k)) {
+            tb_printf(o, "#   sets v(%s) = %s%s (no coordinate, no constraint)\n",
+                      nl->node[e->a >= 0 ? e->a : e->b], e->a >= 0 ? "" : "-", e->wave);
+        } else {
+            // source = v(a) - v(b), so that the multiplier is SPICE's i(V) (docs/circuits.md)
+            tb_printf(o, "constraint kvl_%s: %s = %s\n", e->ident, e->wave, dv);
+        }
+        free(dv);
+    }
+    // the elements, one parameter per value
+    for (int k = 0; k < nl->n_el; k++) {
+        element *e = &nl->el[k];
+        if (e->type == 'v' || e->type == 'i')
+            continue;
         tb_printf(o, "\n");
         write_source_comment(nl, o, e->card);
         char *dv = difference_text(nl, e->a, e->b, 1);
@@ -1525,27 +1584,6 @@ static void write_model(netlist *nl, text_buf *o, const char *model_name, int to
                          "below)\n", nl->el[e->l1].ident, nl->el[e->l2].ident,
                       number_text(num, sizeof num, e->value * sqrt(nl->el[e->l1].value *
                                                                    nl->el[e->l2].value)));
-            break;
-        case 'i':
-            if (e->a >= 0 && nl->driver[e->a] < 0)
-                tb_printf(o, "force phi_%s: -(%s)     # current leaving node %s\n",
-                          nl->node[e->a], e->wave, nl->node[e->a]);
-            if (e->b >= 0 && nl->driver[e->b] < 0)
-                tb_printf(o, "force phi_%s: %s\n", nl->node[e->b], e->wave);
-            {
-                text_buf t = { NULL, 0, 0, 0 };
-                tb_printf(&t, "(%s)", e->wave);
-                w.current[k] = t.s;
-            }
-            break;
-        case 'v':
-            if ((e->a >= 0 && nl->driver[e->a] == k) || (e->b >= 0 && nl->driver[e->b] == k)) {
-                tb_printf(o, "#   sets v(%s) = %s%s (no coordinate, no constraint)\n",
-                          nl->node[e->a >= 0 ? e->a : e->b], e->a >= 0 ? "" : "-", e->wave);
-                break;
-            }
-            // source = v(a) - v(b), so that the multiplier is SPICE's i(V) (docs/circuits.md)
-            tb_printf(o, "constraint kvl_%s: %s = %s\n", e->ident, e->wave, dv);
             break;
         default:
             break;

@@ -50,14 +50,16 @@ R1 in Mid 2.2MEG
 R2 MID out 3kOhm
 C1 OUT 0 10uF
 L1 out 0 2mil
+C2 out 0 4.7p
 .TRAN 1m 2m
 .END
 NET
 "$dirac" import spice units.sp -o units.dirac
 check "2.2MEG" grep -q '^parameter r1 = 2200000 ' units.dirac
 check "3kOhm (unit letters ignored)" grep -q '^parameter r2 = 3000 ' units.dirac
-check "10uF" grep -q '^parameter c1 = 9.9999999999999991e-06 ' units.dirac
-check "2mil" grep -q '^parameter l1 = 5.0800000000000002e-05 ' units.dirac
+check "10uF" grep -q '^parameter c1 = 1e-05 ' units.dirac
+check "4.7p is the double nearest 4.7e-12" grep -q '^parameter c2 = 4.7e-12 ' units.dirac
+check "2mil" grep -q '^parameter l1 = 5.08e-05 ' units.dirac
 check "case-insensitive node names" grep -q '^coordinate phi_mid, phi_out$' units.dirac
 
 # Tellegen: the absorbed powers p_E sum to zero at every row. Not to rounding: the sum is
