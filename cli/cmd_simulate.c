@@ -249,6 +249,8 @@ static int parse_args(int argc, char **argv, sim_args *a)
 
 static int method_exists(const char *name)
 {
+    if (!strcmp(name, "auto"))
+        return 1;
     for (int i = 0; i < dirac_method_count(); i++)
         if (!strcmp(dirac_method(i)->name, name))
             return 1;
@@ -257,8 +259,9 @@ static int method_exists(const char *name)
 
 static void list_methods(FILE *out)
 {
+    fputs("auto", out);
     for (int i = 0; i < dirac_method_count(); i++)
-        fprintf(out, "%s%s", i ? ", " : "", dirac_method(i)->name);
+        fprintf(out, ", %s", dirac_method(i)->name);
 }
 
 // Merges the model's `simulate` line and the command line; prints the reason on failure.
@@ -267,7 +270,7 @@ static int resolve_settings(const dirac_model *model, const sim_args *a, sim_set
     dirac_simulate_defaults d;
     memset(&d, 0, sizeof d);
     dirac_model_simulate_defaults(model, &d);
-    s->method = a->method ? a->method : d.has_method && d.method ? d.method : "midpoint";
+    s->method = a->method ? a->method : d.has_method && d.method ? d.method : "auto";
     if (!method_exists(s->method)) {
         fprintf(stderr, "dirac simulate: error: unknown method '%s'%s (available: ", s->method,
                 a->method ? "" : " in the model's simulate line");
@@ -512,7 +515,10 @@ static void write_summary(FILE *f, const sim_args *a, const sim_settings *s, con
     for (int k = 0; k < a->override_count; k++)
         json_string(&w, NULL, a->overrides[k]);
     json_end(&w);
-    json_string(&w, "method", s->method);
+    // the method that ran (auto: the one chosen for the model's class) and the one asked for
+    json_string(&w, "method", sim ? dirac_sim_method(sim) : s->method);
+    json_string(&w, "method_requested", s->method);
+    json_string(&w, "method_reason", sim ? dirac_sim_method_reason(sim) : NULL);
     json_string(&w, "status", st->failed ? "failed" : st->interrupted ? "interrupted" : "ok");
     json_string(&w, "error", st->error);
     json_number(&w, "dt", s->dt);
@@ -726,7 +732,8 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
         if (rc == 0)
             fprintf(stderr, "dirac simulate: %s: %ld steps of %s (dt = %g) to t = %.10g in "
                             "%.3g s; %ld rows in %s\n",
-                    dirac_model_name(m), st->steps_done, s->method, s->dt, dirac_sim_time(sim),
+                    dirac_model_name(m), st->steps_done, dirac_sim_method(sim), s->dt,
+                    dirac_sim_time(sim),
                     st->wall_seconds, st->rows, csv_path);
         else
             fprintf(stderr, "dirac simulate: note: the trajectory up to the last good step "
@@ -862,7 +869,8 @@ int cli_simulate(int argc, char **argv)
     if (a.plot && st.rows > 0) {
         // the figure of the run, also of a failed one (it shows how far the run got)
         char title[256];
-        snprintf(title, sizeof title, "%s: %s, dt = %g", dirac_model_name(model), s.method, s.dt);
+        snprintf(title, sizeof title, "%s: %s, dt = %g", dirac_model_name(model),
+                 dirac_sim_method(sim), s.dt);
         int plot_rc = cli_plot_default(csv_path, a.plot, title);
         if (!rc)
             rc = plot_rc;

@@ -212,6 +212,70 @@ dirac_status sim_fail_newton(dirac_sim *sim, dirac_status status, const char *st
     return status;
 }
 
+int sim_degenerate_coordinate(dirac_sim *sim)
+{
+    int n = sim->n;
+    if (n == 0)
+        return -1;
+    sim_eval *e = &sim->eval[0];
+    sim_evaluate(sim, e, sim->q, sim->v, sim->s, sim->t, NULL, EVAL_HESSIAN);
+    linsolve hvv;
+    if (linsolve_init(&hvv, n, false, NULL) != DIRAC_OK)
+        return -2;
+    sim_add_hessian_block(sim, e, n, n, n, n, 1.0, &hvv, 0, 0);
+    double scale = 0.0;
+    for (int k = 0; k < n * n; k++)
+        scale = fmax(scale, fabs(hvv.dense[k]));
+    int degenerate = -1;
+    if (!(scale > 0.0)) {
+        degenerate = 0;   // L does not depend on the velocities at all
+    } else {
+        lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, hvv.dense, n, hvv.pivots);
+        if (info > 0)
+            degenerate = (int)info - 1;
+        for (int i = 0; degenerate < 0 && i < n; i++)
+            if (!(fabs(hvv.dense[(size_t)i * (size_t)n + (size_t)i]) > 1e-12 * scale))
+                degenerate = i;
+    }
+    linsolve_free(&hvv);
+    return degenerate;
+}
+
+// The method `auto` runs (docs/methods.md, "Choosing a method"): dgrad for thermodynamic models
+// (exact discrete first law, entropy production >= 0 at every step) and for degenerate
+// Lagrangians (circuits in branch charges, L linear in velocities: it needs no Legendre map at
+// the nodes); midpoint for everything else (regular L, with holonomic or nonholonomic
+// constraints: both levels kept, symplectic, no parasitic modes). *reason says why.
+static const sim_method *auto_method(dirac_sim *sim, const char **reason, dirac_error *err,
+                                     dirac_status *status)
+{
+    *status = DIRAC_OK;
+    if (sim->ns > 0) {
+        *reason = "entropy variables";
+        return &sim_method_dgrad;
+    }
+    int degenerate = sim_degenerate_coordinate(sim);
+    if (degenerate == -2) {
+        *status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (degenerate >= 0) {
+        *reason = "degenerate Lagrangian";
+        return &sim_method_dgrad;
+    }
+    int nonholonomic = 0, holonomic = 0;
+    for (int a = 0; a < sim->mc; a++) {
+        if (sim->model->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC)
+            holonomic = 1;
+        else
+            nonholonomic = 1;
+    }
+    *reason = nonholonomic ? "regular Lagrangian, nonholonomic constraints"
+              : holonomic  ? "regular Lagrangian, holonomic constraints"
+                           : "regular Lagrangian";
+    return &sim_method_midpoint;
+}
+
 // ---- creation ----------------------------------------------------------------------------
 
 static dirac_status eval_alloc(sim_eval *e, const dirac_model *m)
@@ -437,8 +501,9 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
                               dirac_sim **out, dirac_error *err)
 {
     *out = NULL;
-    const char *name = options && options->method ? options->method : "midpoint";
-    const sim_method *method = NULL;
+    const char *name = options && options->method ? options->method : "auto";
+    bool automatic = !strcmp(name, "auto");
+    const sim_method *method = automatic ? &sim_method_midpoint : NULL;   // chosen below
     for (int i = 0; i < METHOD_COUNT; i++)
         if (!strcmp(methods[i]->info.name, name))
             method = methods[i];
@@ -447,7 +512,8 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
         for (int i = 0; i < METHOD_COUNT; i++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
                      methods[i]->info.name);
-        return error_set(err, DIRAC_ERR_ARGUMENT, "unknown method '%s' (methods: %s)", name, list);
+        return error_set(err, DIRAC_ERR_ARGUMENT, "unknown method '%s' (methods: auto, %s)", name,
+                         list);
     }
     double h = options ? options->dt : 0.0;
     if (!(h > 0.0) || !isfinite(h))
@@ -470,6 +536,9 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
     sim->adaptive_rtol = options->adaptive_rtol > 0.0 ? options->adaptive_rtol : 0.0;
     sim->adaptive_atol = options->adaptive_atol > 0.0 ? options->adaptive_atol : 0.0;
     sim->h_next = sim->h_last = h;
+    sim->method_requested = automatic ? "auto" : method->info.name;
+    if (automatic && model->ns > 0)
+        method = sim->method = &sim_method_dgrad;   // thermodynamic: settled before the checks
     if (sim->adaptive && method == &sim_method_dirac2) {
         free(sim);
         return error_set(err, DIRAC_ERR_UNSUPPORTED,
@@ -536,6 +605,11 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
         double *a = sim->scratch, *mu = a + n, power;
         if (sim->mc > 0 && sim_acceleration(sim, sim->q, sim->v, sim->t, a, mu, &power) == DIRAC_OK)
             memcpy(sim->mu, mu, (size_t)sim->mc * sizeof *sim->mu);
+        if (automatic) {
+            const sim_method *chosen = auto_method(sim, &sim->auto_reason, err, &status);
+            if (chosen)
+                method = sim->method = chosen;
+        }
         sim_update_diagnostics(sim);
         sim->energy0 = sim->energy;
         for (int j = 0; j < sim->ns; j++)
@@ -727,6 +801,9 @@ dirac_status dirac_sim_set_next_step_size(dirac_sim *sim, double h)
 }
 
 const char *dirac_sim_errmsg(const dirac_sim *sim) { return sim->errmsg; }
+const char *dirac_sim_method(const dirac_sim *sim) { return sim->method->info.name; }
+const char *dirac_sim_method_requested(const dirac_sim *sim) { return sim->method_requested; }
+const char *dirac_sim_method_reason(const dirac_sim *sim) { return sim->auto_reason; }
 double dirac_sim_time(const dirac_sim *sim) { return sim->t; }
 long dirac_sim_step_count(const dirac_sim *sim) { return sim->steps; }
 const double *dirac_sim_q(const dirac_sim *sim) { return sim->q; }

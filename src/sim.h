@@ -45,6 +45,8 @@ enum { SIM_SOLVER_STAGE1, SIM_SOLVER_STAGE2, SIM_SOLVER_KKT, SIM_SOLVER_EXTRA, S
 struct dirac_sim {
     const dirac_model *model;
     const sim_method *method;
+    const char *method_requested;   // "auto" or the method's name
+    const char *auto_reason;        // auto: the model class that decided (static), else NULL
     int n, ns, mc;
     double h, t0, t;
     long steps;
@@ -144,6 +146,11 @@ void sim_update_diagnostics(dirac_sim *sim);
 typedef void (*sim_name_fn)(const dirac_sim *sim, int index, char *buf, size_t size);
 dirac_status sim_fail_newton(dirac_sim *sim, dirac_status status, const char *stage,
                              sim_name_fn name);
+
+/// A coordinate whose velocity ∂²L/∂v² does not determine at the initial state (no pivot in
+/// its LU with a relative threshold of 1e-12): its index, −1 when L is regular there, −2 when
+/// out of memory. Creation only (allocates).
+int sim_degenerate_coordinate(dirac_sim *sim);
 
 /// Names the unknowns/equations of the common layout [n coordinate rows | m constraint rows].
 void sim_name_coordinate_rows(const dirac_sim *sim, int index, char *buf, size_t size);

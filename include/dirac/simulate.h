@@ -37,7 +37,10 @@ typedef enum dirac_linear_solver {
 
 /// Options of a simulation; zero-initialise, then set what you need.
 typedef struct dirac_sim_options {
-    const char *method;        ///< NULL: "midpoint"
+    /// NULL or "auto": chosen per model class at creation (dirac_sim_method says which):
+    /// dgrad for models with entropy variables or a degenerate Lagrangian (∂²L/∂v² singular at
+    /// the initial state), midpoint otherwise (docs/methods.md, "Choosing a method").
+    const char *method;
     double dt;                 ///< step size h > 0 (required)
     double t0;                 ///< initial time (default 0)
     int project_initial;       ///< move an inconsistent initial state onto the constraints
@@ -79,6 +82,14 @@ dirac_status dirac_sim_set_next_step_size(dirac_sim *sim, double h);
 /// Size of the last accepted step, and the number of rejected trial steps so far (adaptive).
 double dirac_sim_last_step_size(const dirac_sim *sim);
 long dirac_sim_rejected_steps(const dirac_sim *sim);
+
+/// The method that runs (the one `auto` chose, or the one requested), the method requested
+/// ("auto" or a method name), and for `auto` the model class that decided ("entropy variables",
+/// "degenerate Lagrangian", "regular Lagrangian, holonomic constraints", ...; NULL otherwise).
+/// Static strings.
+const char *dirac_sim_method(const dirac_sim *sim);
+const char *dirac_sim_method_requested(const dirac_sim *sim);
+const char *dirac_sim_method_reason(const dirac_sim *sim);
 
 /// Message of the last failure ("" if none).
 const char *dirac_sim_errmsg(const dirac_sim *sim);
