@@ -110,6 +110,8 @@ const sim_method sim_method_dirac1 = {
     .explicit_ode = false,
     .implicit_workspace = true,
     .step = dirac1_step,
+    .lagged_velocity = true,
+    .unconstrained_node_velocity = true,
 };
 
 // ---- dirac2 --------------------------------------------------------------------------------
