@@ -44,7 +44,8 @@ static const char usage[] =
     "usage: dirac simulate MODEL [-p NAME=VALUE]... [--method NAME] [--dt H] [--t-end T]\n"
     "                      [--out FILE.csv|-] [--every K] [--summary FILE.json|-]\n"
     "                      [--project-initial] [--tol R] [--max-iter N] [--quiet]\n"
-    "                      [--plot FILE.png|FILE.svg] [--rtol R] [--atol A]\n";
+    "                      [--plot FILE.png|FILE.svg] [--rtol R] [--atol A]\n"
+    "                      [--max-steps N]\n";
 
 // Command-line settings; the has_ flags say which were given.
 typedef struct sim_args {
@@ -61,7 +62,12 @@ typedef struct sim_args {
     int quiet;
     const char *plot;      // NULL: no figure
     double rtol, atol;     // adaptive step size when either is > 0
+    long max_steps;        // 0: no limit for fixed steps, DEFAULT_MAX_STEPS for adaptive ones
 } sim_args;
+
+// Accepted steps an adaptive run may take unless --max-steps says otherwise: bounds the run
+// time and the CSV (a run that needs more stops with exit status 3).
+#define DEFAULT_MAX_STEPS 1000000L
 
 // Settings of the run after merging the model's defaults and the command line.
 typedef struct sim_settings {
@@ -199,6 +205,10 @@ static int parse_args(int argc, char **argv, sim_args *a)
                 return bad_input("%s needs a positive number, got '%s'",
                                  !strncmp(arg, "--rtol", 6) ? "--rtol" : "--atol",
                                  value ? value : "");
+        } else if (take_option(argc, argv, &i, "--max-steps", &value)) {
+            if (!value || parse_count(value, &a->max_steps))
+                return bad_input("--max-steps needs a positive integer, got '%s'",
+                                 value ? value : "", NULL);
         } else if (take_option(argc, argv, &i, "--max-iter", &value)) {
             if (!value || parse_count(value, &a->max_iter) || a->max_iter > 100000)
                 return bad_input("--max-iter needs an integer from 1 to 100000, got '%s'",
@@ -334,6 +344,11 @@ static int resolve_settings(const dirac_model *model, const sim_args *a, sim_set
     }
     double steps = ceil(n - 1e-9 - 1e-12 * n);
     s->steps = steps > 0 ? (long)steps : 0;
+    if (a->max_steps > 0 && !(a->rtol > 0 || a->atol > 0) && s->steps > a->max_steps) {
+        fprintf(stderr, "dirac simulate: error: t_end/dt = %ld steps is more than --max-steps "
+                        "%ld\n", s->steps, a->max_steps);
+        return EXIT_BAD_INPUT;
+    }
     return 0;
 }
 
@@ -652,12 +667,24 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
     if (previous_handler == SIG_IGN)
         signal(SIGINT, SIG_IGN);
     int adaptive = a->rtol > 0 || a->atol > 0;
+    long max_steps = a->max_steps > 0 ? a->max_steps : DEFAULT_MAX_STEPS;
     double t_final = dirac_sim_time(sim) + s->t_end;
+    static char cap_message[256];
     for (long k = 1; adaptive ? dirac_sim_time(sim) < t_final - 1e-12 * fabs(t_final) : k <= s->steps;
          k++) {
         if (interrupted) {
             st->interrupted = 1;
             rc = EXIT_INTERRUPTED;
+            break;
+        }
+        if (adaptive && k > max_steps) {
+            snprintf(cap_message, sizeof cap_message,
+                     "the adaptive run reached --max-steps = %ld at t = %.10g of %.10g (last "
+                     "step %.3e); loosen --rtol/--atol or raise --max-steps",
+                     max_steps, dirac_sim_time(sim), t_final, dirac_sim_last_step_size(sim));
+            st->failed = 1;
+            st->error = cap_message;
+            rc = EXIT_FAILED;
             break;
         }
         if (adaptive && dirac_sim_next_step_size(sim) > t_final - dirac_sim_time(sim))

@@ -821,6 +821,10 @@ static dirac_status step_size_failure(dirac_sim *sim, double t, double h, const 
                            "for this method",
                            sim->steps + 1, t, sim->method->info.name, why, h, sim->adaptive_rtol,
                            sim->adaptive_atol);
+    if (!(sim->adaptive_atol > 0.0) && written > 0 && (size_t)written < sizeof sim->errmsg)
+        written += snprintf(sim->errmsg + written, sizeof sim->errmsg - (size_t)written,
+                            "; with rtol alone a quantity that starts at zero has no scale: "
+                            "give an absolute tolerance (--atol)");
     if (last[0] && written > 0 && (size_t)written < sizeof sim->errmsg)
         snprintf(sim->errmsg + written, sizeof sim->errmsg - (size_t)written,
                  "; the last trial step failed: %s", last);
