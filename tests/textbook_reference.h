@@ -10,6 +10,7 @@
 #include "support/reference_ode.h"
 
 #include <math.h>
+#include <string.h>
 
 // Steps of the reference RK4 per unit time (its Richardson estimate is checked by the caller).
 enum { REFERENCE_STEPS_PER_UNIT_TIME = 40000 };
@@ -71,11 +72,18 @@ static void rhs_rlc_network(double t, const double *y, double *f, const void *us
     f[5] = e2 / R2;
 }
 
+// The network's state y = (q1, qC1, qL, iL, qC2, qR2) at t, from rest.
+static int rlc_network_state(double t, double *y, double *accuracy)
+{
+    memset(y, 0, 6 * sizeof *y);
+    return reference_ode_solve(rhs_rlc_network, NULL, 6, 0.0, t, reference_steps(t), y, accuracy);
+}
+
 static int reference_rlc_network(double t, double *q, double *s, double *accuracy)
 {
     (void)s;
-    double y[6] = { 0 };
-    if (reference_ode_solve(rhs_rlc_network, NULL, 6, 0.0, t, reference_steps(t), y, accuracy))
+    double y[6];
+    if (rlc_network_state(t, y, accuracy))
         return -1;
     q[0] = y[0], q[1] = y[1], q[2] = y[2], q[3] = y[4], q[4] = y[5];
     return 0;
