@@ -1,5 +1,6 @@
 // Independent references of the textbook suite (tests/textbook/*.dirac): each function returns
-// the model's coordinates q and entropies s at t_end in the order the model declares them,
+// the model's coordinates q, velocities v and entropies s at t in the order the model declares
+// them,
 // from an analytic solution or from tests/support/reference_ode.c on equations of motion in
 // minimal coordinates derived by hand (the physics and the derivation are in each model's
 // header comment). Nothing here uses libdirac. *accuracy receives the estimated relative error
@@ -15,44 +16,51 @@
 // Steps of the reference RK4 per unit time (its Richardson estimate is checked by the caller).
 enum { REFERENCE_STEPS_PER_UNIT_TIME = 40000 };
 
+// The state a reference gives at t (unused entries stay 0).
+typedef struct reference_state {
+    double q[16], v[16], s[4];
+} reference_state;
+
 static long reference_steps(double t_end)
 {
     return (long)ceil(t_end * REFERENCE_STEPS_PER_UNIT_TIME);
 }
 
 // rc_circuit: R q' + q/C = V0 sin(w t), q(0) = 0.
-static int reference_rc_circuit(double t, double *q, double *s, double *accuracy)
+static int reference_rc_circuit(double t, reference_state *r, double *accuracy)
 {
-    (void)s;
     const double R = 1.0, C = 0.5, V0 = 1.0, w = 2.0, tau = R * C;
     double A = (V0 / R) * tau / (1.0 + w * w * tau * tau);
     double B = -(V0 / R) * w * tau * tau / (1.0 + w * w * tau * tau);
     double charge = A * sin(w * t) + B * cos(w * t) - B * exp(-t / tau);
-    q[0] = q[1] = charge;
+    double current = A * w * cos(w * t) - B * w * sin(w * t) + B / tau * exp(-t / tau);
+    r->q[0] = r->q[1] = charge;
+    r->v[0] = r->v[1] = current;
     *accuracy = 0.0;
     return 0;
 }
 
 // rl_circuit: Lind i' + R i = V0, i(0) = 0.
-static int reference_rl_circuit(double t, double *q, double *s, double *accuracy)
+static int reference_rl_circuit(double t, reference_state *r, double *accuracy)
 {
-    (void)s;
     const double Lind = 0.5, R = 2.0, V0 = 1.0, tau = Lind / R;
-    q[0] = q[1] = (V0 / R) * (t - tau * (1.0 - exp(-t / tau)));
+    r->q[0] = r->q[1] = (V0 / R) * (t - tau * (1.0 - exp(-t / tau)));
+    r->v[0] = r->v[1] = (V0 / R) * (1.0 - exp(-t / tau));
     *accuracy = 0.0;
     return 0;
 }
 
 // rlc_series: free decay of Q0 through Lind q'' + R q' + q/C = 0.
-static int reference_rlc_series(double t, double *q, double *s, double *accuracy)
+static int reference_rlc_series(double t, reference_state *r, double *accuracy)
 {
-    (void)s;
     const double Lind = 0.5, C = 0.5, R = 0.4, Q0 = 1.0;
     double g = R / (2.0 * Lind), wd = sqrt(1.0 / (Lind * C) - g * g);
     double charge = Q0 * exp(-g * t) * (cos(wd * t) + g / wd * sin(wd * t));
-    q[0] = charge - Q0;
-    q[1] = charge;
-    q[2] = charge - Q0;
+    double current = -Q0 * exp(-g * t) * (g * g / wd + wd) * sin(wd * t);
+    r->q[0] = charge - Q0;
+    r->q[1] = charge;
+    r->q[2] = charge - Q0;
+    r->v[0] = r->v[1] = r->v[2] = current;
     *accuracy = 0.0;
     return 0;
 }
@@ -79,24 +87,28 @@ static int rlc_network_state(double t, double *y, double *accuracy)
     return reference_ode_solve(rhs_rlc_network, NULL, 6, 0.0, t, reference_steps(t), y, accuracy);
 }
 
-static int reference_rlc_network(double t, double *q, double *s, double *accuracy)
+static int reference_rlc_network(double t, reference_state *r, double *accuracy)
 {
-    (void)s;
-    double y[6];
+    double y[6], f[6];
     if (rlc_network_state(t, y, accuracy))
         return -1;
-    q[0] = y[0], q[1] = y[1], q[2] = y[2], q[3] = y[4], q[4] = y[5];
+    rhs_rlc_network(t, y, f, NULL);
+    static const int index[5] = { 0, 1, 2, 4, 5 };   // (q1, qC1, qL, qC2, qR2)
+    for (int i = 0; i < 5; i++)
+        r->q[i] = y[index[i]], r->v[i] = f[index[i]];
     return 0;
 }
 
 // knife_edge: spinning at w0 from rest at the origin.
-static int reference_knife_edge(double t, double *q, double *s, double *accuracy)
+static int reference_knife_edge(double t, reference_state *r, double *accuracy)
 {
-    (void)s;
     const double G = 9.81 * sin(0.2), w0 = 2.0;
-    q[0] = G / (2.0 * w0 * w0) * pow(sin(w0 * t), 2);
-    q[1] = G / (2.0 * w0 * w0) * (w0 * t - sin(2.0 * w0 * t) / 2.0);
-    q[2] = w0 * t;
+    r->q[0] = G / (2.0 * w0 * w0) * pow(sin(w0 * t), 2);
+    r->q[1] = G / (2.0 * w0 * w0) * (w0 * t - sin(2.0 * w0 * t) / 2.0);
+    r->q[2] = w0 * t;
+    r->v[0] = G / (2.0 * w0) * sin(2.0 * w0 * t);
+    r->v[1] = G / (2.0 * w0) * (1.0 - cos(2.0 * w0 * t));
+    r->v[2] = w0;
     *accuracy = 0.0;
     return 0;
 }
@@ -113,14 +125,16 @@ static void rhs_chaplygin_sleigh(double t, const double *y, double *f, const voi
     f[4] = -m * a * y[3] * y[4] / (I + m * a * a);
 }
 
-static int reference_chaplygin_sleigh(double t, double *q, double *s, double *accuracy)
+static int reference_chaplygin_sleigh(double t, reference_state *r, double *accuracy)
 {
-    (void)s;
     double y[5] = { 0.0, 0.0, 0.0, 1.0, 1.0 };
     if (reference_ode_solve(rhs_chaplygin_sleigh, NULL, 5, 0.0, t, reference_steps(t), y,
                             accuracy))
         return -1;
-    q[0] = y[0], q[1] = y[1], q[2] = y[2];
+    double f[5];
+    rhs_chaplygin_sleigh(t, y, f, NULL);
+    for (int i = 0; i < 3; i++)
+        r->q[i] = y[i], r->v[i] = f[i];
     return 0;
 }
 
@@ -137,13 +151,15 @@ static void rhs_rolling_disk(double t, const double *y, double *f, const void *u
     f[5] = -k * y[3] / J;
 }
 
-static int reference_rolling_disk(double t, double *q, double *s, double *accuracy)
+static int reference_rolling_disk(double t, reference_state *r, double *accuracy)
 {
-    (void)s;
     double y[6] = { 0.0, 0.0, 0.0, 0.5, 2.0, 0.0 };
     if (reference_ode_solve(rhs_rolling_disk, NULL, 6, 0.0, t, reference_steps(t), y, accuracy))
         return -1;
-    q[0] = y[0], q[1] = y[1], q[2] = y[2], q[3] = y[3];
+    double f[6];
+    rhs_rolling_disk(t, y, f, NULL);
+    for (int i = 0; i < 4; i++)
+        r->q[i] = y[i], r->v[i] = f[i];
     return 0;
 }
 
@@ -225,30 +241,29 @@ static void rhs_mechanism(double t, const double *y, double *f, const void *user
     f[1] = -(coriolis * y[1] * y[1] + dV) / inertia;
 }
 
-static int reference_mechanism(const mechanism *mech, double th0, double w0, double t, double *q,
-                               double *accuracy)
+static int reference_mechanism(const mechanism *mech, double th0, double w0, double t,
+                               reference_state *r, double *accuracy)
 {
     double y[2] = { th0, w0 };
     if (reference_ode_solve(rhs_mechanism, mech, 2, 0.0, t, reference_steps(t), y, accuracy))
         return -1;
     mechanism_kinematics k;
     mech->kinematics(y[0], &k);
-    q[0] = k.r[0][0], q[1] = k.r[0][1], q[2] = k.r[1][0], q[3] = k.r[1][1];
+    for (int i = 0; i < 4; i++)
+        r->q[i] = k.r[i / 2][i % 2], r->v[i] = k.r_th[i / 2][i % 2] * y[1];
     return 0;
 }
 
-static int reference_four_bar(double t, double *q, double *s, double *accuracy)
+static int reference_four_bar(double t, reference_state *r, double *accuracy)
 {
-    (void)s;
     const mechanism mech = { four_bar_kinematics, { 1.0, 1.0 }, 9.81, 0.0, 0.0 };
-    return reference_mechanism(&mech, 0.3, 0.0, t, q, accuracy);
+    return reference_mechanism(&mech, 0.3, 0.0, t, r, accuracy);
 }
 
-static int reference_slider_crank(double t, double *q, double *s, double *accuracy)
+static int reference_slider_crank(double t, reference_state *r, double *accuracy)
 {
-    (void)s;
     const mechanism mech = { slider_crank_kinematics, { 1.0, 2.0 }, 9.81, 20.0, 1.5 };
-    return reference_mechanism(&mech, 0.5, 3.0, t, q, accuracy);
+    return reference_mechanism(&mech, 0.5, 3.0, t, r, accuracy);
 }
 
 // bead_on_hoop: y = (th, th').
@@ -260,16 +275,19 @@ static void rhs_bead_on_hoop(double t, const double *y, double *f, const void *u
     f[1] = sin(y[0]) * (W * W * cos(y[0]) - g / R);
 }
 
-static int reference_bead_on_hoop(double t, double *q, double *s, double *accuracy)
+static int reference_bead_on_hoop(double t, reference_state *r, double *accuracy)
 {
-    (void)s;
     const double R = 1.0, W = 4.0;
     double y[2] = { 1.0, 0.0 };
     if (reference_ode_solve(rhs_bead_on_hoop, NULL, 2, 0.0, t, reference_steps(t), y, accuracy))
         return -1;
-    q[0] = R * sin(y[0]) * cos(W * t);
-    q[1] = R * sin(y[0]) * sin(W * t);
-    q[2] = -R * cos(y[0]);
+    double sn = sin(y[0]), cs = cos(y[0]);
+    r->q[0] = R * sn * cos(W * t);
+    r->q[1] = R * sn * sin(W * t);
+    r->q[2] = -R * cs;
+    r->v[0] = R * cs * y[1] * cos(W * t) - R * sn * W * sin(W * t);
+    r->v[1] = R * cs * y[1] * sin(W * t) + R * sn * W * cos(W * t);
+    r->v[2] = R * sn * y[1];
     return 0;
 }
 
@@ -282,15 +300,16 @@ static void rhs_moving_pivot(double t, const double *y, double *f, const void *u
     f[1] = -(g - a * W * W * cos(W * t)) / l * sin(y[0]);
 }
 
-static int reference_moving_pivot(double t, double *q, double *s, double *accuracy)
+static int reference_moving_pivot(double t, reference_state *r, double *accuracy)
 {
-    (void)s;
     const double l = 1.0, a = 0.1, W = 10.0;
     double y[2] = { 0.8, 0.0 };
     if (reference_ode_solve(rhs_moving_pivot, NULL, 2, 0.0, t, reference_steps(t), y, accuracy))
         return -1;
-    q[0] = l * sin(y[0]);
-    q[1] = a * cos(W * t) - l * cos(y[0]);
+    r->q[0] = l * sin(y[0]);
+    r->q[1] = a * cos(W * t) - l * cos(y[0]);
+    r->v[0] = l * cos(y[0]) * y[1];
+    r->v[1] = -a * W * sin(W * t) + l * sin(y[0]) * y[1];
     return 0;
 }
 
@@ -305,40 +324,44 @@ static void rhs_stiff_spring_pendulum(double t, const double *y, double *f, cons
     f[3] = (-2.0 * y[2] * y[3] - g * sin(y[1])) / y[0];
 }
 
-static int reference_stiff_spring_pendulum(double t, double *q, double *s, double *accuracy)
+static int reference_stiff_spring_pendulum(double t, reference_state *r, double *accuracy)
 {
-    (void)s;
     double y[4] = { 1.0, 0.8, 0.0, 0.0 };
     if (reference_ode_solve(rhs_stiff_spring_pendulum, NULL, 4, 0.0, t, 4 * reference_steps(t),
                             y, accuracy))
         return -1;
-    q[0] = y[0] * sin(y[1]);
-    q[1] = -y[0] * cos(y[1]);
+    r->q[0] = y[0] * sin(y[1]);
+    r->q[1] = -y[0] * cos(y[1]);
+    r->v[0] = y[2] * sin(y[1]) + y[0] * cos(y[1]) * y[3];
+    r->v[1] = -y[2] * cos(y[1]) + y[0] * sin(y[1]) * y[3];
     return 0;
 }
 
 // charged_particle: E x B drift plus gyration.
-static int reference_charged_particle(double t, double *q, double *s, double *accuracy)
+static int reference_charged_particle(double t, reference_state *r, double *accuracy)
 {
-    (void)s;
     const double m = 1.0, e = 1.0, Bz = 2.0, E = 1.0, vx0 = 1.0, vy0 = 0.5;
     double wc = e * Bz / m, vd = E / Bz, wx0 = vx0 - vd, wy0 = vy0;
-    q[0] = vd * t + (wx0 * sin(wc * t) + wy0 * (1.0 - cos(wc * t))) / wc;
-    q[1] = (wx0 * (cos(wc * t) - 1.0) + wy0 * sin(wc * t)) / wc;
+    r->q[0] = vd * t + (wx0 * sin(wc * t) + wy0 * (1.0 - cos(wc * t))) / wc;
+    r->q[1] = (wx0 * (cos(wc * t) - 1.0) + wy0 * sin(wc * t)) / wc;
+    r->v[0] = vd + wx0 * cos(wc * t) + wy0 * sin(wc * t);
+    r->v[1] = -wx0 * sin(wc * t) + wy0 * cos(wc * t);
     *accuracy = 0.0;
     return 0;
 }
 
 // forced_damped_oscillator: transient plus steady state.
-static int reference_forced_damped_oscillator(double t, double *q, double *s, double *accuracy)
+static int reference_forced_damped_oscillator(double t, reference_state *r, double *accuracy)
 {
-    (void)s;
     const double m = 1.0, k = 4.0, c = 0.4, f = 1.0, W = 1.5, x0 = 1.0, v0 = 0.0;
     double g = c / (2.0 * m), w02 = k / m, wd = sqrt(w02 - g * g);
     double D = (w02 - W * W) * (w02 - W * W) + (2.0 * g * W) * (2.0 * g * W);
     double A = (f / m) * (w02 - W * W) / D, B = (f / m) * 2.0 * g * W / D;
     double c1 = x0 - A, c2 = (v0 - B * W + g * c1) / wd;
-    q[0] = A * cos(W * t) + B * sin(W * t) + exp(-g * t) * (c1 * cos(wd * t) + c2 * sin(wd * t));
+    double decay = exp(-g * t), cs = cos(wd * t), sn = sin(wd * t);
+    r->q[0] = A * cos(W * t) + B * sin(W * t) + decay * (c1 * cs + c2 * sn);
+    r->v[0] = -A * W * sin(W * t) + B * W * cos(W * t) +
+              decay * (-g * (c1 * cs + c2 * sn) + wd * (-c1 * sn + c2 * cs));
     *accuracy = 0.0;
     return 0;
 }
@@ -352,13 +375,12 @@ static void rhs_duffing(double t, const double *y, double *f, const void *user)
     f[1] = (-c * y[1] - k * y[0] - b * y[0] * y[0] * y[0] + fa * cos(W * t)) / m;
 }
 
-static int reference_duffing(double t, double *q, double *s, double *accuracy)
+static int reference_duffing(double t, reference_state *r, double *accuracy)
 {
-    (void)s;
     double y[2] = { 1.0, 0.0 };
     if (reference_ode_solve(rhs_duffing, NULL, 2, 0.0, t, reference_steps(t), y, accuracy))
         return -1;
-    q[0] = y[0];
+    r->q[0] = y[0], r->v[0] = y[1];
     return 0;
 }
 
@@ -372,14 +394,13 @@ static void rhs_spring_heating(double t, const double *y, double *f, const void 
     f[2] = c * y[1] * y[1] / (T0 * exp(y[2] / C));
 }
 
-static int reference_spring_heating(double t, double *q, double *s, double *accuracy)
+static int reference_spring_heating(double t, reference_state *r, double *accuracy)
 {
     double y[3] = { 1.0, 0.0, 0.0 };
     if (reference_ode_solve(rhs_spring_heating, NULL, 3, 0.0, t, reference_steps(t), y,
                             accuracy))
         return -1;
-    q[0] = y[0];
-    s[0] = y[2];
+    r->q[0] = y[0], r->v[0] = y[1], r->s[0] = y[2];
     return 0;
 }
 
@@ -393,13 +414,12 @@ static void rhs_two_bodies(double t, const double *y, double *f, const void *use
     f[1] = kappa * (T1 - T2) / T2;
 }
 
-static int reference_two_bodies(double t, double *q, double *s, double *accuracy)
+static int reference_two_bodies(double t, reference_state *r, double *accuracy)
 {
-    (void)q;
     double y[2] = { 2.0 * log(400.0 / 300.0), 0.01 * 250.0 };
     if (reference_ode_solve(rhs_two_bodies, NULL, 2, 0.0, t, reference_steps(t), y, accuracy))
         return -1;
-    s[0] = y[0], s[1] = y[1];
+    r->s[0] = y[0], r->s[1] = y[1];
     return 0;
 }
 
@@ -413,14 +433,15 @@ static void rhs_lcr_heating(double t, const double *y, double *f, const void *us
     f[2] = R * y[1] * y[1] / (T0 * exp(y[2] / C_R));
 }
 
-static int reference_lcr_heating(double t, double *q, double *s, double *accuracy)
+static int reference_lcr_heating(double t, reference_state *r, double *accuracy)
 {
     const double Q0 = 1.0;
     double y[3] = { Q0, 0.0, 0.0 };
     if (reference_ode_solve(rhs_lcr_heating, NULL, 3, 0.0, t, reference_steps(t), y, accuracy))
         return -1;
-    q[0] = y[0] - Q0, q[1] = y[0], q[2] = y[0] - Q0;
-    s[0] = y[2];
+    r->q[0] = y[0] - Q0, r->q[1] = y[0], r->q[2] = y[0] - Q0;
+    r->v[0] = r->v[1] = r->v[2] = y[1];
+    r->s[0] = y[2];
     return 0;
 }
 
