@@ -94,8 +94,9 @@ typedef struct refusal {
 
 #define THERMO_REFUSERS "dirac1 dirac2 euler rk4 lobatto3 lobatto4"
 static const refusal refusals[] = {
-    // L degenerate in a velocity that the constraints do not fix (the resistor's charge of the RC
-    // circuit, the capacitors' of the network): the index-reduced system has no ODE
+    // L degenerate in more velocities than the constraints fix (RC: L has no velocity at all, one
+    // KCL; the network: four velocity-free branches, two KCL): [d2L/dv2, w^T; w, 0] is singular,
+    // so the index-reduced system has no ODE (RL and series RLC have one: they run)
     { "rc_circuit", "euler rk4", "needs an ODE" },
     { "rlc_network", "euler rk4", "needs an ODE" },
     // Kirchhoff's current law and rolling are velocity constraints: no position level for
