@@ -55,6 +55,8 @@ static const textbook_model models[] = {
       reference_rlc_series },
     { "rlc_network", "circuit, degenerate, 2 nodes", 4.0, 0.02, 0.1, 0.2,
       { 1e-1, 1e-3, 5e-5, 5e-7 }, reference_rlc_network },
+    { "rc_ladder", "circuit, no velocity in L, 2 nodes", 4.0, 0.02, 0.1, 0.25,
+      { 1e-1, 2e-3, 5e-5, 5e-7 }, reference_rc_ladder },
     { "knife_edge", "nonholonomic", 2.0, 0.01, 0.05, 0.1, { 5e-2, 5e-4, 5e-6, 5e-7 },
       reference_knife_edge },
     { "chaplygin_sleigh", "nonholonomic", 10.0, 0.02, 0.1, 0.25, { 2e-1, 2e-4, 5e-6, 5e-7 },
@@ -99,12 +101,14 @@ static const refusal refusals[] = {
     // so the index-reduced system has no ODE (RL and series RLC have one: they run)
     { "rc_circuit", "euler rk4", "needs an ODE" },
     { "rlc_network", "euler rk4", "needs an ODE" },
+    { "rc_ladder", "euler rk4", "needs an ODE" },
     // Kirchhoff's current law and rolling are velocity constraints: no position level for
     // Lobatto's IIIA stages
     { "rc_circuit", "lobatto3 lobatto4", "nonholonomic" },
     { "rl_circuit", "lobatto3 lobatto4", "nonholonomic" },
     { "rlc_series", "lobatto3 lobatto4", "nonholonomic" },
     { "rlc_network", "lobatto3 lobatto4", "nonholonomic" },
+    { "rc_ladder", "lobatto3 lobatto4", "nonholonomic" },
     { "knife_edge", "lobatto3 lobatto4", "nonholonomic" },
     { "chaplygin_sleigh", "lobatto3 lobatto4", "nonholonomic" },
     { "rolling_disk", "lobatto3 lobatto4", "nonholonomic" },
@@ -128,9 +132,12 @@ static const known_failure known_failures[] = {
     { "rc_circuit", "dirac2", "singular Jacobian (issue 12, item 1)" },
     { "rlc_network", "midpoint", "singular Jacobian (issue 12, item 1)" },
     { "rlc_network", "dirac2", "singular Jacobian (issue 12, item 1)" },
+    { "rc_ladder", "midpoint", "singular Jacobian (issue 12, item 1)" },
+    { "rc_ladder", "dirac2", "singular Jacobian (issue 12, item 1)" },
     // issue 12, item 2: Newton's convergence test on a block whose magnitude is zero (the momenta
     // of a Lagrangian without velocities)
     { "rc_circuit", "dgrad", "Newton does not converge on a zero block (issue 12, item 2)" },
+    { "rc_ladder", "dgrad", "Newton does not converge on a zero block (issue 12, item 2)" },
     // issue 12, item 4: a growing period-2 parasitic mode on a nonholonomic model with a regular
     // Lagrangian (the sleigh reverses before t = 10)
     { "chaplygin_sleigh", "dirac2", "parasitic mode, sleigh reverses (issue 12, item 4)" },
@@ -454,55 +461,92 @@ static void textbook_matrix(void)
         write_table(table);
 }
 
-// The hand-derived nodal equations of rlc_network (the reference of its cells) against ngspice
-// on the same circuit in its own netlist language: capacitor charges and inductor current at
-// t = 3. With reltol = 1e-9 and steps of at most 1e-5, ngspice agrees with the RK4 reference
-// to 7e-10 (steps of at most 1e-4: 7e-8); the tolerance 1e-8 is far below the errors the cells measure
-// (≥ 1e-5) and above ngspice's own.
-static void textbook_rlc_network_against_ngspice(void)
+// Runs `netlist` (whose .control block prints "NAME = VALUE" lines) through `ngspice -b` and
+// reads the values of `names`; returns 1 when all were found.
+static int ngspice_values(const char *file, const char *netlist, const char *const *names,
+                          double *values, int count)
 {
-    static const char netlist[] =
-        "rlc_network of tests/textbook/rlc_network.dirac\n"
-        "V1 in 0 SIN(0 1 0.477464829275686)\n"   // V0 sin(w t), w = 3 rad/s
-        "R1 in n1 1\nC1 n1 0 0.5\nL1 n1 n2 0.5\nC2 n2 0 1\nR2 n2 0 2\n"
-        ".options reltol=1e-9 abstol=1e-15 vntol=1e-12 chgtol=1e-16 method=gear maxord=6\n"
-        ".ic v(n1)=0 v(n2)=0\n"
-        ".control\nset numdgt=15\ntran 1e-5 3 0 1e-5 uic\n"
-        "let n = length(time) - 1\nlet qc1 = 0.5*v(n1)[n]\nlet qc2 = v(n2)[n]\n"
-        "let il = i(L1)[n]\nlet tend = time[n]\nprint tend qc1 qc2 il\n.endc\n.end\n";
-    const char *path = DIRAC_BINARY_DIR "/textbook_rlc_network.cir";
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", DIRAC_BINARY_DIR, file);
     FILE *f = fopen(path, "w");
-    ENSURE(f != NULL);
     if (!f)
-        return;
+        return 0;
     fputs(netlist, f);
     fclose(f);
     char command[600];
     snprintf(command, sizeof command, "ngspice -b '%s' 2>&1", path);
     FILE *out = popen(command, "r");
-    ENSURE(out != NULL);
     if (!out)
-        return;
-    double tend = NAN, qc1 = NAN, qc2 = NAN, il = NAN;
-    char line[512];
-    while (fgets(line, sizeof line, out)) {
-        sscanf(line, "tend = %lf", &tend);
-        sscanf(line, "qc1 = %lf", &qc1);
-        sscanf(line, "qc2 = %lf", &qc2);
-        sscanf(line, "il = %lf", &il);
-    }
+        return 0;
+    for (int i = 0; i < count; i++)
+        values[i] = NAN;
+    char line[512], format[64];
+    while (fgets(line, sizeof line, out))
+        for (int i = 0; i < count; i++) {
+            snprintf(format, sizeof format, "%s = %%lf", names[i]);
+            sscanf(line, format, &values[i]);
+        }
     // (ngspice -b exits 1 when the netlist has no .tran outside .control; the values decide)
     pclose(out);
-    if (isnan(tend) || isnan(qc1) || isnan(qc2) || isnan(il))
-        fprintf(stderr, "  no result from ngspice: is it installed? (bash scripts/setup.sh)\n");
-    ENSURE_NEAR(tend, 3.0, 1e-12);
-    double y[6], accuracy = 0.0;
-    ENSURE(rlc_network_state(3.0, y, &accuracy) == 0);
-    ENSURE_NEAR(qc1, y[1], 1e-8);
-    ENSURE_NEAR(qc2, y[4], 1e-8);
-    ENSURE_NEAR(il, y[3], 1e-8);
-    printf("       ngspice - reference at t = 3: qC1 %.1e, qC2 %.1e, iL %.1e\n", qc1 - y[1],
-           qc2 - y[4], il - y[3]);
+    for (int i = 0; i < count; i++)
+        if (isnan(values[i])) {
+            fprintf(stderr, "  no '%s' from ngspice: is it installed? (bash scripts/setup.sh)\n",
+                    names[i]);
+            return 0;
+        }
+    return 1;
+}
+
+// The hand-derived nodal equations of the networks (the references of their cells) against
+// ngspice on the same circuits in its own netlist language, at t = 3. With reltol = 1e-9 and
+// steps of at most 1e-5, ngspice agrees with the RK4 references to 7e-10 (steps of at most
+// 1e-4: 7e-8); the tolerance 1e-8 is far below the errors the cells measure (≥ 1e-5) and above
+// ngspice's own.
+#define NGSPICE_OPTIONS                                                                    \
+    ".options reltol=1e-9 abstol=1e-15 vntol=1e-12 chgtol=1e-16 method=gear maxord=6\n"   \
+    ".control\nset numdgt=15\ntran 1e-5 3 0 1e-5 uic\nlet n = length(time) - 1\n"
+
+static void textbook_networks_against_ngspice(void)
+{
+    static const char *const names[] = { "tend", "x1", "x2", "x3" };
+    double values[4], y[6], accuracy = 0.0;
+    // rlc_network: capacitor charges and inductor current
+    static const char rlc[] =
+        "rlc_network of tests/textbook/rlc_network.dirac\n"
+        "V1 in 0 SIN(0 1 0.477464829275686)\n"   // V0 sin(w t), w = 3 rad/s
+        "R1 in n1 1\nC1 n1 0 0.5\nL1 n1 n2 0.5\nC2 n2 0 1\nR2 n2 0 2\n"
+        ".ic v(n1)=0 v(n2)=0\n" NGSPICE_OPTIONS
+        "let tend = time[n]\nlet x1 = 0.5*v(n1)[n]\nlet x2 = v(n2)[n]\nlet x3 = i(L1)[n]\n"
+        "print tend x1 x2 x3\n.endc\n.end\n";
+    if (ngspice_values("textbook_rlc_network.cir", rlc, names, values, 4) &&
+        rlc_network_state(3.0, y, &accuracy) == 0) {
+        ENSURE_NEAR(values[0], 3.0, 1e-12);
+        ENSURE_NEAR(values[1], y[1], 1e-8);   // qC1
+        ENSURE_NEAR(values[2], y[4], 1e-8);   // qC2
+        ENSURE_NEAR(values[3], y[3], 1e-8);   // iL
+        printf("       rlc_network: ngspice - reference at t = 3: qC1 %.1e, qC2 %.1e, iL %.1e\n",
+               values[1] - y[1], values[2] - y[4], values[3] - y[3]);
+    } else
+        ENSURE(!"ngspice and the reference ran");
+    // rc_ladder: capacitor charges and the current through R2
+    static const char ladder[] =
+        "rc_ladder of tests/textbook/rc_ladder.dirac\n"
+        "V1 in 0 SIN(0 1 0.318309886183791)\n"   // V0 sin(w t), w = 2 rad/s
+        "R1 in n1 1\nC1 n1 0 0.5\nR2 n1 n2 2\nC2 n2 0 1\n"
+        ".ic v(n1)=0 v(n2)=0\n" NGSPICE_OPTIONS
+        "let tend = time[n]\nlet x1 = 0.5*v(n1)[n]\nlet x2 = v(n2)[n]\n"
+        "let x3 = (v(n1)[n] - v(n2)[n])/2\nprint tend x1 x2 x3\n.endc\n.end\n";
+    reference_state r;
+    if (ngspice_values("textbook_rc_ladder.cir", ladder, names, values, 4) &&
+        reference_rc_ladder(3.0, &r, &accuracy) == 0) {
+        ENSURE_NEAR(values[0], 3.0, 1e-12);
+        ENSURE_NEAR(values[1], r.q[1], 1e-8);   // qC1
+        ENSURE_NEAR(values[2], r.q[3], 1e-8);   // qC2
+        ENSURE_NEAR(values[3], r.v[2], 1e-8);   // qR2'
+        printf("       rc_ladder: ngspice - reference at t = 3: qC1 %.1e, qC2 %.1e, iR2 %.1e\n",
+               values[1] - r.q[1], values[2] - r.q[3], values[3] - r.v[2]);
+    } else
+        ENSURE(!"ngspice and the reference ran");
 }
 
 // At least 15 models, every method of the table on each.
@@ -512,5 +556,5 @@ static void textbook_coverage(void)
     ENSURE(column_count() <= 16);
 }
 
-TEST_MAIN(TEST(textbook_coverage), TEST(textbook_rlc_network_against_ngspice),
+TEST_MAIN(TEST(textbook_coverage), TEST(textbook_networks_against_ngspice),
           TEST(textbook_matrix))

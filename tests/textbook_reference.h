@@ -99,6 +99,30 @@ static int reference_rlc_network(double t, reference_state *r, double *accuracy)
     return 0;
 }
 
+// rc_ladder: y = (q1, qC1, qR2, qC2), nodal equations.
+static void rhs_rc_ladder(double t, const double *y, double *f, const void *user)
+{
+    (void)user;
+    const double R1 = 1.0, C1 = 0.5, R2 = 2.0, C2 = 1.0, V0 = 1.0, w = 2.0;
+    double e1 = y[1] / C1, e2 = y[3] / C2;
+    double i1 = (V0 * sin(w * t) - e1) / R1, i2 = (e1 - e2) / R2;
+    f[0] = i1;
+    f[1] = i1 - i2;
+    f[2] = i2;
+    f[3] = i2;
+}
+
+static int reference_rc_ladder(double t, reference_state *r, double *accuracy)
+{
+    double y[4] = { 0 }, f[4];
+    if (reference_ode_solve(rhs_rc_ladder, NULL, 4, 0.0, t, reference_steps(t), y, accuracy))
+        return -1;
+    rhs_rc_ladder(t, y, f, NULL);
+    for (int i = 0; i < 4; i++)
+        r->q[i] = y[i], r->v[i] = f[i];
+    return 0;
+}
+
 // knife_edge: spinning at w0 from rest at the origin.
 static int reference_knife_edge(double t, reference_state *r, double *accuracy)
 {
