@@ -1,6 +1,6 @@
 // The textbook suite: every method of `dirac methods` on every model of tests/textbook/ (circuits
 // in branch charges, nonholonomic vehicles, closed-loop mechanisms, rheonomic constraints, a stiff
-// spring, a two-form, oscillators, thermodynamic models). Each cell must either
+// spring, two-forms, oscillators, thermodynamic models). Each cell must either
 //   - converge to the model's independent reference (analytic, or tests/support/reference_ode.c
 //     on minimal coordinates; tests/textbook_reference.h) at the method's order: with e(h) the
 //     largest error of the coordinates, velocities and entropies at four times along [0, t_end],
@@ -75,6 +75,8 @@ static const textbook_model models[] = {
       { 2e-2, 5e-4, 2e-7, 2e-10 }, reference_stiff_spring_pendulum },
     { "charged_particle", "two-form (E x B drift)", 4.0, 0.02, 0.1, 0.2,
       { 5e-1, 1e-3, 2e-5, 2e-8 }, reference_charged_particle },
+    { "dc_motor", "two-form (gyrator), circuit + rotor", 4.0, 0.02, 0.1, 0.2,
+      { 5.0, 1e-2, 1e-4, 5e-8 }, reference_dc_motor },
     { "forced_damped_oscillator", "damped, forced", 4.0, 0.02, 0.1, 0.2,
       { 2e-1, 1e-3, 2e-5, 5e-9 }, reference_forced_damped_oscillator },
     { "duffing", "damped, forced, nonlinear", 4.0, 0.02, 0.1, 0.2, { 2e-1, 5e-4, 5e-6, 2e-9 },
@@ -203,8 +205,8 @@ static char *read_model(const char *name)
 enum { SAMPLE_COUNT = 4 };
 
 // Error max over the sample times and over the coordinates, velocities and entropies of
-// |x − x_ref| with step h (the models are scaled so that all are of order one); NaN and the
-// message when creation or a step fails (*refused: at creation).
+// |x − x_ref| with step h (absolute, in the model's units); NaN and the message when creation or
+// a step fails (*refused: at creation).
 static double run_error(const dirac_model *model, const char *method, double h, double t_end,
                         const reference_state *ref, int *refused, char *message,
                         size_t message_size)

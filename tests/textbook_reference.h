@@ -374,6 +374,26 @@ static int reference_charged_particle(double t, reference_state *r, double *accu
     return 0;
 }
 
+// dc_motor: y = (q, th, i, w).
+static void rhs_dc_motor(double t, const double *y, double *f, const void *user)
+{
+    (void)t, (void)user;
+    const double Lind = 0.5, R = 1.0, V = 12.0, K = 0.1, J = 0.01, b = 0.001;
+    f[0] = y[2];
+    f[1] = y[3];
+    f[2] = (V - R * y[2] - K * y[3]) / Lind;
+    f[3] = (K * y[2] - b * y[3]) / J;
+}
+
+static int reference_dc_motor(double t, reference_state *r, double *accuracy)
+{
+    double y[4] = { 0 };
+    if (reference_ode_solve(rhs_dc_motor, NULL, 4, 0.0, t, reference_steps(t), y, accuracy))
+        return -1;
+    r->q[0] = y[0], r->q[1] = y[1], r->v[0] = y[2], r->v[1] = y[3];
+    return 0;
+}
+
 // forced_damped_oscillator: transient plus steady state.
 static int reference_forced_damped_oscillator(double t, reference_state *r, double *accuracy)
 {
