@@ -83,6 +83,8 @@ static const textbook_model models[] = {
       reference_duffing },
     { "spring_heating", "thermodynamic (friction heating)", 4.0, 0.02, 0.1, 0.2,
       { 5e-2, 1e-3, 5e-6, 5e-8 }, reference_spring_heating },
+    { "adiabatic_piston", "thermodynamic (friction and heat, 2 gases)", 2.0, 0.01, 0.05, 0.1,
+      { 1e-1, 1e-3, 1e-5, 1e-7 }, reference_adiabatic_piston },
     { "two_bodies", "thermodynamic (heat exchange only)", 4.0, 0.05, 0.25, 0.5,
       { 5e-4, 2e-5, 5e-7, 5e-9 }, reference_two_bodies },
     { "lcr_heating", "thermodynamic circuit, degenerate", 4.0, 0.02, 0.1, 0.2,
@@ -116,6 +118,7 @@ static const refusal refusals[] = {
     { "rolling_disk", "lobatto3 lobatto4", "nonholonomic" },
     // friction heating and heat exchange: only midpoint and dgrad integrate entropy
     { "spring_heating", THERMO_REFUSERS, "does not integrate entropy" },
+    { "adiabatic_piston", THERMO_REFUSERS, "does not integrate entropy" },
     { "two_bodies", THERMO_REFUSERS, "does not integrate entropy" },
     { "lcr_heating", THERMO_REFUSERS, "does not integrate entropy" },
 };

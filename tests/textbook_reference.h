@@ -448,6 +448,34 @@ static int reference_spring_heating(double t, reference_state *r, double *accura
     return 0;
 }
 
+// adiabatic_piston: y = (x, x', S1, S2).
+static void rhs_adiabatic_piston(double t, const double *y, double *f, const void *user)
+{
+    (void)t, (void)user;
+    const double m = 6.0, A = 1e-3, l = 1.0, lambda = 30.0, kappa = 0.5, R = 8.314462618;
+    const double N1 = 0.02, N2 = 0.02, c1 = 1.5, c2 = 2.5, T0 = 300.0, Vh = A * l / 2.0;
+    double V1 = A * y[0], V2 = A * (l - y[0]);
+    double U1 = c1 * N1 * R * T0 * exp(y[2] / (c1 * N1 * R)) * pow(Vh / V1, 1.0 / c1);
+    double U2 = c2 * N2 * R * T0 * exp(y[3] / (c2 * N2 * R)) * pow(Vh / V2, 1.0 / c2);
+    double T1 = U1 / (c1 * N1 * R), T2 = U2 / (c2 * N2 * R);
+    double p1 = U1 / (c1 * V1), p2 = U2 / (c2 * V2);
+    f[0] = y[1];
+    f[1] = ((p1 - p2) * A - lambda * y[1]) / m;
+    f[2] = (lambda / 2.0 * y[1] * y[1] + kappa * (T2 - T1)) / T1;
+    f[3] = (lambda / 2.0 * y[1] * y[1] + kappa * (T1 - T2)) / T2;
+}
+
+static int reference_adiabatic_piston(double t, reference_state *r, double *accuracy)
+{
+    const double R = 8.314462618;
+    double y[4] = { 0.5, 0.0, 1.5 * 0.02 * R * log(400.0 / 300.0), 0.0 };
+    if (reference_ode_solve(rhs_adiabatic_piston, NULL, 4, 0.0, t, reference_steps(t), y,
+                            accuracy))
+        return -1;
+    r->q[0] = y[0], r->v[0] = y[1], r->s[0] = y[2], r->s[1] = y[3];
+    return 0;
+}
+
 // two_bodies: y = (S1, S2).
 static void rhs_two_bodies(double t, const double *y, double *f, const void *user)
 {
