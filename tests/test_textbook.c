@@ -69,6 +69,8 @@ static const textbook_model models[] = {
       { 5e-1, 1e-3, 5e-5, 5e-8 }, reference_slider_crank },
     { "bead_on_hoop", "rheonomic (rotating hoop)", 1.0, 0.005, 0.025, 0.05,
       { 5e-1, 2e-3, 5e-6, 5e-10 }, reference_bead_on_hoop },
+    { "rotating_rod", "rheonomic (rod turning in a vertical plane)", 1.0, 0.005, 0.025, 0.05,
+      { 5e-1, 1e-3, 5e-7, 5e-11 }, reference_rotating_rod },
     { "moving_pivot", "rheonomic (driven pivot)", 1.0, 0.005, 0.025, 0.05,
       { 5e-1, 5e-4, 2e-5, 2e-9 }, reference_moving_pivot },
     { "stiff_spring_pendulum", "stiff spring (k/m = 2500)", 0.5, 0.0005, 0.00125, 0.005,

@@ -315,6 +315,20 @@ static int reference_bead_on_hoop(double t, reference_state *r, double *accuracy
     return 0;
 }
 
+// rotating_rod: r(t) along the rod, analytic.
+static int reference_rotating_rod(double t, reference_state *r, double *accuracy)
+{
+    const double g = 9.81, w = 2.0, r0 = 1.0, c = g / (2.0 * w * w);
+    double rho = r0 * cosh(w * t) - c * sinh(w * t) + c * sin(w * t);
+    double rho_t = r0 * w * sinh(w * t) - c * w * cosh(w * t) + c * w * cos(w * t);
+    r->q[0] = rho * cos(w * t);
+    r->q[1] = rho * sin(w * t);
+    r->v[0] = rho_t * cos(w * t) - rho * w * sin(w * t);
+    r->v[1] = rho_t * sin(w * t) + rho * w * cos(w * t);
+    *accuracy = 0.0;
+    return 0;
+}
+
 // moving_pivot: y = (th, th').
 static void rhs_moving_pivot(double t, const double *y, double *f, const void *user)
 {
