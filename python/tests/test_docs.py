@@ -1,6 +1,6 @@
 """The examples of docs/python.md run as written (every ```python block, in order, in one
 namespace, from the repository's root), and so does the figure script of examples/python/."""
-import importlib.util
+import importlib
 import os
 import re
 import subprocess
@@ -19,7 +19,11 @@ def _blocks():
 
 
 def _missing(module):
-    return importlib.util.find_spec(module) is None
+    try:
+        importlib.import_module(module)
+        return False
+    except ImportError:
+        return True
 
 
 def test_doc_examples(monkeypatch, capsys):
