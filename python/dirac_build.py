@@ -31,7 +31,10 @@ def _soname(path):
                 return fields[1]
     except (OSError, subprocess.CalledProcessError):
         pass
-    return os.path.basename(path)
+    # without objdump: the shortest versioned name in the directory that is the same file
+    same = [name for name in glob.glob(os.path.join(os.path.dirname(path), "libdirac.so.*"))
+            if os.path.realpath(name) == path]
+    return os.path.basename(min(same, key=len)) if same else os.path.basename(path)
 
 
 def _library_in(include_dir, lib_dirs, origin):
