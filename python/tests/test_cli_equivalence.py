@@ -2,7 +2,6 @@
 tool's JSON summary, on models of every kind of column: constraints (mu.), outputs,
 interactions of components (F., P.), thermodynamics (S., T.), indexed families; fixed and
 adaptive steps, every > 1, overrides, failed runs."""
-import math
 
 import numpy as np
 import pytest
