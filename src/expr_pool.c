@@ -625,6 +625,19 @@ expr_id expr_make(expr_pool *pool, expr_kind kind, expr_id a, expr_id b)
     if (!expr_valid(pool, a) || (arity == 2 && !expr_valid(pool, b)))
         return expr_pool_fail(pool, DIRAC_ERR_ARGUMENT, "expr_make(%s): child id %d out of range",
                               expr_kind_name(kind), (int)(expr_valid(pool, a) ? b : a));
+    // a selected factor selects the product: WHEN(c, a)*b = WHEN(c, a*b), and likewise for
+    // a/b and -a; equal where c holds, and 0 (not 0*inf) where it does not, so a derivative
+    // chained through the branch not taken stays 0 (reverse mode multiplies the masked
+    // adjoint by that branch's partials)
+    if ((kind == EXPR_MUL || kind == EXPR_DIV || kind == EXPR_NEG) &&
+        pool->nodes[a].kind == EXPR_WHEN) {
+        expr_id c = pool->nodes[a].a, inner = pool->nodes[a].b;
+        return expr_make(pool, EXPR_WHEN, c, expr_make(pool, kind, inner, b));
+    }
+    if (kind == EXPR_MUL && pool->nodes[b].kind == EXPR_WHEN) {
+        expr_id c = pool->nodes[b].a, inner = pool->nodes[b].b;
+        return expr_make(pool, EXPR_WHEN, c, expr_make(pool, kind, a, inner));
+    }
     switch (kind) {
     case EXPR_ADD:
         return make_add(pool, a, b);
