@@ -7,6 +7,7 @@
 
 #include "model.h"
 #include "newton.h"
+#include "run_quality.h"
 
 #include <stdbool.h>
 
@@ -78,6 +79,7 @@ struct dirac_sim {
     long rejected;
     double *trial;                   // q and v after the full trial step
     bool started;                 // dirac2: first step done
+    run_quality quality;          // the run's errors against the model's scales (warnings)
 };
 
 struct sim_method {
