@@ -736,14 +736,6 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
     else if (st->interrupted)
         fprintf(stderr, "dirac simulate: interrupted at t = %g (step %ld of %ld)\n",
                 dirac_sim_time(sim), st->steps_done, s->steps);
-    int warnings = dirac_sim_warning_count(sim);
-    for (int k = 0; k < warnings; k++)
-        print_message("warning: ", dirac_sim_warning(sim, k));
-    if (warnings > 0 && a->strict && rc == 0) {
-        fprintf(stderr, "dirac simulate: error: %d %s and --strict was given\n", warnings,
-                warnings == 1 ? "warning" : "warnings");
-        rc = EXIT_FAILED;
-    }
     int csv_error = csv_close(csv);
     if (csv_error) {
         fprintf(stderr, "dirac simulate: error: writing '%s' failed: %s\n", csv_path,
@@ -765,6 +757,17 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
                             "(t = %.10g, step %ld) is in %s (%ld %s)\n",
                     dirac_sim_time(sim), st->steps_done, csv_path, st->rows,
                     st->rows == 1 ? "row" : "rows");
+    }
+    // the run's quality against the model's scales (also of a failed or interrupted run)
+    int warnings = dirac_sim_warning_count(sim);
+    for (int k = 0; k < warnings; k++)
+        print_message("warning: ", dirac_sim_warning(sim, k));
+    if (warnings > 0 && a->strict && rc == 0) {
+        st->failed = 1;
+        st->error = warnings == 1 ? "the run raised a warning and --strict was given"
+                                  : "the run raised warnings and --strict was given";
+        print_message("error: ", st->error);
+        rc = EXIT_FAILED;
     }
     return rc;
 }
