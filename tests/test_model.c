@@ -174,8 +174,8 @@ static void pendulum(void)
     ENSURE(dirac_model_write_equations(m, DIRAC_EQUATIONS_TEXT, out, NULL) == DIRAC_OK);
     fclose(out);
     ENSURE_CONTAINS(text_out, "p.x = 1.5*x'");
-    ENSURE_CONTAINS(text_out, "d/dt p.x = mu.rod*(2*x)");
-    ENSURE_CONTAINS(text_out, "d/dt p.y = -14.715 + mu.rod*(2*y)");
+    ENSURE_CONTAINS(text_out, "d/dt p.x = mu.rod*2*x");
+    ENSURE_CONTAINS(text_out, "d/dt p.y = -14.715 + mu.rod*2*y");
     ENSURE_CONTAINS(text_out, "rod (holonomic): ");
     free(text_out);
     out = open_memstream(&text_out, &size);
