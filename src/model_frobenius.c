@@ -107,8 +107,21 @@ dirac_status model_frobenius_symbolic(const dirac_model *m, dirac_integrability 
         verdict[a] = m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC
                          ? DIRAC_INTEGRABLE_HOLONOMIC
                          : DIRAC_DEFECT_ZERO_AT_INITIAL_STATE;
-    if (f->nnz == 0)
+    // the nonholonomic forms' coefficients (holonomic forms are exact: nothing to test)
+    int count = 0;
+    for (int a = 0; a < m->m; a++)
+        if (m->constraints[a].kind != DIRAC_CONSTRAINT_HOLONOMIC)
+            count += f->row_start[a + 1] - f->row_start[a];
+    if (count == 0)
         return DIRAC_OK;
+    expr_id *roots = malloc((size_t)count * sizeof *roots);
+    if (!roots)
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    count = 0;
+    for (int a = 0; a < m->m; a++)
+        for (int k = f->row_start[a];
+             m->constraints[a].kind != DIRAC_CONSTRAINT_HOLONOMIC && k < f->row_start[a + 1]; k++)
+            roots[count++] = f->values.ids[k];
     expr_pool *pool = NULL;
     dirac_status status = expr_pool_create(&pool, err);
     expr_id *map = NULL, *w = NULL, *d = NULL;
@@ -122,7 +135,8 @@ dirac_status model_frobenius_symbolic(const dirac_model *m, dirac_integrability 
             status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     }
     if (status == DIRAC_OK)
-        status = copy_expressions(m->pool, f->nnz, f->values.ids, pool, map, err);
+        status = copy_expressions(m->pool, count, roots, pool, map, err);
+    free(roots);
     for (int a = 0; status == DIRAC_OK && a < m->m; a++) {
         if (m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC)
             continue;
