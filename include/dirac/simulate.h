@@ -152,11 +152,12 @@ typedef struct dirac_sim_quality {
 /// The quality measures of the run so far.
 void dirac_sim_quality_get(const dirac_sim *sim, dirac_sim_quality *out);
 
-/// Warnings about the run so far: one per measure of dirac_sim_quality beyond its threshold,
-/// each a sentence naming the quantity, its value, its scale, the threshold and the time
-/// ("energy balance error 3.1e+139 J-equivalent ..."). The count is 0 for a trustworthy run.
-/// The messages are formatted by dirac_sim_warning_count (not during the steps) and stay
-/// valid until the next step.
+/// Warnings about the run so far: one per measure of dirac_sim_quality beyond its threshold
+/// (a NaN measure counts as beyond), each a sentence naming the quantity, its value, the time,
+/// its scale and the threshold ("energy balance error |E - E0 - W| = 4e+12 at t = 2 is 0.5 of
+/// the model's energy scale 8e+12 (threshold 0.01): ..."). The count is 0 for a trustworthy
+/// run. The messages are formatted by dirac_sim_warning_count (the steps only update maxima,
+/// without allocating) and stay valid until the next step or call.
 int dirac_sim_warning_count(const dirac_sim *sim);
 /// Warning i (0 .. count-1) of the last dirac_sim_warning_count; NULL for a bad index.
 const char *dirac_sim_warning(const dirac_sim *sim, int i);
