@@ -10,8 +10,9 @@
 //   velocity level   max_t (|⟨ω_a, v⟩ + b_a| / |ω_a|) / ν_a, ν_a the largest |v_i| of its
 //                    coordinates (or |b_a|/|ω_a|, the constraint's own driving speed)
 //   second law       the largest drop of the entropy produced, Π = Σ (ΔS − h P/T) over the
-//                    steps (P the heat input, trapezoidal in P/T), below its running maximum,
-//                    relative to the total range of the entropy variables over the run
+//                    steps (P the heat input and T at the step's midpoint, where the methods
+//                    take them), below its running maximum, relative to the total range of
+//                    the entropy variables over the run
 //
 // Every scale is a maximum over the run, so the ratios stay O(1) or more when a run explodes
 // (the error grows with the scale) and are far below the thresholds on resolved runs.
@@ -34,17 +35,40 @@ static double max_or_nan(double a, double b)
     return b > a || isnan(b) ? b : a;
 }
 
-// Σ_j P_j / T_j at the current node (heat inputs over temperatures); sim->eval[2].x must hold
-// the node.
-static double heat_rate(dirac_sim *sim)
+// Σ_j P_j / T_j (heat inputs over temperatures T = −∂L/∂S) at the midpoint of the step from
+// the last node (rq->previous: q, v, S) to the current one, where the thermodynamic methods
+// take them (to O(h²) per step: the discrete-gradient temperature differs from T(S̄) by that).
+static double heat_rate_midpoint(dirac_sim *sim)
 {
+    run_quality *rq = &sim->quality;
     const dirac_model *m = sim->model;
-    model_group_eval(&m->thermal, sim->eval[2].x, sim->tape_work, sim->thermal_values);
+    int n = sim->n, ns = sim->ns;
+    double *mid = rq->midpoint, *previous = rq->previous;
+    for (int i = 0; i < n; i++) {
+        mid[i] = 0.5 * (previous[i] + sim->q[i]);
+        mid[n + i] = 0.5 * (previous[n + i] + sim->v[i]);
+    }
+    for (int j = 0; j < ns; j++)
+        mid[2 * n + j] = 0.5 * (previous[2 * n + j] + sim->s[j]);
+    sim_eval *e = &sim->eval[2];
+    sim_evaluate(sim, e, mid, mid + n, mid + 2 * n, 0.5 * (rq->t_previous + sim->t), NULL,
+                 EVAL_GRADIENT);
+    model_group_eval(&m->thermal, e->x, sim->tape_work, sim->thermal_values);
     const double *heat_in = sim->thermal_values + m->friction_count + m->heat_count;
     double rate = 0.0;
-    for (int j = 0; j < sim->ns; j++)
-        rate += heat_in[j] / sim->temperature[j];
+    for (int j = 0; j < ns; j++)
+        rate += heat_in[j] / -e->gradient[m->first_s + j];
     return rate;
+}
+
+// Keeps the node as the previous one of the next step (models with heat input).
+static void remember_node(dirac_sim *sim)
+{
+    int n = sim->n;
+    double *previous = sim->quality.previous;
+    memcpy(previous, sim->q, (size_t)n * sizeof *previous);
+    memcpy(previous + n, sim->v, (size_t)n * sizeof *previous);
+    memcpy(previous + 2 * n, sim->s, (size_t)sim->ns * sizeof *previous);
 }
 
 static double total_entropy(const dirac_sim *sim)
@@ -78,10 +102,8 @@ static void observe_node(dirac_sim *sim, int first)
     rq->work_previous = sim->work;
 
     sim_eval *e = &sim->eval[2];
-    int need_node = sim->mc > 0 || (sim->ns > 0 && rq->has_heat_input);
-    if (need_node)
-        sim_evaluate(sim, e, sim->q, sim->v, sim->s, sim->t, sim->mu,
-                     sim->mc > 0 ? EVAL_CONSTRAINTS : 0);
+    if (sim->mc > 0)
+        sim_evaluate(sim, e, sim->q, sim->v, sim->s, sim->t, sim->mu, EVAL_CONSTRAINTS);
     const model_sparse *f = &m->constraint_forms;
     for (int a = 0; a < sim->mc; a++) {
         double norm2 = 0.0, g = e->rates[a], length = 0.0, speed = 0.0;
@@ -109,11 +131,12 @@ static void observe_node(dirac_sim *sim, int first)
         }
     }
     if (sim->ns > 0) {
-        double rate = rq->has_heat_input ? heat_rate(sim) : 0.0, total = total_entropy(sim);
+        double total = total_entropy(sim);
         if (!first) {
-            // Π += ΔS − h (P/T averaged over the step's two nodes)
-            rq->entropy_produced += (total - rq->entropy_previous) -
-                                    0.5 * (sim->t - rq->t_previous) * (rate + rq->heat_rate_previous);
+            // Π += ΔS − h P/T (at the step's midpoint)
+            double heat = rq->has_heat_input
+                              ? (sim->t - rq->t_previous) * heat_rate_midpoint(sim) : 0.0;
+            rq->entropy_produced += (total - rq->entropy_previous) - heat;
             if (rq->entropy_produced > rq->entropy_produced_max)
                 rq->entropy_produced_max = rq->entropy_produced;
             double drop = rq->entropy_produced_max - rq->entropy_produced;
@@ -122,8 +145,9 @@ static void observe_node(dirac_sim *sim, int first)
                 rq->entropy_drop_time = sim->t;
             }
         }
+        if (rq->has_heat_input)
+            remember_node(sim);
         rq->entropy_previous = total;
-        rq->heat_rate_previous = rate;
         for (int j = 0; j < sim->ns; j++) {
             if (first || sim->s[j] < rq->entropy_min[j])
                 rq->entropy_min[j] = sim->s[j];
@@ -172,6 +196,13 @@ dirac_status run_quality_start(dirac_sim *sim, dirac_error *err)
     for (int j = 0; j < m->ns; j++)
         if (!expr_is_const(m->pool, m->heat_input[j], 0.0))
             rq->has_heat_input = 1;
+    if (rq->has_heat_input) {
+        size_t size = 2 * (size_t)sim->n + ns;
+        rq->previous = calloc(size, sizeof(double));
+        rq->midpoint = calloc(size, sizeof(double));
+        if (!rq->previous || !rq->midpoint)
+            return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    }
     rq->energy0 = sim->energy;
     rq->work0 = rq->work_previous = sim->work;
     int k = first_nonfinite_output(sim);
@@ -187,7 +218,7 @@ void run_quality_free(run_quality *rq)
 {
     double *arrays[] = { rq->distance, rq->distance_time, rq->length, rq->velocity_distance,
                          rq->velocity_distance_time, rq->speed, rq->entropy_min,
-                         rq->entropy_max, rq->outputs };
+                         rq->entropy_max, rq->outputs, rq->previous, rq->midpoint };
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         free(arrays[k]);
 }

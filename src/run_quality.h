@@ -21,8 +21,8 @@ typedef struct run_quality {
     // largest drop below it; the range of each entropy variable (min, max)
     double entropy_produced, entropy_produced_max, entropy_drop, entropy_drop_time;
     double *entropy_min, *entropy_max;
-    double entropy_previous, heat_rate_previous;   // total S and Σ_j P_j / T_j at the last node
-    double t_previous;
+    double entropy_previous, t_previous;  // total S and t at the last node
+    double *previous, *midpoint;          // heat input: (q, v, S) at the last node; scratch
     int has_heat_input;
     double *outputs;                      // output values (the finiteness check)
     char messages[RUN_QUALITY_MAX_WARNINGS][512];

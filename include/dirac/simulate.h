@@ -147,7 +147,7 @@ typedef struct dirac_sim_quality {
 #define DIRAC_WARN_ENERGY 1e-2
 #define DIRAC_WARN_CONSTRAINT 1e-3
 #define DIRAC_WARN_VELOCITY_CONSTRAINT 1e-2
-#define DIRAC_WARN_ENTROPY 1e-6
+#define DIRAC_WARN_ENTROPY 1e-3
 
 /// The quality measures of the run so far.
 void dirac_sim_quality_get(const dirac_sim *sim, dirac_sim_quality *out);
