@@ -136,9 +136,9 @@ typedef struct dirac_sim_quality {
     double velocity_constraint_error;
     double velocity_constraint_error_time;
     int velocity_constraint_error_index;
-    /// largest decrease of the total entropy produced (ΔS − heat input / T, summed over the
-    /// steps from any earlier node) relative to S_scale, the entropy variables' total range
-    /// over the run; 0 without entropy variables
+    /// largest decrease of the entropy produced, Π = Σ_steps (ΔS − h P/T) with the heat input P
+    /// and T = −∂L/∂S at each step's midpoint, below its earlier maximum, relative to the
+    /// entropy variables' total range over the run; 0 without entropy variables
     double entropy_decrease;
     double entropy_decrease_time;
 } dirac_sim_quality;
