@@ -827,7 +827,7 @@ static dirac_status step_size_failure(dirac_sim *sim, double t, double h, const 
                             "give an absolute tolerance (--atol)");
     if (last[0] && written > 0 && (size_t)written < sizeof sim->errmsg)
         snprintf(sim->errmsg + written, sizeof sim->errmsg - (size_t)written,
-                 "; the last trial step failed: %.400s", last);
+                 "; the last trial step failed: %.600s", last);
     return DIRAC_ERR_STEP_SIZE;
 }
 
