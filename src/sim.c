@@ -755,10 +755,12 @@ static bool estimated(const dirac_sim *sim, int block, int i)
 {
     const sim_method *m = sim->method;
     switch (block) {
-    case BLOCK_V:
-        return !m->lagged_velocity && !(m->unconstrained_node_velocity && sim->constrained[i]);
-    case BLOCK_P:   // dirac1: (q, p) is its state (symplectic Euler without constraints)
-        return m->lagged_velocity && !(m->unconstrained_node_velocity && sim->constrained[i]);
+    case BLOCK_V:   // dgrad: the alternating mode reaches every velocity the mass matrix
+                    // couples to a constrained one, so with constraints none is compared
+        return !m->lagged_velocity && !(m->unconstrained_node_velocity && sim->mc > 0);
+    case BLOCK_P:   // dirac1: (q, p) is its state (symplectic Euler without constraints); the
+                    // constraint impulses enter only the constrained coordinates' momenta
+        return m->lagged_velocity && !sim->constrained[i];
     default:
         return true;
     }
