@@ -7,6 +7,7 @@
 
 #include "model.h"
 #include "newton.h"
+#include "run_quality.h"
 
 #include <stdbool.h>
 
@@ -85,6 +86,7 @@ struct dirac_sim {
     unsigned char *constrained;      // per coordinate: appears in some constraint's form
     bool started;                 // dirac2: first step done
     double stage_guess_t, stage_guess_h;   // lobatto: start and size of the kept stages' step
+    run_quality quality;          // the run's errors against the model's scales (warnings)
 };
 
 struct sim_method {
