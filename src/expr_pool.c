@@ -358,6 +358,8 @@ static expr_id make_pow(expr_pool *pool, expr_id a, expr_id b);
 // -a
 static expr_id make_neg(expr_pool *pool, expr_id a)
 {
+    if (a == EXPR_NONE)   // an inner constructor failed (out of memory), already recorded
+        return EXPR_NONE;
     const expr_node n = pool->nodes[a];   // copies: constructors below may move the nodes
     double c;
     expr_id y;
@@ -375,6 +377,8 @@ static expr_id make_neg(expr_pool *pool, expr_id a)
 // a + b
 static expr_id make_add(expr_pool *pool, expr_id a, expr_id b)
 {
+    if (a == EXPR_NONE || b == EXPR_NONE)
+        return EXPR_NONE;
     double c;
     expr_id y;
     if (is_const(pool, a) && is_const(pool, b)) {
@@ -416,6 +420,8 @@ static expr_id make_add(expr_pool *pool, expr_id a, expr_id b)
 // a - b
 static expr_id make_sub(expr_pool *pool, expr_id a, expr_id b)
 {
+    if (a == EXPR_NONE || b == EXPR_NONE)
+        return EXPR_NONE;
     double c;
     expr_id y;
     if (is_const(pool, a) && is_const(pool, b)) {
@@ -463,6 +469,8 @@ static int integer_power(const expr_pool *pool, expr_id id, expr_id *x, double *
 // a * b
 static expr_id make_mul(expr_pool *pool, expr_id a, expr_id b)
 {
+    if (a == EXPR_NONE || b == EXPR_NONE)
+        return EXPR_NONE;
     double c, na, nb;
     expr_id y, xa, xb;
     if (is_const(pool, a) && is_const(pool, b)) {
@@ -520,6 +528,8 @@ static int is_power_of_two(double x)
 // a / b
 static expr_id make_div(expr_pool *pool, expr_id a, expr_id b)
 {
+    if (a == EXPR_NONE || b == EXPR_NONE)
+        return EXPR_NONE;
     if (is_const(pool, a) && is_const(pool, b)) {
         expr_id r = fold(pool, EXPR_DIV, a, b);
         if (r != EXPR_NONE)
@@ -541,6 +551,8 @@ static expr_id make_div(expr_pool *pool, expr_id a, expr_id b)
 // a ^ b
 static expr_id make_pow(expr_pool *pool, expr_id a, expr_id b)
 {
+    if (a == EXPR_NONE || b == EXPR_NONE)
+        return EXPR_NONE;
     if (is_const(pool, a) && is_const(pool, b)) {
         expr_id r = fold(pool, EXPR_POW, a, b);
         if (r != EXPR_NONE)
@@ -572,6 +584,8 @@ static expr_id make_pow(expr_pool *pool, expr_id a, expr_id b)
 // kind(a) for a unary function
 static expr_id make_function(expr_pool *pool, expr_kind kind, expr_id a)
 {
+    if (a == EXPR_NONE)
+        return EXPR_NONE;
     const expr_node node = pool->nodes[a], *n = &node;
     if (n->kind == EXPR_CONST) {
         expr_id r = fold(pool, kind, a, EXPR_NONE);

@@ -153,7 +153,10 @@ static dirac_status rk4_step(dirac_sim *sim)
 static dirac_status explicit_check(dirac_sim *sim)
 {
     double *a = sim->scratch, *mu = a + sim->n, power;
-    if (sim_acceleration(sim, sim->q, sim->v, sim->t, a, mu, &power) != DIRAC_OK) {
+    dirac_status status = sim_acceleration(sim, sim->q, sim->v, sim->t, a, mu, &power);
+    if (status == DIRAC_ERR_NOMEM)
+        return status;
+    if (status != DIRAC_OK) {
         snprintf(sim->errmsg, sizeof sim->errmsg,
                  "method '%s' needs an ODE, but the matrix [d2L/dv2, constraint forms] is "
                  "singular at the initial state (degenerate Lagrangian or dependent "

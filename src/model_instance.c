@@ -12,6 +12,8 @@
 
 static void instance_free(instance *in)
 {
+    if (!in)
+        return;
     free(in->prefix);
     free(in->children);
     free(in->param_values);
@@ -78,7 +80,7 @@ int instance_tree_build(instance_tree *tree, spec *s, const spec_model *root)
     int cap = 0;
     instance *top = instance_new(s, root, NULL, -1, "");
     if (!top || !tree_push(tree, top, &cap, s)) {
-        free(top);
+        instance_free(top);
         return 0;
     }
     // pre-order by a growing list: item k's children are appended after it, which visits
@@ -98,7 +100,7 @@ int instance_tree_build(instance_tree *tree, spec *s, const spec_model *root)
             if (!prefix)
                 spec_out_of_memory(s);
             if (!child || !tree_push(tree, child, &cap, s)) {
-                free(child);
+                instance_free(child);
                 return 0;
             }
             in->children[c] = child;

@@ -183,8 +183,9 @@ void sim_name_coordinate_rows(const dirac_sim *sim, int index, char *buf, size_t
 dirac_status sim_fail_newton(dirac_sim *sim, dirac_status status, const char *stage,
                              sim_name_fn name)
 {
-    char what[160];
-    name(sim, sim->nw.worst, what, sizeof what);
+    char what[160] = "an unknown equation";
+    if (sim->nw.worst >= 0)   // -1 when the failure happened before an unknown was singled out
+        name(sim, sim->nw.worst, what, sizeof what);
     double t_next = sim->t + sim->h;
     switch (status) {
     case DIRAC_ERR_NEWTON:
@@ -202,11 +203,15 @@ dirac_status sim_fail_newton(dirac_sim *sim, dirac_status status, const char *st
                  "Lagrangian or dependent constraints?)",
                  sim->steps + 1, sim->t, t_next, sim->method->info.name, stage, what);
         break;
-    default:
+    case DIRAC_ERR_NOT_FINITE:
         snprintf(sim->errmsg, sizeof sim->errmsg,
                  "step %ld from t = %.17g to %.17g (%s, %s): non-finite value in %s",
                  sim->steps + 1, sim->t, t_next, sim->method->info.name, stage, what);
-        status = DIRAC_ERR_NOT_FINITE;
+        break;
+    default:   // out of memory (the sparse solver's first factorization), LAPACK failures
+        snprintf(sim->errmsg, sizeof sim->errmsg, "step %ld from t = %.17g to %.17g (%s, %s): %s",
+                 sim->steps + 1, sim->t, t_next, sim->method->info.name, stage,
+                 dirac_status_string(status));
         break;
     }
     return status;
@@ -534,8 +539,13 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
         memcpy(sim->p, e->gradient + model->first_v, n * sizeof(double));
         // initial multipliers from the index-reduced equations, where they exist
         double *a = sim->scratch, *mu = a + n, power;
-        if (sim->mc > 0 && sim_acceleration(sim, sim->q, sim->v, sim->t, a, mu, &power) == DIRAC_OK)
+        dirac_status solved = sim->mc > 0 ? sim_acceleration(sim, sim->q, sim->v, sim->t, a, mu,
+                                                             &power)
+                                           : DIRAC_ERR_UNSUPPORTED;
+        if (solved == DIRAC_OK)
             memcpy(sim->mu, mu, (size_t)sim->mc * sizeof *sim->mu);
+        else if (solved == DIRAC_ERR_NOMEM)   // a singular system only leaves μ0 = 0
+            status = error_set(err, DIRAC_ERR_NOMEM, "out of memory creating the simulation");
         sim_update_diagnostics(sim);
         sim->energy0 = sim->energy;
         for (int j = 0; j < sim->ns; j++)
@@ -545,8 +555,14 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
                                    "temperatures -dL/dS must be positive",
                                    model->entropy_names[j], sim->temperature[j]);
     }
-    if (status == DIRAC_OK && method->check && method->check(sim) != DIRAC_OK)
-        status = error_set(err, DIRAC_ERR_UNSUPPORTED, "%s", sim->errmsg);
+    if (status == DIRAC_OK && method->check) {
+        dirac_status checked = method->check(sim);
+        if (checked != DIRAC_OK)
+            status = error_set(err, checked == DIRAC_ERR_NOMEM ? checked : DIRAC_ERR_UNSUPPORTED,
+                               "%s", checked == DIRAC_ERR_NOMEM && !sim->errmsg[0]
+                                         ? "out of memory creating the simulation"
+                                         : sim->errmsg);
+    }
     if (status != DIRAC_OK) {
         dirac_sim_destroy(sim);
         return status;
