@@ -835,6 +835,8 @@ static int compile_model(compile_state *c, const spec_model *root)
 
 dirac_status dirac_model_compile(dirac_spec *ds, dirac_model **out)
 {
+    if (!out)
+        return DIRAC_ERR_ARGUMENT;
     *out = NULL;
     if (!ds)
         return DIRAC_ERR_ARGUMENT;

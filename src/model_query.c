@@ -11,48 +11,49 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *dirac_model_name(const dirac_model *m) { return m->name; }
-int dirac_model_coordinate_count(const dirac_model *m) { return m->n; }
-int dirac_model_entropy_count(const dirac_model *m) { return m->ns; }
-int dirac_model_constraint_count(const dirac_model *m) { return m->m; }
-int dirac_model_component_count(const dirac_model *m) { return m->component_count; }
-int dirac_model_output_count(const dirac_model *m) { return m->output_count; }
+// Queries of a NULL model or a bad index return NULL (names), -1 (counts, flags) or nothing.
+const char *dirac_model_name(const dirac_model *m) { return m ? m->name : NULL; }
+int dirac_model_coordinate_count(const dirac_model *m) { return m ? m->n : -1; }
+int dirac_model_entropy_count(const dirac_model *m) { return m ? m->ns : -1; }
+int dirac_model_constraint_count(const dirac_model *m) { return m ? m->m : -1; }
+int dirac_model_component_count(const dirac_model *m) { return m ? m->component_count : -1; }
+int dirac_model_output_count(const dirac_model *m) { return m ? m->output_count : -1; }
 
 const char *dirac_model_coordinate_name(const dirac_model *m, int i)
 {
-    return i >= 0 && i < m->n ? m->coord_names[i] : NULL;
+    return m && i >= 0 && i < m->n ? m->coord_names[i] : NULL;
 }
 
 const char *dirac_model_entropy_name(const dirac_model *m, int i)
 {
-    return i >= 0 && i < m->ns ? m->entropy_names[i] : NULL;
+    return m && i >= 0 && i < m->ns ? m->entropy_names[i] : NULL;
 }
 
 const char *dirac_model_constraint_name(const dirac_model *m, int a)
 {
-    return a >= 0 && a < m->m ? m->constraints[a].name : NULL;
+    return m && a >= 0 && a < m->m ? m->constraints[a].name : NULL;
 }
 
 const char *dirac_model_output_name(const dirac_model *m, int k)
 {
-    return k >= 0 && k < m->output_count ? m->output_names[k] : NULL;
+    return m && k >= 0 && k < m->output_count ? m->output_names[k] : NULL;
 }
 
 dirac_constraint_kind dirac_model_constraint_kind(const dirac_model *m, int a)
 {
-    return m->constraints[a].kind;
+    return m && a >= 0 && a < m->m ? m->constraints[a].kind : DIRAC_CONSTRAINT_INVALID;
 }
 
 int dirac_model_constraint_is_time_dependent(const dirac_model *m, int a)
 {
-    return m->constraints[a].time_dependent;
+    return m && a >= 0 && a < m->m ? m->constraints[a].time_dependent : -1;
 }
 
-int dirac_model_interaction_count(const dirac_model *m) { return m->interaction_count; }
+int dirac_model_interaction_count(const dirac_model *m) { return m ? m->interaction_count : -1; }
 
 const char *dirac_model_interaction_name(const dirac_model *m, int k)
 {
-    if (k < 0 || k >= m->interaction_count)
+    if (!m || k < 0 || k >= m->interaction_count)
         return NULL;
     int index = m->interaction_index[k];
     return m->interaction_kind[k] == 0 ? m->constraints[index].name : m->twoform_names[index];
@@ -60,12 +61,20 @@ const char *dirac_model_interaction_name(const dirac_model *m, int k)
 
 const int *dirac_model_interaction_coordinates(const dirac_model *m, int k, int *count)
 {
-    *count = k >= 0 && k < m->interaction_count ? m->interaction_coord_count[k] : 0;
-    return *count ? m->interaction_coords[k] : NULL;
+    int found = m && k >= 0 && k < m->interaction_count ? m->interaction_coord_count[k] : 0;
+    if (count)
+        *count = found;
+    return found ? m->interaction_coords[k] : NULL;
 }
 
 void dirac_model_simulate_defaults(const dirac_model *m, dirac_simulate_defaults *out)
 {
+    if (!out)
+        return;
+    if (!m) {   // nothing set
+        memset(out, 0, sizeof *out);
+        return;
+    }
     out->method = m->has_method ? m->method : NULL;
     out->dt = m->dt;
     out->t_end = m->t_end;
@@ -82,6 +91,8 @@ void dirac_model_simulate_defaults(const dirac_model *m, dirac_simulate_defaults
 
 void dirac_model_initial_state(const dirac_model *m, double *q, double *v, double *s)
 {
+    if (!m)
+        return;
     if (q)
         memcpy(q, m->q0, (size_t)m->n * sizeof *q);
     if (v)
@@ -256,7 +267,11 @@ void dirac_model_analysis_free(dirac_model_analysis *a)
 dirac_status dirac_model_analyze(const dirac_model *m, dirac_model_analysis *out,
                                  dirac_error *err)
 {
+    if (!out)
+        return error_set(err, DIRAC_ERR_ARGUMENT, "dirac_model_analyze: out is NULL");
     memset(out, 0, sizeof *out);
+    if (!m)
+        return error_set(err, DIRAC_ERR_ARGUMENT, "dirac_model_analyze: the model is NULL");
     if (m->n > DIRAC_ANALYSIS_MAX_COORDINATES)
         return error_set(err, DIRAC_ERR_UNSUPPORTED,
                          "the dense analysis at the initial state is limited to %d coordinates "

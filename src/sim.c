@@ -438,11 +438,47 @@ static dirac_status initial_consistency(dirac_sim *sim, int project, dirac_error
     return status;
 }
 
+// Every option is checked before use: non-finite or negative values are refused, not replaced.
+static dirac_status check_options(const dirac_sim_options *o, dirac_error *err)
+{
+    if (!o)
+        return error_set(err, DIRAC_ERR_ARGUMENT, "the simulation options are NULL (the step dt "
+                         "is required)");
+    if (!(o->dt > 0.0) || !isfinite(o->dt))
+        return error_set(err, DIRAC_ERR_ARGUMENT, "the step dt must be a positive number (got %g)",
+                         o->dt);
+    if (!isfinite(o->t0))
+        return error_set(err, DIRAC_ERR_ARGUMENT, "the initial time t0 must be finite (got %g)",
+                         o->t0);
+    if (!(o->newton_rtol >= 0.0) || !isfinite(o->newton_rtol))
+        return error_set(err, DIRAC_ERR_ARGUMENT, "the Newton tolerance must be a positive "
+                         "number or 0 for the default (got %g)", o->newton_rtol);
+    if (o->newton_max_iterations < 0)
+        return error_set(err, DIRAC_ERR_ARGUMENT, "the Newton iteration limit must be positive "
+                         "or 0 for the default (got %d)", o->newton_max_iterations);
+    if (o->linear_solver != DIRAC_LINEAR_AUTO && o->linear_solver != DIRAC_LINEAR_DENSE &&
+        o->linear_solver != DIRAC_LINEAR_SPARSE)
+        return error_set(err, DIRAC_ERR_ARGUMENT, "unknown linear solver %d",
+                         (int)o->linear_solver);
+    if (!(o->adaptive_rtol >= 0.0) || !isfinite(o->adaptive_rtol) || !(o->adaptive_atol >= 0.0) ||
+        !isfinite(o->adaptive_atol))
+        return error_set(err, DIRAC_ERR_ARGUMENT, "the adaptive tolerances must be non-negative "
+                         "numbers (got rtol %g, atol %g)", o->adaptive_rtol, o->adaptive_atol);
+    return DIRAC_OK;
+}
+
 dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options *options,
                               dirac_sim **out, dirac_error *err)
 {
+    if (!out)
+        return error_set(err, DIRAC_ERR_ARGUMENT, "dirac_sim_create: out is NULL");
     *out = NULL;
-    const char *name = options && options->method ? options->method : "midpoint";
+    if (!model)
+        return error_set(err, DIRAC_ERR_ARGUMENT, "dirac_sim_create: the model is NULL");
+    dirac_status valid = check_options(options, err);
+    if (valid != DIRAC_OK)
+        return valid;
+    const char *name = options->method ? options->method : "midpoint";
     const sim_method *method = NULL;
     for (int i = 0; i < METHOD_COUNT; i++)
         if (!strcmp(methods[i]->info.name, name))
@@ -454,10 +490,7 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
                      methods[i]->info.name);
         return error_set(err, DIRAC_ERR_ARGUMENT, "unknown method '%s' (methods: %s)", name, list);
     }
-    double h = options ? options->dt : 0.0;
-    if (!(h > 0.0) || !isfinite(h))
-        return error_set(err, DIRAC_ERR_ARGUMENT, "the step dt must be a positive number (got %g)",
-                         h);
+    double h = options->dt;
     dirac_sim *sim = calloc(1, sizeof *sim);
     if (!sim)
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
@@ -714,6 +747,8 @@ static dirac_status adaptive_step(dirac_sim *sim)
 
 dirac_status dirac_sim_step(dirac_sim *sim)
 {
+    if (!sim)
+        return DIRAC_ERR_ARGUMENT;
     sim->errmsg[0] = '\0';
     save_state(sim);
     dirac_status status;
@@ -730,36 +765,57 @@ dirac_status dirac_sim_step(dirac_sim *sim)
     return DIRAC_OK;
 }
 
-double dirac_sim_next_step_size(const dirac_sim *sim) { return sim->adaptive ? sim->h_next : sim->h; }
-double dirac_sim_last_step_size(const dirac_sim *sim) { return sim->h_last; }
-long dirac_sim_rejected_steps(const dirac_sim *sim) { return sim->rejected; }
+// Queries of a NULL simulation return NaN (values), -1 (counts), NULL (arrays), and a message.
+double dirac_sim_next_step_size(const dirac_sim *sim)
+{
+    return !sim ? (double)NAN : sim->adaptive ? sim->h_next : sim->h;
+}
+double dirac_sim_last_step_size(const dirac_sim *sim) { return sim ? sim->h_last : (double)NAN; }
+long dirac_sim_rejected_steps(const dirac_sim *sim) { return sim ? sim->rejected : -1; }
 
 dirac_status dirac_sim_set_next_step_size(dirac_sim *sim, double h)
 {
-    if (!sim->adaptive || !(h > 0.0) || !isfinite(h))
+    if (!sim || !sim->adaptive || !(h > 0.0) || !isfinite(h))
         return DIRAC_ERR_ARGUMENT;
     sim->h_next = h;
     return DIRAC_OK;
 }
 
-const char *dirac_sim_errmsg(const dirac_sim *sim) { return sim->errmsg; }
-double dirac_sim_time(const dirac_sim *sim) { return sim->t; }
-long dirac_sim_step_count(const dirac_sim *sim) { return sim->steps; }
-const double *dirac_sim_q(const dirac_sim *sim) { return sim->q; }
-const double *dirac_sim_v(const dirac_sim *sim) { return sim->v; }
-const double *dirac_sim_p(const dirac_sim *sim) { return sim->p; }
-const double *dirac_sim_mu(const dirac_sim *sim) { return sim->mu; }
-const double *dirac_sim_s(const dirac_sim *sim) { return sim->s; }
-const double *dirac_sim_temperature(const dirac_sim *sim) { return sim->temperature; }
-double dirac_sim_energy(const dirac_sim *sim) { return sim->energy; }
-double dirac_sim_work(const dirac_sim *sim) { return sim->work; }
-double dirac_sim_constraint_residual(const dirac_sim *sim) { return sim->constraint_residual; }
-double dirac_sim_velocity_constraint_residual(const dirac_sim *sim) { return sim->velocity_residual; }
-int dirac_sim_newton_iterations(const dirac_sim *sim) { return sim->newton_iterations; }
-double dirac_sim_projection_distance(const dirac_sim *sim) { return sim->projection_distance; }
+const char *dirac_sim_errmsg(const dirac_sim *sim)
+{
+    return sim ? sim->errmsg : "invalid argument: the simulation is NULL";
+}
+double dirac_sim_time(const dirac_sim *sim) { return sim ? sim->t : (double)NAN; }
+long dirac_sim_step_count(const dirac_sim *sim) { return sim ? sim->steps : -1; }
+const double *dirac_sim_q(const dirac_sim *sim) { return sim ? sim->q : NULL; }
+const double *dirac_sim_v(const dirac_sim *sim) { return sim ? sim->v : NULL; }
+const double *dirac_sim_p(const dirac_sim *sim) { return sim ? sim->p : NULL; }
+const double *dirac_sim_mu(const dirac_sim *sim) { return sim ? sim->mu : NULL; }
+const double *dirac_sim_s(const dirac_sim *sim) { return sim ? sim->s : NULL; }
+const double *dirac_sim_temperature(const dirac_sim *sim) { return sim ? sim->temperature : NULL; }
+double dirac_sim_energy(const dirac_sim *sim) { return sim ? sim->energy : (double)NAN; }
+double dirac_sim_work(const dirac_sim *sim) { return sim ? sim->work : (double)NAN; }
+double dirac_sim_constraint_residual(const dirac_sim *sim)
+{
+    return sim ? sim->constraint_residual : (double)NAN;
+}
+double dirac_sim_velocity_constraint_residual(const dirac_sim *sim)
+{
+    return sim ? sim->velocity_residual : (double)NAN;
+}
+int dirac_sim_newton_iterations(const dirac_sim *sim) { return sim ? sim->newton_iterations : -1; }
+double dirac_sim_projection_distance(const dirac_sim *sim)
+{
+    return sim ? sim->projection_distance : (double)NAN;
+}
 
 void dirac_sim_interaction_force(const dirac_sim *sim, int k, double *force, double *power)
 {
+    if (!sim || !force || !power) {   // fill what can be filled
+        if (power)
+            *power = NAN;
+        return;
+    }
     const dirac_model *m = sim->model;
     int n = sim->n;
     memset(force, 0, (size_t)n * sizeof *force);
@@ -793,6 +849,8 @@ void dirac_sim_interaction_force(const dirac_sim *sim, int k, double *force, dou
 
 void dirac_sim_outputs(const dirac_sim *sim, double *values)
 {
+    if (!sim || !values)
+        return;
     const dirac_model *m = sim->model;
     if (m->output_count == 0)
         return;

@@ -41,6 +41,7 @@ void dirac_spec_destroy(dirac_spec *spec);
 
 /// Kinds of constraint: φ(q, t) = 0, or ⟨ω(q, t), v⟩ + b(q, t) = 0.
 typedef enum dirac_constraint_kind {
+    DIRAC_CONSTRAINT_INVALID = -1,   ///< returned for a NULL model or an index out of range
     DIRAC_CONSTRAINT_HOLONOMIC,
     DIRAC_CONSTRAINT_NONHOLONOMIC,
 } dirac_constraint_kind;
