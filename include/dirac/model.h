@@ -57,6 +57,8 @@ dirac_status dirac_model_compile(dirac_spec *spec, dirac_model **out);
 /// Releases the model; NULL is a no-op.
 void dirac_model_destroy(dirac_model *model);
 
+/// Queries of the model. A NULL model gives NULL (names) or -1 (counts); an index out of range
+/// gives NULL (names), DIRAC_CONSTRAINT_INVALID (kind) or -1 (time dependence).
 const char *dirac_model_name(const dirac_model *model);
 int dirac_model_coordinate_count(const dirac_model *model);
 int dirac_model_entropy_count(const dirac_model *model);
