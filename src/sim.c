@@ -438,6 +438,25 @@ static dirac_status initial_consistency(dirac_sim *sim, int project, dirac_error
     return status;
 }
 
+// DIRAC_ERR_NOT_FINITE when the model is not defined at the current state (a NaN momentum
+// from sqrt(x) at x < 0, a NaN constraint): refused before the first step.
+static dirac_status check_defined(dirac_sim *sim, const char *which, dirac_error *err)
+{
+    const dirac_model *m = sim->model;
+    double *x = sim->eval[0].x;
+    memset(x, 0, (size_t)m->n_inputs * sizeof *x);
+    memcpy(x, sim->q, (size_t)sim->n * sizeof *x);
+    memcpy(x + m->first_v, sim->v, (size_t)sim->n * sizeof *x);
+    memcpy(x + m->first_s, sim->s, (size_t)sim->ns * sizeof *x);
+    x[m->index_t] = sim->t;
+    dirac_error undefined;
+    dirac_status status = model_check_defined(m, x, &undefined);
+    if (status != DIRAC_OK)
+        return error_set(err, status, "the model is not defined at its %s (t = %g): %s", which,
+                         sim->t, undefined.message);
+    return DIRAC_OK;
+}
+
 // Every option is checked before use: non-finite or negative values are refused, not replaced.
 static dirac_status check_options(const dirac_sim_options *o, dirac_error *err)
 {
@@ -563,8 +582,12 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
                            "integrate entropy; use dgrad", model->name, method->info.name);
     if (status == DIRAC_OK) {
         dirac_model_initial_state(model, sim->q, sim->v, sim->s);
-        status = initial_consistency(sim, options->project_initial, err);
+        status = check_defined(sim, "initial state", err);
     }
+    if (status == DIRAC_OK)
+        status = initial_consistency(sim, options->project_initial, err);
+    if (status == DIRAC_OK && options->project_initial)
+        status = check_defined(sim, "projected initial state", err);
     if (status == DIRAC_OK) {
         // p0 = ∂L/∂v(q0, v0)
         sim_eval *e = &sim->eval[0];
@@ -652,7 +675,7 @@ static int state_finite(const dirac_sim *sim, const char **what, int *index)
 
 // Checks the state after a step; formats the message and returns DIRAC_ERR_NOT_FINITE if some
 // value is not finite.
-static dirac_status check_finite(dirac_sim *sim)
+static dirac_status check_finite(dirac_sim *sim, double t_before, double t_after)
 {
     const char *what = NULL;
     int index = 0;
@@ -664,9 +687,9 @@ static dirac_status check_finite(dirac_sim *sim)
                        : !strcmp(what, "energy")   ? "E"
                                                    : m->coord_names[index];
     snprintf(sim->errmsg, sizeof sim->errmsg,
-             "step %ld at t = %.17g (%s): the state became non-finite (%s of %s); the state "
-             "stays at the last good step",
-             sim->steps + 1, sim->t + sim->h, sim->method->info.name, what, name);
+             "step %ld from t = %.17g to %.17g (%s): the state became non-finite (%s of %s); "
+             "the state stays at the last good step (t = %.17g)",
+             sim->steps + 1, t_before, t_after, sim->method->info.name, what, name, t_before);
     return DIRAC_ERR_NOT_FINITE;
 }
 
@@ -679,7 +702,7 @@ static dirac_status raw_step(dirac_sim *sim, double t_after)
     if (status == DIRAC_OK) {
         sim->t = t_after;
         sim_update_diagnostics(sim);
-        status = check_finite(sim);
+        status = check_finite(sim, t_before, t_after);
         if (status != DIRAC_OK)
             sim->t = t_before;
     }
