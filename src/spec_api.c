@@ -49,6 +49,14 @@ dirac_status dirac_spec_set_parameter(dirac_spec *ds, const char *assignment)
     return spec_set_parameter_override(ds->parsed, assignment);
 }
 
+dirac_status dirac_spec_set_memory_limit(dirac_spec *ds, double bytes)
+{
+    if (!ds || !(bytes >= 0.0))
+        return DIRAC_ERR_ARGUMENT;
+    spec_set_memory_limit(ds->parsed, bytes);
+    return DIRAC_OK;
+}
+
 const char *dirac_spec_errmsg(const dirac_spec *ds)
 {
     return ds ? spec_errmsg(ds->parsed) : "invalid argument: the spec is NULL";

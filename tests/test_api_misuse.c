@@ -16,6 +16,7 @@
 static const char *const covered[] = {
     "dirac_status_string", "dirac_version",
     "dirac_spec_load", "dirac_spec_parse", "dirac_spec_set_parameter", "dirac_spec_errmsg",
+    "dirac_spec_set_memory_limit",
     "dirac_spec_destroy", "dirac_model_compile", "dirac_model_destroy", "dirac_model_name",
     "dirac_model_coordinate_count", "dirac_model_entropy_count", "dirac_model_constraint_count",
     "dirac_model_component_count", "dirac_model_output_count", "dirac_model_coordinate_name",
@@ -139,6 +140,10 @@ static void spec_functions(void)
     ENSURE_EQ_INT(dirac_spec_set_parameter(spec, NULL), DIRAC_ERR_ARGUMENT);
     ENSURE_CONTAINS(dirac_spec_errmsg(spec), "NAME=VALUE");
     ENSURE_CONTAINS(dirac_spec_errmsg(NULL), "NULL");
+    ENSURE_EQ_INT(dirac_spec_set_memory_limit(NULL, 1e9), DIRAC_ERR_ARGUMENT);
+    ENSURE_EQ_INT(dirac_spec_set_memory_limit(spec, NAN), DIRAC_ERR_ARGUMENT);
+    ENSURE_EQ_INT(dirac_spec_set_memory_limit(spec, -1), DIRAC_ERR_ARGUMENT);
+    ENSURE_EQ_INT(dirac_spec_set_memory_limit(spec, 0), DIRAC_OK);
     dirac_model *model = (dirac_model *)1;
     ENSURE_EQ_INT(dirac_model_compile(spec, NULL), DIRAC_ERR_ARGUMENT);
     ENSURE_EQ_INT(dirac_model_compile(NULL, &model), DIRAC_ERR_ARGUMENT);

@@ -33,6 +33,13 @@ dirac_status dirac_spec_parse(const char *name, const char *text, size_t size, d
 /// parameter (the message suggests close names) or a VALUE that is not a finite number.
 dirac_status dirac_spec_set_parameter(dirac_spec *spec, const char *assignment);
 
+/// Limits the estimated memory of the compiled model (bytes; 0 restores the default of 2 GiB):
+/// dirac_model_compile estimates the memory of the expanded families and of every component
+/// instance (nested families multiply) before building them, and refuses a model above the
+/// limit with the estimate in the message. DIRAC_ERR_ARGUMENT for a NULL spec or a negative or
+/// NaN size.
+dirac_status dirac_spec_set_memory_limit(dirac_spec *spec, double bytes);
+
 /// Messages of the last failure ("" if none); valid until the next call on the spec.
 const char *dirac_spec_errmsg(const dirac_spec *spec);
 
