@@ -36,6 +36,21 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 run_suite build
 run_suite build-asan -DDIRAC_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 
+# the thread-safety contract under ThreadSanitizer: concurrent simulations (tests/test_threads.c);
+# OpenBLAS runs single-threaded there (its own thread pool is not instrumented)
+echo "== ThreadSanitizer: test_threads"
+if gcc -std=c11 -g -O1 -fsanitize=thread -DDIRAC_VERSION_STRING='"tsan"' \
+     -DDIRAC_SOURCE_DIR="\"$PWD\"" -Iinclude -Isrc -Itests -I/usr/include/suitesparse \
+     tests/test_threads.c src/*.c -lklu -llapacke -llapack -lblas -lm -lpthread \
+     -o build/test_threads_tsan &&
+   OPENBLAS_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 build/test_threads_tsan; then
+  echo "tsan: passed"
+  passed=$((passed + 1))
+else
+  echo "tsan: FAILED"
+  failed=$((failed + 1))
+fi
+
 # libFuzzer on parse + compile + a few steps, under ASan + UBSan, for a bounded time
 echo "== fuzz (${DIRAC_FUZZ_SECONDS:-30} s)"
 if bash fuzz/run.sh "${DIRAC_FUZZ_SECONDS:-30}" >build/fuzz.log 2>&1; then
