@@ -15,8 +15,9 @@
 ///   dirac_sim_interaction_force evaluate into its scratch memory): one thread at a time.
 /// - Subspaces and Dirac structures are immutable and may be shared.
 /// Results do not depend on threads: concurrent simulations are bit-for-bit equal to the same
-/// simulations run serially (tests/test_threads.c). OpenBLAS, used for dense LAPACK calls
-/// (compile, analysis, sim create, Newton systems from 32 unknowns), is thread-safe.
+/// simulations run serially (tests/test_threads.c, with models small enough for the built-in
+/// LU). Larger dense systems call LAPACK, whose thread safety is that of the BLAS linked (the
+/// Debian OpenBLAS builds are thread-safe).
 #ifndef DIRAC_DIRAC_H
 #define DIRAC_DIRAC_H
 
