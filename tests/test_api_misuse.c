@@ -33,7 +33,10 @@ static const char *const covered[] = {
     "dirac_sim_s", "dirac_sim_temperature", "dirac_sim_energy", "dirac_sim_work",
     "dirac_sim_constraint_residual", "dirac_sim_velocity_constraint_residual",
     "dirac_sim_newton_iterations", "dirac_sim_projection_distance",
-    "dirac_sim_interaction_force", "dirac_sim_outputs",
+    "dirac_sim_interaction_force", "dirac_sim_outputs", "dirac_sim_method",
+    "dirac_sim_method_requested", "dirac_sim_method_reason", "dirac_sim_quality_get",
+    "dirac_sim_warning_count", "dirac_sim_warning", "dirac_model_parameter_count",
+    "dirac_model_parameter_name", "dirac_model_parameter_value",
     "dirac_subspace_from_span", "dirac_subspace_from_annihilator", "dirac_subspace_destroy",
     "dirac_subspace_ambient_dim", "dirac_subspace_dim", "dirac_subspace_basis",
     "dirac_subspace_annihilator", "dirac_subspace_sum", "dirac_subspace_intersection",
@@ -164,6 +167,12 @@ static void model_queries(void)
     ENSURE_EQ_INT(dirac_model_component_count(NULL), -1);
     ENSURE_EQ_INT(dirac_model_output_count(NULL), -1);
     ENSURE_EQ_INT(dirac_model_interaction_count(NULL), -1);
+    ENSURE_EQ_INT(dirac_model_parameter_count(NULL), -1);
+    ENSURE(dirac_model_parameter_name(NULL, 0) == NULL);
+    ENSURE(isnan(dirac_model_parameter_value(NULL, 0)));
+    ENSURE(dirac_model_parameter_name(m, -1) == NULL);
+    ENSURE(dirac_model_parameter_name(m, 3) == NULL);   // m, g, l
+    ENSURE(isnan(dirac_model_parameter_value(m, 1 << 30)));
     int bad[] = { -1, 1, 7, 1 << 30, -(1 << 30) };   // pendulum: 2 coordinates, 1 constraint
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         int i = bad[k];
@@ -298,6 +307,16 @@ static void sim_queries(void)
     dirac_sim_interaction_force(sim, 0, force, NULL);
     dirac_sim_interaction_force(sim, -1, force, &power);   // no interactions: zero force
     ENSURE(force[0] == 0.0 && power == 0.0);
+    ENSURE(dirac_sim_method(NULL) == NULL);
+    ENSURE(dirac_sim_method_requested(NULL) == NULL);
+    ENSURE(dirac_sim_method_reason(NULL) == NULL);
+    dirac_sim_quality quality;
+    dirac_sim_quality_get(NULL, &quality);
+    dirac_sim_quality_get(sim, NULL);
+    ENSURE_EQ_INT(dirac_sim_warning_count(NULL), -1);
+    ENSURE(dirac_sim_warning(NULL, 0) == NULL);
+    ENSURE(dirac_sim_warning(sim, -1) == NULL);
+    ENSURE(dirac_sim_warning(sim, 1 << 30) == NULL);
     dirac_sim_outputs(NULL, force);
     dirac_sim_outputs(sim, NULL);
     ENSURE(dirac_sim_step(sim) == DIRAC_OK);   // still usable after all that
