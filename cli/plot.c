@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L   // getline, mkstemp, fdopen, fork, execv, pipe, waitpid
 
 #include "plot.h"
+#include "exit_status.h"
 
 #include <errno.h>
 #include <math.h>
@@ -18,8 +19,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define EXIT_BAD_INPUT 2
-#define EXIT_FAILED 3
 
 // Okabe-Ito colours (distinguishable with the common colour-vision deficiencies), black first
 // replaced by blue so that the first two series are blue and vermilion.
@@ -66,6 +65,12 @@ static int fail(const char *who, const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     return EXIT_BAD_INPUT;
+}
+
+static int out_of_memory(const char *who)
+{
+    fprintf(stderr, "%s: error: out of memory\n", who);
+    return EXIT_OUT_OF_MEMORY;
 }
 
 static void note(const char *who, const char *fmt, ...)
@@ -240,16 +245,16 @@ static int read_header(const char *who, csv_file *file)
         char **fields = NULL;
         int count = split_fields(line, &fields);
         if (count < 0) {
-            rc = fail(who, "out of memory");
+            rc = out_of_memory(who);
         } else {
             file->names = calloc((size_t)count, sizeof *file->names);
             for (int i = 0; file->names && i < count; i++) {
                 file->names[i] = copy_string(fields[i], strlen(fields[i]));
                 if (!file->names[i])
-                    rc = fail(who, "out of memory");
+                    rc = out_of_memory(who);
             }
             if (!file->names)
-                rc = fail(who, "out of memory");
+                rc = out_of_memory(who);
             else
                 file->count = count;
             free(fields);
@@ -291,7 +296,7 @@ static int add_series(plot_state *s, int file, int xcol, int ycol, enum transfor
         int cap = s->series_cap ? 2 * s->series_cap : 16;
         series *g = realloc(s->series, (size_t)cap * sizeof *g);
         if (!g)
-            return fail(s->r->who, "out of memory");
+            return out_of_memory(s->r->who);
         s->series = g;
         s->series_cap = cap;
     }
@@ -305,7 +310,7 @@ static int add_series(plot_state *s, int file, int xcol, int ycol, enum transfor
         size_t n = strlen(quantity);
         e->owned = malloc(n + 3);
         if (!e->owned)
-            return fail(s->r->who, "out of memory");
+            return out_of_memory(s->r->who);
         snprintf(e->owned, n + 3, "|%s|", quantity);
         e->quantity = e->owned;
     } else {
@@ -401,7 +406,7 @@ static int make_series(plot_state *s)
             size_t n = strlen(xname);
             char *v = malloc(n + 2);
             if (!v)
-                return fail(who, "out of memory");
+                return out_of_memory(who);
             snprintf(v, n + 2, "%s'", xname);
             int ycol = find_column(file, v);
             if (ycol < 0)
@@ -497,7 +502,7 @@ static int scan_data(plot_state *s, int logy)
             char **fields = NULL;
             int count = split_fields(line, &fields);
             if (count < 0) {
-                rc = fail(who, "out of memory");
+                rc = out_of_memory(who);
                 break;
             }
             if (row == 1)
@@ -553,7 +558,7 @@ static int style_series(plot_state *s)
     int quantity_count = 0, many = 0;
     int *index = malloc((size_t)s->series_count * sizeof *index);
     if (!index && s->series_count > 0)
-        return fail(s->r->who, "out of memory");
+        return out_of_memory(s->r->who);
     for (int i = 0; i < s->series_count; i++) {
         int q = 0;
         while (q < quantity_count && strcmp(quantities[q], s->series[i].quantity))
@@ -583,7 +588,7 @@ static int style_series(plot_state *s)
         e->title = malloc(n);
         if (!e->title) {
             free(index);
-            return fail(s->r->who, "out of memory");
+            return out_of_memory(s->r->who);
         }
         if (files == 1)
             snprintf(e->title, n, "%s", e->quantity);
@@ -977,11 +982,11 @@ int cli_plot_draw(const cli_plot_request *r)
     s.r = &req;
     s.files = calloc((size_t)req.file_count, sizeof *s.files);
     if (!s.files)
-        return fail(who, "out of memory");
+        return out_of_memory(who);
     for (int f = 0; f < req.file_count && !rc; f++) {
         s.files[f].path = req.files[f];
         s.files[f].label = file_label(&req, f);
-        rc = s.files[f].label ? read_header(who, &s.files[f]) : fail(who, "out of memory");
+        rc = s.files[f].label ? read_header(who, &s.files[f]) : out_of_memory(who);
     }
     int logy = req.logy || req.kind == CLI_PLOT_ERRORS;
     if (!rc)

@@ -83,11 +83,19 @@ static void put_expr(print_ctx *p, expr_id e)
     if (p->status != DIRAC_OK)
         return;
     char *text = NULL;
-    p->status = expr_print(p->m->pool, e,
-                           p->style == DIRAC_EQUATIONS_LATEX ? EXPR_PRINT_LATEX : EXPR_PRINT_INFIX,
-                           name_of, p, &text, p->err);
-    if (p->status == DIRAC_OK)
+    dirac_error err;
+    dirac_status status = expr_print(
+        p->m->pool, e, p->style == DIRAC_EQUATIONS_LATEX ? EXPR_PRINT_LATEX : EXPR_PRINT_INFIX,
+        name_of, p, &text, &err);
+    if (status == DIRAC_OK)
         fputs(text, p->out);
+    else if (status == DIRAC_ERR_SIZE)   // a valid model; only this expression is not shown
+        fprintf(p->out, p->style == DIRAC_EQUATIONS_LATEX
+                            ? "\text{(not printed: longer than %u characters)}"
+                            : "(not printed: longer than %u characters)",
+                (unsigned)EXPR_PRINT_MAX_LENGTH);
+    else
+        p->status = error_set(p->err, status, "%s", err.message);
     free(text);
 }
 

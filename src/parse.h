@@ -26,6 +26,7 @@ struct spec {
     long max_expansion;        // spec_expand's limit (elements + nodes)
     bool expand_done;          // spec_expand was called
     bool expanded;             // ... and replaced the root by its expansion
+    bool from_files;           // made by spec_load_file: the sources are the files read
 };
 
 /// New empty spec; NULL when out of memory.
