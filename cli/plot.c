@@ -8,6 +8,7 @@
 
 #include "plot.h"
 #include "exit_status.h"
+#include "output_file.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -54,6 +56,7 @@ typedef struct plot_state {
     csv_file *files;
     series *series;
     int series_count, series_cap;
+    const char *write_path;   // where gnuplot writes: the figure's temporary name
 } plot_state;
 
 static int fail(const char *who, const char *fmt, ...)
@@ -232,6 +235,10 @@ static void chomp(char *line)
 // reads the header of file `f` into names; 0 or an exit status
 static int read_header(const char *who, csv_file *file)
 {
+    // gnuplot reads the file again: it must be a file, not a device, FIFO or directory
+    struct stat st;
+    if (stat(file->path, &st) == 0 && !S_ISREG(st.st_mode))
+        return fail(who, "cannot read '%s': not a regular file", file->path);
     FILE *in = fopen(file->path, "r");
     if (!in)
         return fail(who, "cannot read '%s': %s", file->path, strerror(errno));
@@ -745,7 +752,7 @@ static void write_script(FILE *out, const plot_state *s, int logy)
                      "}\n", r->width, r->height, r->width, r->height);
     }
     fputs("set output ", out);
-    put_path(out, r->out);
+    put_path(out, s->write_path);
     fputs("\nset datafile separator comma\nset encoding utf8\n", out);
     fputs("set grid lc rgb '#dddddd'\nset border lc rgb '#404040'\n", out);
     if (r->title) {
@@ -942,8 +949,8 @@ static int check_request(const cli_plot_request *r)
                       r->yrange);
     }
     for (int f = 0; !rc && f < r->file_count; f++)
-        if (!strcmp(r->files[f], r->out))
-            rc = fail(who, "refusing to overwrite the CSV file '%s' with the figure", r->out);
+        if (!strcmp(r->files[f], r->out) || output_same_file(r->files[f], r->out))
+            rc = fail(who, "refusing to overwrite the CSV file '%s' with the figure", r->files[f]);
     return rc;
 }
 
@@ -1010,12 +1017,23 @@ int cli_plot_draw(const cli_plot_request *r)
                       logy ? "finite positive" : "finite");
     }
 
-    // the output must be creatable (gnuplot's own message would be less clear)
-    FILE *probe = rc ? NULL : fopen(req.out, "wb");
-    if (!rc && !probe)
-        rc = fail(who, "cannot create '%s': %s", req.out, strerror(errno));
-    if (probe)
-        fclose(probe);
+    // the figure goes to a temporary name next to it, renamed into place when complete;
+    // creating it also checks that the output can be created (gnuplot's message is less clear)
+    output_file figure;
+    memset(&figure, 0, sizeof figure);
+    if (!rc) {
+        int e = output_open(&figure, req.out);
+        if (e)
+            rc = e == ENOMEM ? out_of_memory(who)
+                             : fail(who, "cannot create '%s': %s", req.out, strerror(e));
+        else if (figure.is_stdout) {
+            output_discard(&figure);
+            rc = fail(who, "the figure cannot go to standard output");
+        } else {
+            fflush(figure.file);   // gnuplot writes the file by its name
+            s.write_path = output_write_path(&figure);
+        }
+    }
 
     char script[4096];
     int fd = -1;
@@ -1041,18 +1059,20 @@ int cli_plot_draw(const cli_plot_request *r)
         if (!rc)
             rc = run_gnuplot(who, gnuplot, script, req.out);
         unlink(script);
-        if (rc)
-            remove(req.out);
     }
     if (!rc) {
-        FILE *check = fopen(req.out, "rb");
-        long size = 0;
-        if (check && fseek(check, 0, SEEK_END) == 0)
-            size = ftell(check);
-        if (check)
-            fclose(check);
-        if (size <= 0)
+        struct stat st;
+        if (stat(s.write_path, &st) != 0 || st.st_size <= 0)
             rc = fail(who, "gnuplot wrote nothing to %s", req.out);
+    }
+    if (figure.file) {
+        if (rc) {
+            output_discard(&figure);
+        } else {
+            int e = output_commit(&figure, 0);
+            if (e)
+                rc = fail(who, "cannot write '%s': %s", req.out, strerror(e));
+        }
     }
     free_state(&s);
     return rc;
