@@ -410,8 +410,9 @@ dirac_status spec_parse_buffer(const char *name, const char *text, size_t size,
 /// why), or DIRAC_ERR_NOMEM; *out as for spec_parse_buffer.
 dirac_status spec_load_file(const char *path, const spec_options *options, spec **out);
 
-/// As spec_load_file, reading every file through `reader` (NULL: the file system); files are
-/// told apart by their paths with "." and "NAME/.." parts removed instead of their realpath.
+/// As spec_load_file, reading every file through `reader` (NULL: the file system), which is
+/// called with the path normalised (empty and "." parts removed, "NAME/.." cancelled); files
+/// are told apart by that path instead of their realpath.
 dirac_status spec_load_file_with(const char *path, const spec_options *options,
                                  spec_file_reader reader, void *context, spec **out);
 

@@ -368,7 +368,7 @@ static spec_model *load_model(loader *L, const char *path, const spec_loc *from,
     }
     size_t size = 0;
     int error = 0;
-    char *text = read_model_file(L, path, &size, &error);
+    char *text = read_model_file(L, L->reader ? real : path, &size, &error);
     if (!text) {
         free(real);
         if (error == ENOMEM) {

@@ -33,9 +33,10 @@ typedef int (*dirac_file_reader)(void *context, const char *path, const char **t
                                  size_t *size);
 
 /// As dirac_spec_load, but every file (the model's and its components') is read through
-/// `reader` (called with `context` and the path: the including file's directory joined with
-/// the name in `from "FILE"`). Files are told apart by their paths with "." and "NAME/.."
-/// parts removed. For models kept elsewhere than in files (a database, an archive, a fuzzer).
+/// `reader`, called with `context` and the path: the including file's directory joined with
+/// the name in `from "FILE"`, with empty and "." parts removed and "NAME/.." parts cancelled
+/// (that normalised path is also what tells files apart). For models kept elsewhere than in
+/// files (an archive, a database, a fuzzer's input).
 dirac_status dirac_spec_load_with(const char *path, dirac_file_reader reader, void *context,
                                   dirac_spec **out);
 
