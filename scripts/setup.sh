@@ -3,8 +3,10 @@
 # Idempotent; run as root on Debian 12 (uses sudo when not root and sudo exists).
 set -euo pipefail
 
-packages=(cmake make gcc clang libc6-dev pkg-config gnuplot-nox
-          liblapacke-dev libopenblas-dev libsuitesparse-dev)
+# libclang-rt-14-dev: the fuzzer's sanitizer runtimes (clang does not pull them in);
+# python3-numpy, python3-pandas: tests/cli_csv_recipes.sh runs docs/cli.md's CSV recipes
+packages=(cmake make gcc clang libclang-rt-14-dev libc6-dev pkg-config gnuplot-nox
+          liblapacke-dev libopenblas-dev libsuitesparse-dev python3 python3-numpy python3-pandas)
 # extra packages asked for by the caller (e.g. scripts/setup.sh gnuplot-nox)
 packages+=("$@")
 
