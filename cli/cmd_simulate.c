@@ -1,6 +1,6 @@
 // `dirac simulate MODEL [-p NAME=VALUE]... [--method NAME] [--dt H] [--t-end T] [--out FILE.csv]
 //                 [--every K] [--summary FILE.json|-] [--project-initial] [--tol R]
-//                 [--max-iter N] [--quiet] [--plot FILE] [--rtol R] [--atol A]
+//                 [--max-iter N] [--quiet] [--strict] [--plot FILE] [--rtol R] [--atol A]
 //                 [--max-steps N] [--max-wall SECONDS] [--force]`
 //
 // Runs a model with one of the library's integrators, writes the trajectory as CSV (row by row,
@@ -17,10 +17,14 @@
 // has the force on each coordinate it acts on, F.NAME.COORD, and its power P.NAME; the summary
 // has the interactions' names and interaction_power_max, the largest |sum_k P_k| over all nodes.
 //
+// After the run, the library's quality measures (dirac_sim_quality_get: energy balance,
+// constraint residuals, entropy production against the model's own scales) become warnings:
+// printed as `dirac simulate: warning: ...`, listed in the summary's "warnings".
+//
 // Exit status (exit_status.h): 0 success; 2 bad arguments or model; 3 the simulation failed
-// (message from dirac_sim_errmsg; the CSV and the summary are still written) or a --max-steps
-// or --max-wall limit stopped it; 4 out of memory; 128 + N stopped by signal N (SIGHUP, SIGINT,
-// SIGPIPE, SIGTERM: the run ends after the current step and writes its files like a failed one).
+// (message from dirac_sim_errmsg; the CSV and the summary are still written), it warned and
+// --strict was given, or --max-wall stopped it; 4 out of memory; 128 + N stopped by signal N
+// (SIGHUP, SIGINT, SIGPIPE, SIGTERM: the run ends after the current step and writes its files).
 #define _POSIX_C_SOURCE 200809L   // isatty, fileno, clock_gettime, sigaction
 
 #include "commands.h"
@@ -55,7 +59,7 @@ static const char usage[] =
     "                      [--out FILE.csv|-] [--every K] [--summary FILE.json|-]\n"
     "                      [--project-initial] [--tol R] [--max-iter N] [--quiet]\n"
     "                      [--plot FILE.png|FILE.svg] [--rtol R] [--atol A]\n"
-    "                      [--max-steps N] [--max-wall SECONDS] [--force]\n";
+    "                      [--max-steps N] [--max-wall SECONDS] [--force] [--strict]\n";
 
 // Command-line settings; the has_ flags say which were given.
 typedef struct sim_args {
@@ -70,12 +74,17 @@ typedef struct sim_args {
     const char *summary;   // NULL: no summary
     int project_initial;
     int quiet;
+    int strict;            // warnings make the run fail (exit 3)
     const char *plot;      // NULL: no figure
     double rtol, atol;     // adaptive step size when either is > 0
-    long max_steps;        // 0: no limit
+    long max_steps;        // 0: no limit for fixed steps, DEFAULT_MAX_STEPS for adaptive ones
     double max_wall;       // seconds; 0: no limit
     int force;             // write a CSV larger than CSV_SIZE_LIMIT
 } sim_args;
+
+// Accepted steps an adaptive run may take unless --max-steps says otherwise: bounds the run
+// time and the CSV (a run that needs more stops with exit status 3).
+#define DEFAULT_MAX_STEPS 1000000L
 
 // Settings of the run after merging the model's defaults and the command line.
 typedef struct sim_settings {
@@ -86,19 +95,13 @@ typedef struct sim_settings {
     long max_iter;     // Newton's iterations (0: the library's default)
 } sim_settings;
 
-// Statistics gathered over the steps (for the summary).
+// What the summary reports: the library's statistics of the run (zero if it could not start),
+// and the tool's own.
 typedef struct sim_stats {
-    long steps_done, rows;
+    dirac_run_stats run;
+    long rows;            // rows written, the initial one included
     double wall_seconds;
-    double h_min, h_max;   // accepted step sizes (adaptive runs)
-    long newton_sum;
-    int newton_max, newton_failures;
-    double constraint_residual_max, velocity_residual_max;
-    double energy_initial, work_initial, energy_error_max;
-    double entropy_initial, entropy_previous, entropy_step_min;
-    double projection_distance;
-    double interaction_power_max;   // max over nodes of |sum of the interactions' powers|
-    int failed, interrupted, stopped;   // stopped: by --max-steps or --max-wall
+    int failed, interrupted, stopped;   // stopped: by --max-wall
     int signal;           // the signal that interrupted the run (0: none)
     const char *error;    // message of the failure, NULL if none
     char stop_message[200];
@@ -243,6 +246,10 @@ static int parse_args(int argc, char **argv, sim_args *a)
                 return bad_input("%s needs a positive number, got '%s'",
                                  !strncmp(arg, "--rtol", 6) ? "--rtol" : "--atol",
                                  value ? value : "");
+        } else if (take_option(argc, argv, &i, "--max-steps", &value)) {
+            if (!value || parse_count(value, &a->max_steps))
+                return bad_input("--max-steps needs a positive integer, got '%s'",
+                                 value ? value : "", NULL);
         } else if (take_option(argc, argv, &i, "--max-iter", &value)) {
             if (!value || parse_count(value, &a->max_iter) || a->max_iter > 100000)
                 return bad_input("--max-iter needs an integer from 1 to 100000, got '%s'",
@@ -262,10 +269,6 @@ static int parse_args(int argc, char **argv, sim_args *a)
             if (!value || !*value)
                 return bad_input("--plot needs a file name ending in .png or .svg", NULL, NULL);
             a->plot = value;
-        } else if (take_option(argc, argv, &i, "--max-steps", &value)) {
-            if (!value || parse_count(value, &a->max_steps))
-                return bad_input("--max-steps needs a positive integer, got '%s'",
-                                 value ? value : "", NULL);
         } else if (take_option(argc, argv, &i, "--max-wall", &value)) {
             if (!value || parse_real(value, &a->max_wall) || !(a->max_wall > 0))
                 return bad_input("--max-wall needs a positive number of seconds, got '%s'",
@@ -274,6 +277,8 @@ static int parse_args(int argc, char **argv, sim_args *a)
             a->force = 1;
         } else if (!strcmp(arg, "--project-initial")) {
             a->project_initial = 1;
+        } else if (!strcmp(arg, "--strict")) {
+            a->strict = 1;
         } else if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
             a->quiet = 1;
         } else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
@@ -293,11 +298,18 @@ static int parse_args(int argc, char **argv, sim_args *a)
     }
     if (a->out && a->summary && !strcmp(a->out, "-") && !strcmp(a->summary, "-"))
         return bad_input("--out - and --summary - cannot both use standard output", NULL, NULL);
+    if ((a->out && !strcmp(a->out, a->path)) || (a->summary && !strcmp(a->summary, a->path)))
+        return bad_input("refusing to overwrite the model file '%s' with the output", a->path,
+                         NULL);
+    if (a->out && a->summary && strcmp(a->out, "-") && !strcmp(a->out, a->summary))
+        return bad_input("--out and --summary name the same file '%s'", a->out, NULL);
     return 0;
 }
 
 static int method_exists(const char *name)
 {
+    if (!strcmp(name, "auto"))
+        return 1;
     for (int i = 0; i < dirac_method_count(); i++)
         if (!strcmp(dirac_method(i)->name, name))
             return 1;
@@ -306,8 +318,9 @@ static int method_exists(const char *name)
 
 static void list_methods(FILE *out)
 {
+    fputs("auto", out);
     for (int i = 0; i < dirac_method_count(); i++)
-        fprintf(out, "%s%s", i ? ", " : "", dirac_method(i)->name);
+        fprintf(out, ", %s", dirac_method(i)->name);
 }
 
 // Merges the model's `simulate` line and the command line; prints the reason on failure.
@@ -316,7 +329,7 @@ static int resolve_settings(const dirac_model *model, const sim_args *a, sim_set
     dirac_simulate_defaults d;
     memset(&d, 0, sizeof d);
     dirac_model_simulate_defaults(model, &d);
-    s->method = a->method ? a->method : d.has_method && d.method ? d.method : "midpoint";
+    s->method = a->method ? a->method : d.has_method && d.method ? d.method : "auto";
     if (!method_exists(s->method)) {
         fprintf(stderr, "dirac simulate: error: unknown method '%s'%s (available: ", s->method,
                 a->method ? "" : " in the model's simulate line");
@@ -380,6 +393,11 @@ static int resolve_settings(const dirac_model *model, const sim_args *a, sim_set
     }
     double steps = ceil(n - 1e-9 - 1e-12 * n);
     s->steps = steps > 0 ? (long)steps : 0;
+    if (a->max_steps > 0 && !(a->rtol > 0 || a->atol > 0) && s->steps > a->max_steps) {
+        fprintf(stderr, "dirac simulate: error: t_end/dt = %ld steps is more than --max-steps "
+                        "%ld\n", s->steps, a->max_steps);
+        return EXIT_BAD_INPUT;
+    }
     return 0;
 }
 
@@ -403,20 +421,6 @@ static int load_model(const sim_args *a, dirac_spec **spec, dirac_model **model)
     return cli_exit_of_input_status(status);
 }
 
-// Columns of the CSV (as write_header writes them).
-static double csv_column_count(const dirac_model *m)
-{
-    int n = dirac_model_coordinate_count(m), ns = dirac_model_entropy_count(m);
-    double columns = 2.0 + 3.0 * n + dirac_model_constraint_count(m) + 2.0 * ns +
-                     dirac_model_output_count(m);
-    for (int k = 0; k < dirac_model_interaction_count(m); k++) {
-        int count = 0;
-        dirac_model_interaction_coordinates(m, k, &count);
-        columns += count + 1;
-    }
-    return columns;
-}
-
 // Refuses, without --force, a run whose CSV would be larger than CSV_SIZE_LIMIT (adaptive runs
 // cannot be estimated: their step count is not known before).
 static int check_csv_size(const dirac_model *m, const sim_settings *s, const sim_args *a)
@@ -426,7 +430,8 @@ static int check_csv_size(const dirac_model *m, const sim_settings *s, const sim
     double steps = (double)s->steps;
     if (a->max_steps > 0 && (double)a->max_steps < steps)
         steps = (double)a->max_steps;
-    double rows = floor(steps / (double)s->every) + 2, columns = csv_column_count(m);
+    double rows = floor(steps / (double)s->every) + 2;
+    double columns = (double)dirac_model_column_count(m);
     double bytes = rows * columns * CSV_FIELD_BYTES_MAX;
     if (bytes <= CSV_SIZE_LIMIT)
         return 0;
@@ -470,73 +475,31 @@ static int check_outputs(const dirac_spec *spec, const char *const *names,
     return 0;
 }
 
-static void write_header(csv_writer *w, const dirac_model *m)
+// The header row: the names of the run's columns (dirac_model_column_name).
+static int write_header(csv_writer *w, const dirac_model *m)
 {
-    int n = dirac_model_coordinate_count(m), mc = dirac_model_constraint_count(m);
-    int ns = dirac_model_entropy_count(m), no = dirac_model_output_count(m);
-    csv_name(w, NULL, "t", NULL);
-    for (int i = 0; i < n; i++)
-        csv_name(w, NULL, dirac_model_coordinate_name(m, i), NULL);
-    for (int i = 0; i < n; i++)
-        csv_name(w, NULL, dirac_model_coordinate_name(m, i), "'");
-    for (int i = 0; i < n; i++)
-        csv_name(w, "p.", dirac_model_coordinate_name(m, i), NULL);
-    for (int a = 0; a < mc; a++)
-        csv_name(w, "mu.", dirac_model_constraint_name(m, a), NULL);
-    for (int i = 0; i < ns; i++)
-        csv_name(w, "S.", dirac_model_entropy_name(m, i), NULL);
-    for (int i = 0; i < ns; i++)
-        csv_name(w, "T.", dirac_model_entropy_name(m, i), NULL);
-    csv_name(w, NULL, "E", NULL);
-    for (int k = 0; k < dirac_model_interaction_count(m); k++) {
-        const char *name = dirac_model_interaction_name(m, k);
-        int count = 0;
-        const int *coords = dirac_model_interaction_coordinates(m, k, &count);
-        for (int j = 0; j < count; j++) {
-            const char *parts[4] = { "F.", name, ".", dirac_model_coordinate_name(m, coords[j]) };
-            csv_name_parts(w, 4, parts);
+    char stack_name[256];
+    for (int k = 0; k < dirac_model_column_count(m); k++) {
+        int len = dirac_model_column_name(m, k, stack_name, sizeof stack_name);
+        char *name = stack_name;
+        if (len >= (int)sizeof stack_name) {
+            name = malloc((size_t)len + 1);
+            if (!name)
+                return -1;
+            dirac_model_column_name(m, k, name, (size_t)len + 1);
         }
-        csv_name(w, "P.", name, NULL);
+        csv_name(w, NULL, name, NULL);
+        if (name != stack_name)
+            free(name);
     }
-    for (int k = 0; k < no; k++)
-        csv_name(w, NULL, dirac_model_output_name(m, k), NULL);
     csv_end_row(w);
+    return 0;
 }
 
-static void write_values(csv_writer *w, const double *x, int count)
+static void write_row(csv_writer *w, const double *row, int columns)
 {
-    for (int i = 0; i < count; i++)
-        csv_number(w, x[i]);
-}
-
-// One CSV row of the current state; `outputs` is scratch for output_count values, `force` for
-// coordinate_count values.
-static void write_row(csv_writer *w, const dirac_model *m, const dirac_sim *sim, double *outputs,
-                      double *force)
-{
-    int n = dirac_model_coordinate_count(m), mc = dirac_model_constraint_count(m);
-    int ns = dirac_model_entropy_count(m), no = dirac_model_output_count(m);
-    csv_number(w, dirac_sim_time(sim));
-    write_values(w, dirac_sim_q(sim), n);
-    write_values(w, dirac_sim_v(sim), n);
-    write_values(w, dirac_sim_p(sim), n);
-    write_values(w, dirac_sim_mu(sim), mc);
-    write_values(w, dirac_sim_s(sim), ns);
-    write_values(w, dirac_sim_temperature(sim), ns);
-    csv_number(w, dirac_sim_energy(sim));
-    for (int k = 0; k < dirac_model_interaction_count(m); k++) {
-        double power = 0;
-        int count = 0;
-        const int *coords = dirac_model_interaction_coordinates(m, k, &count);
-        dirac_sim_interaction_force(sim, k, force, &power);
-        for (int j = 0; j < count; j++)
-            csv_number(w, force[coords[j]]);
-        csv_number(w, power);
-    }
-    if (no > 0) {
-        dirac_sim_outputs(sim, outputs);
-        write_values(w, outputs, no);
-    }
+    for (int i = 0; i < columns; i++)
+        csv_number(w, row[i]);
     csv_end_row(w);
 }
 
@@ -547,39 +510,6 @@ static double total_entropy(const dirac_model *m, const dirac_sim *sim)
     for (int i = 0; i < dirac_model_entropy_count(m); i++)
         total += s[i];
     return total;
-}
-
-static double max2(double a, double b)
-{
-    return b > a || isnan(b) ? b : a;
-}
-
-// Residuals, energy balance and interaction power at the current node (the initial one and
-// after each step); `force` is scratch for coordinate_count values.
-static void observe(sim_stats *st, const dirac_model *m, const dirac_sim *sim, double *force)
-{
-    st->constraint_residual_max =
-        max2(st->constraint_residual_max, dirac_sim_constraint_residual(sim));
-    st->velocity_residual_max =
-        max2(st->velocity_residual_max, dirac_sim_velocity_constraint_residual(sim));
-    double balance = dirac_sim_energy(sim) - st->energy_initial -
-                     (dirac_sim_work(sim) - st->work_initial);
-    st->energy_error_max = max2(st->energy_error_max, fabs(balance));
-    if (dirac_model_entropy_count(m) > 0 && st->steps_done > 0) {
-        double s = total_entropy(m, sim), ds = s - st->entropy_previous;
-        if (st->steps_done == 1 || ds < st->entropy_step_min || isnan(ds))
-            st->entropy_step_min = ds;
-        st->entropy_previous = s;
-    }
-    if (dirac_model_interaction_count(m) > 0) {
-        double total = 0;
-        for (int k = 0; k < dirac_model_interaction_count(m); k++) {
-            double power = 0;
-            dirac_sim_interaction_force(sim, k, force, &power);
-            total += power;
-        }
-        st->interaction_power_max = max2(st->interaction_power_max, fabs(total));
-    }
 }
 
 // A single updating line on stderr, shown only on a terminal once the run has lasted 2 s.
@@ -632,21 +562,24 @@ static int write_summary(FILE *f, const sim_args *a, const sim_settings *s, cons
     for (int k = 0; k < a->override_count; k++)
         json_string(&w, NULL, a->overrides[k]);
     json_end(&w);
-    json_string(&w, "method", s->method);
+    // the method that ran (auto: the one chosen for the model's class) and the one asked for
+    json_string(&w, "method", sim ? dirac_sim_method(sim) : s->method);
+    json_string(&w, "method_requested", s->method);
+    json_string(&w, "method_reason", sim ? dirac_sim_method_reason(sim) : NULL);
     json_string(&w, "status", st->failed        ? "failed"
                               : st->interrupted ? "interrupted"
                               : st->stopped     ? "stopped"
                                                 : "ok");
     json_string(&w, "error", st->error);
     json_number(&w, "dt", s->dt);
-    json_integer(&w, "steps", st->steps_done);
+    json_integer(&w, "steps", st->run.steps);
     json_integer(&w, "steps_planned", s->steps);
     if (a->rtol > 0 || a->atol > 0) {
         // adaptive: the accepted step sizes' range and the rejected trial steps
         json_number(&w, "adaptive_rtol", a->rtol);
         json_number(&w, "adaptive_atol", a->atol);
-        json_number(&w, "step_size_min", st->steps_done > 0 ? st->h_min : missing);
-        json_number(&w, "step_size_max", st->steps_done > 0 ? st->h_max : missing);
+        json_number(&w, "step_size_min", st->run.steps > 0 ? st->run.step_size_min : missing);
+        json_number(&w, "step_size_max", st->run.steps > 0 ? st->run.step_size_max : missing);
         json_integer(&w, "rejected_steps", sim ? dirac_sim_rejected_steps(sim) : 0);
     }
     json_number(&w, "t_end", s->t_end);
@@ -658,28 +591,44 @@ static int write_summary(FILE *f, const sim_args *a, const sim_settings *s, cons
     json_string(&w, "csv", csv_path);
     json_integer(&w, "rows", st->rows);
     json_number(&w, "wall_seconds", st->wall_seconds);
-    json_number(&w, "projection_distance", sim ? st->projection_distance : missing);
+    json_number(&w, "projection_distance", sim ? st->run.projection_distance : missing);
     json_number(&w, "newton_iterations_mean",
-                st->steps_done > 0 ? (double)st->newton_sum / (double)st->steps_done : missing);
-    json_integer(&w, "newton_iterations_max", st->newton_max);
-    json_integer(&w, "newton_failures", st->newton_failures);
-    json_number(&w, "constraint_residual_max", sim ? st->constraint_residual_max : missing);
-    json_number(&w, "velocity_constraint_residual_max", sim ? st->velocity_residual_max : missing);
-    json_number(&w, "energy_initial", sim ? st->energy_initial : missing);
+                st->run.steps > 0 ? (double)st->run.newton_iterations_sum / (double)st->run.steps : missing);
+    json_integer(&w, "newton_iterations_max", st->run.newton_iterations_max);
+    json_integer(&w, "newton_failures", st->run.newton_failures);
+    json_number(&w, "constraint_residual_max", sim ? st->run.constraint_residual_max : missing);
+    json_number(&w, "velocity_constraint_residual_max", sim ? st->run.velocity_constraint_residual_max : missing);
+    json_number(&w, "energy_initial", sim ? st->run.energy_initial : missing);
     json_number(&w, "energy_final", sim ? dirac_sim_energy(sim) : missing);
-    json_number(&w, "work", sim ? dirac_sim_work(sim) - st->work_initial : missing);
-    json_number(&w, "energy_error_max", sim ? st->energy_error_max : missing);
+    json_number(&w, "work", sim ? dirac_sim_work(sim) - st->run.work_initial : missing);
+    json_number(&w, "energy_error_max", sim ? st->run.energy_error_max : missing);
     int ns = dirac_model_entropy_count(m);
-    json_number(&w, "entropy_initial", sim && ns > 0 ? st->entropy_initial : missing);
+    json_number(&w, "entropy_initial", sim && ns > 0 ? st->run.entropy_initial : missing);
     json_number(&w, "entropy_final", sim && ns > 0 ? total_entropy(m, sim) : missing);
-    json_number(&w, "entropy_step_min", sim && ns > 0 && st->steps_done > 0
-                                            ? st->entropy_step_min : missing);
+    json_number(&w, "entropy_step_min", sim && ns > 0 && st->run.steps > 0
+                                            ? st->run.entropy_step_min : missing);
     int ni = dirac_model_interaction_count(m);
     json_array(&w, "interactions");
     for (int k = 0; k < ni; k++)
         json_string(&w, NULL, dirac_model_interaction_name(m, k));
     json_end(&w);
-    json_number(&w, "interaction_power_max", sim && ni > 0 ? st->interaction_power_max : missing);
+    json_number(&w, "interaction_power_max", sim && ni > 0 ? st->run.interaction_power_max : missing);
+    // the run's errors relative to the model's scales, and the warnings they raise
+    dirac_sim_quality quality;
+    memset(&quality, 0, sizeof quality);
+    if (sim)
+        dirac_sim_quality_get(sim, &quality);
+    json_number(&w, "energy_error_relative", sim ? quality.energy_error : missing);
+    json_number(&w, "constraint_error_relative",
+                sim && dirac_model_constraint_count(m) > 0 ? quality.constraint_error : missing);
+    json_number(&w, "velocity_constraint_error_relative",
+                sim && dirac_model_constraint_count(m) > 0 ? quality.velocity_constraint_error
+                                                            : missing);
+    json_number(&w, "entropy_decrease_relative", sim && ns > 0 ? quality.entropy_decrease : missing);
+    json_array(&w, "warnings");
+    for (int k = 0, count = sim ? dirac_sim_warning_count(sim) : 0; k < count; k++)
+        json_string(&w, NULL, dirac_sim_warning(sim, k));
+    json_end(&w);
     if (sim) {
         int n = dirac_model_coordinate_count(m);
         const double *q = dirac_sim_q(sim), *v = dirac_sim_v(sim), *p = dirac_sim_p(sim);
@@ -710,9 +659,8 @@ static int emit_summary(const sim_args *a, const sim_settings *s, const sim_stat
         return 0;
     output_file out;
     int error = output_open(&out, a->summary);
-    if (!error) {
+    if (!error)
         error = output_commit(&out, write_summary(out.file, a, s, st, m, sim, csv_path));
-    }
     if (error) {
         fprintf(stderr, "dirac simulate: error: writing the summary '%s' failed: %s\n",
                 a->summary, strerror(error));
@@ -728,106 +676,87 @@ static void print_message(const char *prefix, const char *msg)
         fputc('\n', stderr);
 }
 
-// Stops the run before step k when --max-steps or --max-wall says so (the reason in st).
-static int limit_reached(const sim_args *a, const sim_settings *s, const dirac_sim *sim,
-                         long k, double started, sim_stats *st)
-{
-    const char *which = NULL;
-    char limit[64];
-    if (a->max_steps > 0 && k > a->max_steps) {
-        which = "--max-steps";
-        snprintf(limit, sizeof limit, "%ld", a->max_steps);
-    } else if (a->max_wall > 0 && now_seconds() - started > a->max_wall) {
-        which = "--max-wall";
-        snprintf(limit, sizeof limit, "%g s", a->max_wall);
-    }
-    if (!which)
-        return 0;
-    st->stopped = 1;
-    snprintf(st->stop_message, sizeof st->stop_message,
-             "stopped by %s %s at t = %.10g (step %ld) before t_end = %g", which, limit,
-             dirac_sim_time(sim), k - 1, s->t_end);
-    st->error = st->stop_message;
-    return 1;
-}
-
-// The time loop: writes rows as it goes, gathers statistics, then puts the CSV into place
-// (output_file.h); returns the exit status.
+// The time loop: writes rows as it goes, gathers statistics; returns the exit status.
 static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, const sim_args *a,
                csv_writer *csv, output_file *csv_file, const char *csv_path, sim_stats *st)
 {
-    int no = dirac_model_output_count(m), n = dirac_model_coordinate_count(m);
-    double *outputs = malloc((size_t)(no > 0 ? no : 1) * sizeof *outputs);
-    double *force = malloc((size_t)(n > 0 ? n : 1) * sizeof *force);
-    if (!outputs || !force) {
-        free(outputs);
-        free(force);
+    int columns = dirac_model_column_count(m);
+    double *row = malloc((size_t)columns * sizeof *row);
+    dirac_run *r = NULL;
+    dirac_error err;
+    memset(&err, 0, sizeof err);
+    dirac_status created = row ? dirac_run_create(sim, s->t_end, s->every, &r, &err)
+                               : DIRAC_ERR_NOMEM;
+    if (created != DIRAC_OK) {
+        free(row);
         output_discard(csv_file);
-        fputs("dirac simulate: error: out of memory\n", stderr);
-        return EXIT_OUT_OF_MEMORY;
+        print_message("error: ", created == DIRAC_ERR_NOMEM ? "out of memory" : err.message);
+        return created == DIRAC_ERR_NOMEM ? EXIT_OUT_OF_MEMORY : EXIT_FAILED;
     }
     progress prog = { 0 };
     prog.enabled = isatty(fileno(stderr)) && s->steps > 0;
     prog.start = now_seconds();
     double last_flush = prog.start;
 
-    st->energy_initial = dirac_sim_energy(sim);
-    st->work_initial = dirac_sim_work(sim);
-    st->entropy_initial = st->entropy_previous = total_entropy(m, sim);
-    st->projection_distance = dirac_sim_projection_distance(sim);
-    observe(st, m, sim, force);
-    write_header(csv, m);
-    write_row(csv, m, sim, outputs, force);
+    if (write_header(csv, m)) {
+        free(row);
+        dirac_run_destroy(r);
+        output_discard(csv_file);
+        print_message("error: ", "out of memory");
+        return EXIT_OUT_OF_MEMORY;
+    }
+    dirac_run_row(r, row);
+    write_row(csv, row, columns);
     st->rows = 1;
-    long last_written = 0;
 
     int rc = 0;
     int adaptive = a->rtol > 0 || a->atol > 0;
+    long max_steps = a->max_steps > 0 ? a->max_steps : DEFAULT_MAX_STEPS;
     double t_final = dirac_sim_time(sim) + s->t_end;
-    for (long k = 1; adaptive ? dirac_sim_time(sim) < t_final - 1e-12 * fabs(t_final) : k <= s->steps;
-         k++) {
+    static char cap_message[256];
+    while (!dirac_run_finished(r)) {
         // a terminating signal (Ctrl-C, kill, timeout, a closed pipe) ends the run here
         if (stop_signal) {
             st->interrupted = 1;
             break;
         }
-        if (limit_reached(a, s, sim, k, prog.start, st)) {
+        if (a->max_wall > 0 && now_seconds() - prog.start > a->max_wall) {
+            st->stopped = 1;
+            snprintf(st->stop_message, sizeof st->stop_message,
+                     "stopped by --max-wall %g s at t = %.10g (step %ld) before t_end = %g",
+                     a->max_wall, dirac_sim_time(sim), dirac_run_statistics(r)->steps,
+                     s->t_end);
+            st->error = st->stop_message;
             rc = EXIT_FAILED;
             break;
         }
-        if (adaptive && dirac_sim_next_step_size(sim) > t_final - dirac_sim_time(sim))
-            dirac_sim_set_next_step_size(sim, t_final - dirac_sim_time(sim));   // land on t_end
-        dirac_status status = dirac_sim_step(sim);
+        if (adaptive && dirac_run_statistics(r)->steps >= max_steps) {
+            snprintf(cap_message, sizeof cap_message,
+                     "the adaptive run reached --max-steps = %ld at t = %.10g of %.10g (last "
+                     "step %.3e); loosen --rtol/--atol or raise --max-steps",
+                     max_steps, dirac_sim_time(sim), t_final, dirac_sim_last_step_size(sim));
+            st->failed = 1;
+            st->error = cap_message;
+            rc = EXIT_FAILED;
+            break;
+        }
+        long written = 0;
+        dirac_status status = dirac_run_advance(r, 1, row, 1, &written);
+        if (written) {
+            write_row(csv, row, columns);
+            st->rows++;
+            if (csv->error)
+                break;
+        }
         if (status != DIRAC_OK) {
             st->failed = 1;
             st->error = dirac_sim_errmsg(sim);
             if (!st->error || !*st->error)
                 st->error = dirac_status_string(status);
-            st->newton_failures += status == DIRAC_ERR_NEWTON;
             rc = status == DIRAC_ERR_NOMEM ? EXIT_OUT_OF_MEMORY : EXIT_FAILED;
             break;
         }
-        st->steps_done = k;
-        int iterations = dirac_sim_newton_iterations(sim);
-        st->newton_sum += iterations;
-        if (iterations > st->newton_max)
-            st->newton_max = iterations;
-        observe(st, m, sim, force);
-        if (adaptive) {
-            double h = dirac_sim_last_step_size(sim);
-            if (k == 1 || h < st->h_min)
-                st->h_min = h;
-            if (h > st->h_max)
-                st->h_max = h;
-        }
-        if (k % s->every == 0 || k == s->steps ||
-            (adaptive && dirac_sim_time(sim) >= t_final - 1e-12 * fabs(t_final))) {
-            write_row(csv, m, sim, outputs, force);
-            st->rows++;
-            last_written = k;
-            if (csv->error)
-                break;
-        }
+        long k = dirac_run_statistics(r)->steps;
         if ((k & 15) == 0) {
             double now = now_seconds();
             progress_update(&prog, now, k, s->steps, dirac_sim_time(sim));
@@ -839,16 +768,17 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
     }
     progress_clear(&prog);
     // the trajectory ends at the last good step, written or not
-    if (last_written != st->steps_done && !csv->error) {
-        write_row(csv, m, sim, outputs, force);
+    if (!csv->error && dirac_run_finish(r, row)) {
+        write_row(csv, row, columns);
         st->rows++;
     }
     st->wall_seconds = now_seconds() - prog.start;
-    free(outputs);
-    free(force);
+    st->run = *dirac_run_statistics(r);
+    dirac_run_destroy(r);
+    free(row);
 
     int csv_error = csv_finish(csv);
-    // a write that failed because the signal's cause (a closed pipe) is not a write error
+    // a write that failed because of the signal's cause (a closed pipe) is not a write error
     if (stop_signal && !st->failed && !st->stopped && (st->interrupted || csv_error == EPIPE)) {
         st->interrupted = 1;
         if (csv_error == EPIPE)
@@ -858,13 +788,11 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
         st->signal = stop_signal;
         rc = EXIT_SIGNAL_BASE + st->signal;
     }
-    if (st->failed)
-        print_message("error: ", st->error);
-    else if (st->stopped)
+    if (st->failed || st->stopped)
         print_message("error: ", st->error);
     else if (st->interrupted)
         fprintf(stderr, "dirac simulate: interrupted by %s at t = %g (step %ld of %ld)\n",
-                signal_name(st->signal), dirac_sim_time(sim), st->steps_done, s->steps);
+                signal_name(st->signal), dirac_sim_time(sim), st->run.steps, s->steps);
     int in_place = csv_file->temp_path == NULL;
     csv_error = output_commit(csv_file, csv_error);
     if (st->interrupted && st->signal == SIGPIPE)
@@ -884,13 +812,25 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
         if (rc == 0)
             fprintf(stderr, "dirac simulate: %s: %ld steps of %s (dt = %g) to t = %.10g in "
                             "%.3g s; %ld rows in %s\n",
-                    dirac_model_name(m), st->steps_done, s->method, s->dt, dirac_sim_time(sim),
+                    dirac_model_name(m), st->run.steps, dirac_sim_method(sim), s->dt,
+                    dirac_sim_time(sim),
                     st->wall_seconds, st->rows, csv_path);
         else
             fprintf(stderr, "dirac simulate: note: the trajectory up to the last good step "
                             "(t = %.10g, step %ld) is in %s (%ld %s)\n",
-                    dirac_sim_time(sim), st->steps_done, csv_path, st->rows,
+                    dirac_sim_time(sim), st->run.steps, csv_path, st->rows,
                     st->rows == 1 ? "row" : "rows");
+    }
+    // the run's quality against the model's scales (also of a failed or interrupted run)
+    int warnings = dirac_sim_warning_count(sim);
+    for (int k = 0; k < warnings; k++)
+        print_message("warning: ", dirac_sim_warning(sim, k));
+    if (warnings > 0 && a->strict && rc == 0) {
+        st->failed = 1;
+        st->error = warnings == 1 ? "the run raised a warning and --strict was given"
+                                  : "the run raised warnings and --strict was given";
+        print_message("error: ", st->error);
+        rc = EXIT_FAILED;
     }
     return rc;
 }
@@ -1009,7 +949,8 @@ int cli_simulate(int argc, char **argv)
     if (a.plot && st.rows > 0 && !st.interrupted) {
         // the figure of the run, also of a failed one (it shows how far the run got)
         char title[256];
-        snprintf(title, sizeof title, "%s: %s, dt = %g", dirac_model_name(model), s.method, s.dt);
+        snprintf(title, sizeof title, "%s: %s, dt = %g", dirac_model_name(model),
+                 dirac_sim_method(sim), s.dt);
         int plot_rc = cli_plot_default(csv_path, a.plot, title);
         if (!rc)
             rc = plot_rc;

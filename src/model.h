@@ -52,6 +52,10 @@ typedef struct model_subsystem {
 struct dirac_model {
     char *name;
     char *file;
+    // parameters of every instance after overrides (qualified names), for dirac_model_parameter
+    int param_count;
+    char **param_names;
+    double *param_values;
     int n, ns, m;                     // coordinates, entropy variables, constraints
     int n_inputs;                     // 2n + ns + 1 + m
     int first_v, first_s, index_t, first_mu;
@@ -111,5 +115,11 @@ struct dirac_model {
 
 /// Evaluates a group at x into values (work: model->work_size doubles).
 void model_group_eval(const model_group *g, const double *x, double *work, double *values);
+
+/// The symbolic Frobenius test of every constraint (src/model_frobenius.c): verdict[a] is
+/// DIRAC_INTEGRABLE_HOLONOMIC, _CLOSED or _FROBENIUS where shown, else
+/// DIRAC_DEFECT_ZERO_AT_INITIAL_STATE (not shown; the numerical test decides the rest).
+dirac_status model_frobenius_symbolic(const dirac_model *m, dirac_integrability *verdict,
+                                      dirac_error *err);
 
 #endif

@@ -87,6 +87,12 @@ const char *dirac_model_coordinate_name(const dirac_model *model, int i);
 const char *dirac_model_entropy_name(const dirac_model *model, int i);
 const char *dirac_model_constraint_name(const dirac_model *model, int a);
 const char *dirac_model_output_name(const dirac_model *model, int k);
+/// Parameters of the model and of its components, after overrides and component arguments,
+/// in declaration order (root model first, then components in pre-order), named as `-p` names
+/// them (`l`, `rotor.J`, `k[3]`); index k in 0 .. parameter_count-1 (NULL / NaN outside).
+int dirac_model_parameter_count(const dirac_model *model);
+const char *dirac_model_parameter_name(const dirac_model *model, int k);
+double dirac_model_parameter_value(const dirac_model *model, int k);
 dirac_constraint_kind dirac_model_constraint_kind(const dirac_model *model, int a);
 /// 1 if constraint `a` depends explicitly on time.
 int dirac_model_constraint_is_time_dependent(const dirac_model *model, int a);
@@ -118,6 +124,18 @@ typedef struct dirac_simulate_defaults {
 
 void dirac_model_simulate_defaults(const dirac_model *model, dirac_simulate_defaults *out);
 
+/// What is known about the integrability of a constraint (dirac_model_analysis): whether its
+/// one-form ω^a vanishes on the constraint distribution Δ (Frobenius), and how that is known.
+typedef enum dirac_integrability {
+    DIRAC_INTEGRABLE_HOLONOMIC,          ///< holonomic: integrable by definition
+    DIRAC_INTEGRABLE_CLOSED,             ///< dω^a = 0 identically (shown symbolically)
+    DIRAC_INTEGRABLE_FROBENIUS,          ///< ω^a ∧ dω^a = 0 identically (shown symbolically)
+    DIRAC_NOT_INTEGRABLE,                ///< dω^a ≠ 0 on Δ at the initial state: Δ is not
+                                         ///< integrable
+    DIRAC_DEFECT_ZERO_AT_INITIAL_STATE,  ///< dω^a = 0 on Δ at the initial state, but not shown
+                                         ///< elsewhere (numbers at one point prove nothing more)
+} dirac_integrability;
+
 /// Facts about the model at its initial state (t = 0), as printed by `dirac check`.
 typedef struct dirac_model_analysis {
     int constraint_rank;              ///< rank of the m x n matrix of constraint one-forms ω
@@ -125,7 +143,9 @@ typedef struct dirac_model_analysis {
     int distribution_dim;             ///< dim Δ = n − constraint_rank
     double *integrability_defect;     ///< per constraint: max |dω^a(X_i, X_j)| over an
                                       ///< orthonormal basis X of Δ (0 for holonomic ones)
-    int *integrable;                  ///< per constraint: 1 if the defect is at rounding level
+    int *integrable;                  ///< per constraint: 1 if shown integrable (holonomic,
+                                      ///< closed or ω∧dω = 0 identically: see integrability)
+    dirac_integrability *integrability;   ///< per constraint: what is known, and how
     double *residual;                 ///< per constraint: |φ(q0, 0)| (holonomic) or
                                       ///< |⟨ω, v0⟩ + b| (nonholonomic)
     double *velocity_residual;        ///< per constraint: |⟨ω(q0), v0⟩ + b| (holonomic: dφ/dt)

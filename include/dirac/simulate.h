@@ -37,18 +37,23 @@ typedef enum dirac_linear_solver {
 
 /// Options of a simulation; zero-initialise, then set what you need.
 typedef struct dirac_sim_options {
-    const char *method;        ///< NULL: "midpoint"
+    /// NULL or "auto": chosen per model class at creation (dirac_sim_method says which):
+    /// dgrad for models with entropy variables or a degenerate Lagrangian (∂²L/∂v² singular at
+    /// the initial state), midpoint otherwise (docs/methods.md, "Choosing a method").
+    const char *method;
     double dt;                 ///< step size h > 0 (required)
     double t0;                 ///< initial time (default 0)
     int project_initial;       ///< move an inconsistent initial state onto the constraints
     double newton_rtol;        ///< relative tolerance of Newton's updates (0: 1e-10)
     int newton_max_iterations; ///< 0: 25
     dirac_linear_solver linear_solver;   ///< default DIRAC_LINEAR_AUTO
-    /// Adaptive step size (when either is > 0): each step is compared with two half steps
-    /// (step doubling) and accepted when max_i |Δ_i| / (atol + rtol |x_i|) / (2^p − 1) <= 1 over
-    /// the positions and velocities; dt is then only the first step's size. One-step methods
-    /// only (not dirac2). Adaptivity keeps the constraints (each step is a step of the method)
-    /// but gives up symplecticity and the long-time energy behaviour of fixed steps.
+    /// Adaptive step size (when either is > 0): a step is accepted when its error estimate δ
+    /// (embedded for rk4 and euler, step doubling at the method's order for the others)
+    /// satisfies max_i |δ_i| / (atol + rtol |x_i|) <= 1 over the variables that are states of
+    /// the method (atol 0: rtol times each block's largest magnitude); dt is then only the
+    /// first step's size (docs/methods.md, "Adaptive step size"). One-step methods only (not
+    /// dirac2); rtol >= 1e-13. Adaptivity keeps the constraints (each step is a step of the
+    /// method) but gives up symplecticity and the long-time energy behaviour of fixed steps.
     double adaptive_rtol, adaptive_atol;
 } dirac_sim_options;
 
@@ -68,7 +73,8 @@ void dirac_sim_destroy(dirac_sim *sim);
 
 /// Advances one step. On failure the state (q, v, p, multipliers, entropies, work) is restored
 /// to the last good step and the reason is in dirac_sim_errmsg; returns DIRAC_ERR_NEWTON,
-/// DIRAC_ERR_SINGULAR or DIRAC_ERR_NOT_FINITE.
+/// DIRAC_ERR_SINGULAR or DIRAC_ERR_NOT_FINITE, and in adaptive mode DIRAC_ERR_STEP_SIZE when
+/// the step size falls below the resolution of t or 30 trials in a row are rejected.
 dirac_status dirac_sim_step(dirac_sim *sim);
 
 /// Size of the next step (adaptive mode: the controller's proposal; fixed mode: dt). Setting it
@@ -79,6 +85,14 @@ dirac_status dirac_sim_set_next_step_size(dirac_sim *sim, double h);
 /// Size of the last accepted step, and the number of rejected trial steps so far (adaptive).
 double dirac_sim_last_step_size(const dirac_sim *sim);
 long dirac_sim_rejected_steps(const dirac_sim *sim);
+
+/// The method that runs (the one `auto` chose, or the one requested), the method requested
+/// ("auto" or a method name), and for `auto` the model class that decided ("entropy variables",
+/// "degenerate Lagrangian", "regular Lagrangian, holonomic constraints", ...; NULL otherwise).
+/// Static strings.
+const char *dirac_sim_method(const dirac_sim *sim);
+const char *dirac_sim_method_requested(const dirac_sim *sim);
+const char *dirac_sim_method_reason(const dirac_sim *sim);
 
 /// Message of the last failure ("" if none).
 const char *dirac_sim_errmsg(const dirac_sim *sim);
@@ -114,7 +128,53 @@ double dirac_sim_projection_distance(const dirac_sim *sim);
 void dirac_sim_interaction_force(const dirac_sim *sim, int k, double *force, double *power);
 
 /// Values of the model's `output` expressions at the current node (output_count values).
+/// A step after which an output is not finite fails with DIRAC_ERR_NOT_FINITE (naming the
+/// output and the time), like a non-finite state.
 void dirac_sim_outputs(const dirac_sim *sim, double *values);
+
+/// Quality of the run so far, measured against the model's own scales after every step
+/// (docs/cli.md, "Warnings"): each number is an error divided by its scale, and a warning is
+/// due when it exceeds its threshold (DIRAC_WARN_*).
+typedef struct dirac_sim_quality {
+    /// max_t |E − E0 − W| / E_scale, E_scale = max(|E0|, max_t |⟨p, v⟩|, Σ_steps |ΔW|)
+    double energy_error;
+    double energy_error_time;           ///< when the largest error occurred
+    /// max over holonomic constraints a and nodes of (|φ_a| / |∇φ_a|) / ℓ_a: the distance to
+    /// the constraint set (first order) relative to the constraint's length scale ℓ_a, the
+    /// largest |q_i| of its coordinates over the run
+    double constraint_error;
+    double constraint_error_time;
+    int constraint_error_index;         ///< the constraint (−1: none)
+    /// the same for the velocity level: (|⟨ω_a, v⟩ + b_a| / |ω_a|) / ν_a, ν_a the largest
+    /// |v_i| of its coordinates (and |b_a| / |ω_a|) over the run; all constraints
+    double velocity_constraint_error;
+    double velocity_constraint_error_time;
+    int velocity_constraint_error_index;
+    /// largest decrease of the entropy produced, Π = Σ_steps (ΔS − h P/T) with the heat input P
+    /// and T = −∂L/∂S at each step's midpoint, below its earlier maximum, relative to the
+    /// entropy variables' total range over the run; 0 without entropy variables
+    double entropy_decrease;
+    double entropy_decrease_time;
+} dirac_sim_quality;
+
+/// Thresholds of the warnings (relative errors as in dirac_sim_quality).
+#define DIRAC_WARN_ENERGY 1e-2
+#define DIRAC_WARN_CONSTRAINT 1e-3
+#define DIRAC_WARN_VELOCITY_CONSTRAINT 1e-2
+#define DIRAC_WARN_ENTROPY 1e-3
+
+/// The quality measures of the run so far.
+void dirac_sim_quality_get(const dirac_sim *sim, dirac_sim_quality *out);
+
+/// Warnings about the run so far: one per measure of dirac_sim_quality beyond its threshold
+/// (a NaN measure counts as beyond), each a sentence naming the quantity, its value, the time,
+/// its scale and the threshold ("energy balance error |E - E0 - W| = 4e+12 at t = 2 is 0.5 of
+/// the model's energy scale 8e+12 (threshold 0.01): ..."). The count is 0 for a trustworthy
+/// run. The messages are formatted by dirac_sim_warning_count (the steps only update maxima,
+/// without allocating) and stay valid until the next step or call.
+int dirac_sim_warning_count(const dirac_sim *sim);
+/// Warning i (0 .. count-1) of the last dirac_sim_warning_count; NULL for a bad index.
+const char *dirac_sim_warning(const dirac_sim *sim, int i);
 
 #ifdef __cplusplus
 }
