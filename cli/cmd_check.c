@@ -1,5 +1,8 @@
 // `dirac check MODEL [-p NAME=VALUE]... [--latex]`: parse, compile and report on a model.
+// Exit status (exit_status.h): 0 a valid model (reported); 2 a bad model or arguments; 3 the
+// analysis at the initial state failed; 4 out of memory.
 #include "commands.h"
+#include "exit_status.h"
 #include "memory_option.h"
 
 #include <dirac/dirac.h>
@@ -93,28 +96,28 @@ int cli_check(int argc, char **argv)
         if (!strcmp(argv[i], "-p") || !strcmp(argv[i], "--parameter")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "dirac check: error: %s needs NAME=VALUE\n", argv[i]);
-                return 2;
+                return EXIT_BAD_INPUT;
             }
             if (n_overrides == (int)(sizeof overrides / sizeof overrides[0])) {
                 fprintf(stderr, "dirac check: error: too many -p options\n");
-                return 2;
+                return EXIT_BAD_INPUT;
             }
             overrides[n_overrides++] = argv[++i];
         } else if (!strcmp(argv[i], "--max-model-memory")) {
             if (i + 1 >= argc || cli_parse_bytes(argv[i + 1], &max_model_memory)) {
                 fprintf(stderr, "dirac check: error: --max-model-memory needs a size in bytes "
                                 "(suffixes K, M, G)\n");
-                return 2;
+                return EXIT_BAD_INPUT;
             }
             i++;
         } else if (!strcmp(argv[i], "--latex")) {
             latex = 1;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             fprintf(stderr, "dirac check: error: unknown option '%s'\n", argv[i]);
-            return 2;
+            return EXIT_BAD_INPUT;
         } else if (path) {
             fprintf(stderr, "dirac check: error: more than one model file given\n");
-            return 2;
+            return EXIT_BAD_INPUT;
         } else {
             path = argv[i];
         }
@@ -122,7 +125,7 @@ int cli_check(int argc, char **argv)
     if (!path) {
         fprintf(stderr, "usage: dirac check MODEL [-p NAME=VALUE]... [--latex] "
                         "[--max-model-memory BYTES]\n");
-        return 2;
+        return EXIT_BAD_INPUT;
     }
     dirac_spec *spec = NULL;
     dirac_model *model = NULL;
@@ -135,12 +138,15 @@ int cli_check(int argc, char **argv)
     if (status == DIRAC_OK)
         status = dirac_model_compile(spec, &model);
     if (status != DIRAC_OK) {
-        const char *msg = spec ? dirac_spec_errmsg(spec) : "error: out of memory\n";
+        const char *msg = spec ? dirac_spec_errmsg(spec) : "";
+        if (!*msg)
+            msg = status == DIRAC_ERR_NOMEM ? "dirac check: error: out of memory"
+                                            : dirac_status_string(status);
         fputs(msg, stderr);
-        if (!*msg || msg[strlen(msg) - 1] != '\n')
+        if (msg[strlen(msg) - 1] != '\n')
             fputc('\n', stderr);
         dirac_spec_destroy(spec);
-        return 2;
+        return cli_exit_of_input_status(status);
     }
     dirac_model_analysis analysis;
     dirac_error err;
@@ -152,8 +158,9 @@ int cli_check(int argc, char **argv)
                dirac_model_constraint_count(model), dirac_model_entropy_count(model),
                dirac_model_component_count(model), err.message);
     } else if (analysed != DIRAC_OK) {
-        fprintf(stderr, "dirac check: error: %s\n", err.message);
-        rc = 3;
+        fprintf(stderr, "dirac check: error: %s\n",
+                err.message[0] ? err.message : dirac_status_string(analysed));
+        rc = analysed == DIRAC_ERR_NOMEM ? EXIT_OUT_OF_MEMORY : EXIT_FAILED;
     }
     if (analysed == DIRAC_OK) {
         print_report(model, &analysis);
@@ -162,10 +169,15 @@ int cli_check(int argc, char **argv)
     if (rc == 0) {
         printf("equations of motion:\n");
         fflush(stdout);
-        if (dirac_model_write_equations(model, latex ? DIRAC_EQUATIONS_LATEX : DIRAC_EQUATIONS_TEXT,
-                                        stdout, &err) != DIRAC_OK) {
-            fprintf(stderr, "dirac check: error: %s\n", err.message);
-            rc = 3;
+        dirac_status written = dirac_model_write_equations(
+            model, latex ? DIRAC_EQUATIONS_LATEX : DIRAC_EQUATIONS_TEXT, stdout, &err);
+        if (written != DIRAC_OK) {
+            fprintf(stderr, "dirac check: error: %s\n",
+                    err.message[0] ? err.message : dirac_status_string(written));
+            rc = written == DIRAC_ERR_NOMEM ? EXIT_OUT_OF_MEMORY : EXIT_FAILED;
+        } else if (fflush(stdout) == EOF || ferror(stdout)) {
+            fprintf(stderr, "dirac check: error: writing the report failed\n");
+            rc = EXIT_FAILED;
         }
     }
     dirac_model_destroy(model);

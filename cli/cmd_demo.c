@@ -3,6 +3,7 @@
 //   2. two masses in contact: (D_ΔQ1 ⊕ D_ΔQ2) ⊠ D_int(Σ), Σ = {v1 = v2}, equals D_ΔQ with
 //      Δ_Q = Σ (the interconnection theorem of Jacobs & Yoshimura).
 #include "commands.h"
+#include "exit_status.h"
 
 #include <dirac/dirac.h>
 
@@ -11,8 +12,9 @@
 
 static int report_failure(const char *what, const dirac_error *err)
 {
-    fprintf(stderr, "dirac demo: error: %s: %s\n", what, err->message);
-    return 3;
+    fprintf(stderr, "dirac demo: error: %s: %s\n", what,
+            err->message[0] ? err->message : dirac_status_string(err->status));
+    return err->status == DIRAC_ERR_NOMEM ? EXIT_OUT_OF_MEMORY : EXIT_FAILED;
 }
 
 static int demo_dc_motor(double k)
@@ -81,7 +83,7 @@ int cli_demo(int argc, char **argv)
     (void)argv;
     if (argc > 1) {
         fprintf(stderr, "dirac demo: error: no arguments expected\n");
-        return 2;
+        return EXIT_BAD_INPUT;
     }
     int rc = demo_dc_motor(0.05);
     if (rc == 0)

@@ -1,6 +1,7 @@
 // `dirac methods`: the integrators of the library (dirac_method table): name, order, what each
 // preserves, and a one-line summary. docs/methods.md has their step equations.
 #include "commands.h"
+#include "exit_status.h"
 
 #include <dirac/dirac.h>
 
@@ -15,7 +16,7 @@ int cli_methods(int argc, char **argv)
             return 0;
         }
         fprintf(stderr, "dirac methods: error: unexpected argument '%s'\n", argv[i]);
-        return 2;
+        return EXIT_BAD_INPUT;
     }
     int count = dirac_method_count(), width = (int)strlen("method");
     for (int i = 0; i < count; i++) {

@@ -8,13 +8,13 @@
 // failed. docs/figures.md is the user's reference.
 #include "commands.h"
 #include "plot.h"
+#include "exit_status.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define EXIT_BAD_INPUT 2
 
 static const char usage[] =
     "usage: dirac plot FILE.csv [FILE2.csv ...] -o OUT.png|OUT.svg [--x COL] [--y COL[,COL...]]\n"
@@ -28,6 +28,12 @@ static int bad_input(const char *fmt, const char *a)
     fprintf(stderr, fmt, a);
     fputc('\n', stderr);
     return EXIT_BAD_INPUT;
+}
+
+static int out_of_memory(void)
+{
+    fputs("dirac plot: error: out of memory\n", stderr);
+    return EXIT_OUT_OF_MEMORY;
 }
 
 // If argv[*i] is option `name`, as "NAME VALUE" or "NAME=VALUE", sets *value (NULL when the
@@ -122,7 +128,7 @@ static int parse_args(int argc, char **argv, cli_plot_request *r, const char **f
             free(*xy_copy);
             *xy_copy = malloc(strlen(value) + 1);
             if (!*xy_copy)
-                return bad_input("out of memory%s", "");
+                return out_of_memory();
             strcpy(*xy_copy, value);
             (*xy_copy)[comma - value] = '\0';
             r->x = *xy_copy;
@@ -209,7 +215,7 @@ int cli_plot(int argc, char **argv)
     char *xy_copy = NULL;
     int rc;
     if (!files || !labels) {
-        rc = bad_input("out of memory%s", "");
+        rc = out_of_memory();
     } else {
         r.files = files;
         rc = parse_args(argc, argv, &r, files, labels, &xy_copy);

@@ -1,9 +1,13 @@
 // `dirac simulate MODEL [-p NAME=VALUE]... [--method NAME] [--dt H] [--t-end T] [--out FILE.csv]
 //                 [--every K] [--summary FILE.json|-] [--project-initial] [--tol R]
-//                 [--max-iter N] [--quiet] [--strict]`
+//                 [--max-iter N] [--quiet] [--strict] [--plot FILE] [--rtol R] [--atol A]
+//                 [--max-steps N] [--max-wall SECONDS] [--force]`
 //
 // Runs a model with one of the library's integrators, writes the trajectory as CSV (row by row,
-// so a failed run leaves a complete file up to its last good step) and a JSON summary.
+// so a failed run leaves a complete file up to its last good step) and a JSON summary. Every
+// output is written under a temporary name and renamed into place when complete
+// (output_file.h); outputs that would replace the model, one of its component files or each
+// other are refused before the run; a CSV larger than CSV_SIZE_LIMIT is refused without --force.
 // Settings come from the model's `simulate` line, then the command line. The run takes
 // steps = ceil(t_end/dt - 1e-9) steps, all of size dt: the final time steps*dt may pass t_end
 // by less than one step (equal steps keep the symplectic methods' properties; a shortened
@@ -17,17 +21,20 @@
 // constraint residuals, entropy production against the model's own scales) become warnings:
 // printed as `dirac simulate: warning: ...`, listed in the summary's "warnings".
 //
-// Exit status: 0 success; 2 bad arguments or model; 3 the simulation failed (message from
-// dirac_sim_errmsg; the CSV and the summary are still written), or it warned and --strict was
-// given; 130 interrupted (SIGINT).
-#define _POSIX_C_SOURCE 200809L   // isatty, fileno, clock_gettime
+// Exit status (exit_status.h): 0 success; 2 bad arguments or model; 3 the simulation failed
+// (message from dirac_sim_errmsg; the CSV and the summary are still written), it warned and
+// --strict was given, or --max-wall stopped it; 4 out of memory; 128 + N stopped by signal N
+// (SIGHUP, SIGINT, SIGPIPE, SIGTERM: the run ends after the current step and writes its files).
+#define _POSIX_C_SOURCE 200809L   // isatty, fileno, clock_gettime, sigaction
 
 #include "commands.h"
 #include "memory_option.h"
 #include "spice_import.h"
 #include "plot.h"
 #include "csv_output.h"
+#include "exit_status.h"
 #include "json_output.h"
+#include "output_file.h"
 
 #include <dirac/dirac.h>
 
@@ -41,9 +48,11 @@
 #include <unistd.h>
 
 #define MAX_OVERRIDES 256
-#define EXIT_BAD_INPUT 2
-#define EXIT_FAILED 3
-#define EXIT_INTERRUPTED 130
+
+// The largest CSV a run may write without --force, estimated before the run as
+// rows x columns x CSV_FIELD_BYTES_MAX (an upper bound: "-1.2345678901234567e-308" and a comma).
+#define CSV_SIZE_LIMIT 1e10
+#define CSV_FIELD_BYTES_MAX 25
 
 static const double missing = (double)NAN;   // written as null in the summary
 
@@ -52,7 +61,8 @@ static const char usage[] =
     "                      [--out FILE.csv|-] [--every K] [--summary FILE.json|-]\n"
     "                      [--project-initial] [--tol R] [--max-iter N] [--quiet]\n"
     "                      [--plot FILE.png|FILE.svg] [--rtol R] [--atol A]\n"
-    "                      [--max-steps N] [--strict] [--max-model-memory BYTES]\n";
+    "                      [--max-steps N] [--max-wall SECONDS] [--force] [--strict]\n"
+    "                      [--max-model-memory BYTES]\n";
 
 // Command-line settings; the has_ flags say which were given.
 typedef struct sim_args {
@@ -72,6 +82,8 @@ typedef struct sim_args {
     double rtol, atol;     // adaptive step size when either is > 0
     double max_model_memory;   // bytes; 0: the library's default
     long max_steps;        // 0: no limit for fixed steps, DEFAULT_MAX_STEPS for adaptive ones
+    double max_wall;       // seconds; 0: no limit
+    int force;             // write a CSV larger than CSV_SIZE_LIMIT
 } sim_args;
 
 // Accepted steps an adaptive run may take unless --max-steps says otherwise: bounds the run
@@ -93,16 +105,46 @@ typedef struct sim_stats {
     dirac_run_stats run;
     long rows;            // rows written, the initial one included
     double wall_seconds;
-    int failed, interrupted;
+    int failed, interrupted, stopped;   // stopped: by --max-wall
+    int signal;           // the signal that interrupted the run (0: none)
     const char *error;    // message of the failure, NULL if none
+    char stop_message[200];
 } sim_stats;
 
-static volatile sig_atomic_t interrupted;
+// The terminating signals that end a run after its current step, as Ctrl-C does.
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+static volatile sig_atomic_t stop_signal;   // the first one received (0: none)
 
-static void on_interrupt(int sig)
+static void on_stop_signal(int sig)
 {
-    (void)sig;
-    interrupted = 1;
+    if (!stop_signal)
+        stop_signal = sig;
+}
+
+static const char *signal_name(int sig)
+{
+    switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    case SIGPIPE: return "SIGPIPE";
+    default: return "a signal";
+    }
+}
+
+// Catches the stop signals, except those ignored when the tool started (background jobs
+// ignore SIGINT, nohup SIGHUP): they stay ignored.
+static void catch_stop_signals(void)
+{
+    for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++) {
+        struct sigaction old, act;
+        if (sigaction(stop_signals[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+            continue;
+        memset(&act, 0, sizeof act);
+        act.sa_handler = on_stop_signal;
+        sigemptyset(&act.sa_mask);
+        sigaction(stop_signals[i], &act, NULL);
+    }
 }
 
 static double now_seconds(void)
@@ -235,6 +277,12 @@ static int parse_args(int argc, char **argv, sim_args *a)
             if (!value || cli_parse_bytes(value, &a->max_model_memory))
                 return bad_input("--max-model-memory needs a size in bytes (suffixes K, M, G), "
                                  "got '%s'", value ? value : "", NULL);
+        } else if (take_option(argc, argv, &i, "--max-wall", &value)) {
+            if (!value || parse_real(value, &a->max_wall) || !(a->max_wall > 0))
+                return bad_input("--max-wall needs a positive number of seconds, got '%s'",
+                                 value ? value : "", NULL);
+        } else if (!strcmp(arg, "--force")) {
+            a->force = 1;
         } else if (!strcmp(arg, "--project-initial")) {
             a->project_initial = 1;
         } else if (!strcmp(arg, "--strict")) {
@@ -390,11 +438,68 @@ static int load_model(const sim_args *a, dirac_spec **spec, dirac_model **model)
         status = dirac_model_compile(*spec, model);
     if (status == DIRAC_OK)
         return 0;
-    const char *msg = *spec ? dirac_spec_errmsg(*spec) : "error: out of memory\n";
+    const char *msg = *spec ? dirac_spec_errmsg(*spec) : "";
+    if (!*msg)
+        msg = status == DIRAC_ERR_NOMEM ? "dirac simulate: error: out of memory"
+                                        : dirac_status_string(status);
     fputs(msg, stderr);
-    if (!*msg || msg[strlen(msg) - 1] != '\n')
+    if (msg[strlen(msg) - 1] != '\n')
         fputc('\n', stderr);
+    return cli_exit_of_input_status(status);
+}
+
+// Refuses, without --force, a run whose CSV would be larger than CSV_SIZE_LIMIT (adaptive runs
+// cannot be estimated: their step count is not known before).
+static int check_csv_size(const dirac_model *m, const sim_settings *s, const sim_args *a)
+{
+    if (a->force || a->rtol > 0 || a->atol > 0)
+        return 0;
+    double steps = (double)s->steps;
+    if (a->max_steps > 0 && (double)a->max_steps < steps)
+        steps = (double)a->max_steps;
+    double rows = floor(steps / (double)s->every) + 2;
+    double columns = (double)dirac_model_column_count(m);
+    double bytes = rows * columns * CSV_FIELD_BYTES_MAX;
+    if (bytes <= CSV_SIZE_LIMIT)
+        return 0;
+    fprintf(stderr, "dirac simulate: error: the run would write up to %.3g GB of CSV (%.0f rows "
+                    "of %.0f columns; the limit is %.0f GB): write fewer rows with --every K, "
+                    "take fewer steps, or give --force\n",
+            bytes / 1e9, rows, columns, CSV_SIZE_LIMIT / 1e9);
     return EXIT_BAD_INPUT;
+}
+
+// Refuses outputs that would replace the model, one of its component files, or each other
+// (compared as files: device and inode, and as canonical names when they do not exist yet).
+// names[i] is the file of option options[i] (NULL or "-": none). 0 or EXIT_BAD_INPUT.
+static int check_outputs(const dirac_spec *spec, const char *const *names,
+                         const char *const *options, int count)
+{
+    for (int i = 0; i < count; i++) {
+        if (!names[i] || !strcmp(names[i], "-"))
+            continue;
+        for (int f = 0; f < dirac_spec_file_count(spec); f++)
+            if (output_same_file(names[i], dirac_spec_file(spec, f))) {
+                fprintf(stderr, "dirac simulate: error: refusing to overwrite the %s file '%s' "
+                                "with %s '%s'\n", f == 0 ? "model" : "component",
+                        dirac_spec_file(spec, f), options[i], names[i]);
+                return EXIT_BAD_INPUT;
+            }
+        for (int j = 0; j < i; j++) {
+            if (!names[j] || !strcmp(names[j], "-"))
+                continue;
+            char *a = output_canonical_path(names[i]), *b = output_canonical_path(names[j]);
+            int same = (a && b && !strcmp(a, b)) || output_same_file(names[i], names[j]);
+            free(a);
+            free(b);
+            if (same) {
+                fprintf(stderr, "dirac simulate: error: %s '%s' and %s '%s' name the same "
+                                "file\n", options[j], names[j], options[i], names[i]);
+                return EXIT_BAD_INPUT;
+            }
+        }
+    }
+    return 0;
 }
 
 // The header row: the names of the run's columns (dirac_model_column_name).
@@ -471,7 +576,8 @@ static void progress_clear(progress *p)
     p->shown = 0;
 }
 
-static void write_summary(FILE *f, const sim_args *a, const sim_settings *s, const sim_stats *st,
+// Returns 0 or the errno value of a failed write.
+static int write_summary(FILE *f, const sim_args *a, const sim_settings *s, const sim_stats *st,
                           const dirac_model *m, const dirac_sim *sim, const char *csv_path)
 {
     json_writer w;
@@ -487,7 +593,10 @@ static void write_summary(FILE *f, const sim_args *a, const sim_settings *s, con
     json_string(&w, "method", sim ? dirac_sim_method(sim) : s->method);
     json_string(&w, "method_requested", s->method);
     json_string(&w, "method_reason", sim ? dirac_sim_method_reason(sim) : NULL);
-    json_string(&w, "status", st->failed ? "failed" : st->interrupted ? "interrupted" : "ok");
+    json_string(&w, "status", st->failed        ? "failed"
+                              : st->interrupted ? "interrupted"
+                              : st->stopped     ? "stopped"
+                                                : "ok");
     json_string(&w, "error", st->error);
     json_number(&w, "dt", s->dt);
     json_integer(&w, "steps", st->run.steps);
@@ -551,44 +660,37 @@ static void write_summary(FILE *f, const sim_args *a, const sim_settings *s, con
         int n = dirac_model_coordinate_count(m);
         const double *q = dirac_sim_q(sim), *v = dirac_sim_v(sim), *p = dirac_sim_p(sim);
         const double *sv = dirac_sim_s(sim);
-        char key[512];
         json_object(&w, "final_state");
         for (int i = 0; i < n; i++)
-            json_number(&w, dirac_model_coordinate_name(m, i), q[i]);
-        for (int i = 0; i < n; i++) {
-            snprintf(key, sizeof key, "%s'", dirac_model_coordinate_name(m, i));
-            json_number(&w, key, v[i]);
-        }
-        for (int i = 0; i < n; i++) {
-            snprintf(key, sizeof key, "p.%s", dirac_model_coordinate_name(m, i));
-            json_number(&w, key, p[i]);
-        }
-        for (int i = 0; i < ns; i++) {
-            snprintf(key, sizeof key, "S.%s", dirac_model_entropy_name(m, i));
-            json_number(&w, key, sv[i]);
-        }
+            json_number_named(&w, NULL, dirac_model_coordinate_name(m, i), NULL, q[i]);
+        for (int i = 0; i < n; i++)
+            json_number_named(&w, NULL, dirac_model_coordinate_name(m, i), "'", v[i]);
+        for (int i = 0; i < n; i++)
+            json_number_named(&w, "p.", dirac_model_coordinate_name(m, i), NULL, p[i]);
+        for (int i = 0; i < ns; i++)
+            json_number_named(&w, "S.", dirac_model_entropy_name(m, i), NULL, sv[i]);
         json_end(&w);
     } else {
         json_null(&w, "final_state");
     }
     json_end(&w);
-    json_finish(&w);
+    return json_finish(&w);
 }
 
-// Writes the summary to a.summary ("-": stdout); returns 0 or prints the reason and returns 3.
-static int emit_summary(FILE *f, const sim_args *a, const sim_settings *s, const sim_stats *st,
+// Writes the summary to a.summary ("-": stdout) whole (output_file.h); returns 0 or prints
+// the reason and returns EXIT_FAILED.
+static int emit_summary(const sim_args *a, const sim_settings *s, const sim_stats *st,
                         const dirac_model *m, const dirac_sim *sim, const char *csv_path)
 {
-    if (!f)
+    if (!a->summary)
         return 0;
-    write_summary(f, a, s, st, m, sim, csv_path);
-    int failed = ferror(f) != 0;
-    if (f != stdout)
-        failed |= fclose(f) == EOF;
-    else
-        failed |= fflush(f) == EOF;
-    if (failed) {
-        fprintf(stderr, "dirac simulate: error: writing the summary '%s' failed\n", a->summary);
+    output_file out;
+    int error = output_open(&out, a->summary);
+    if (!error)
+        error = output_commit(&out, write_summary(out.file, a, s, st, m, sim, csv_path));
+    if (error) {
+        fprintf(stderr, "dirac simulate: error: writing the summary '%s' failed: %s\n",
+                a->summary, strerror(error));
         return EXIT_FAILED;
     }
     return 0;
@@ -603,7 +705,7 @@ static void print_message(const char *prefix, const char *msg)
 
 // The time loop: writes rows as it goes, gathers statistics; returns the exit status.
 static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, const sim_args *a,
-               csv_writer *csv, const char *csv_path, sim_stats *st)
+               csv_writer *csv, output_file *csv_file, const char *csv_path, sim_stats *st)
 {
     int columns = dirac_model_column_count(m);
     double *row = malloc((size_t)columns * sizeof *row);
@@ -614,8 +716,9 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
                                : DIRAC_ERR_NOMEM;
     if (created != DIRAC_OK) {
         free(row);
+        output_discard(csv_file);
         print_message("error: ", created == DIRAC_ERR_NOMEM ? "out of memory" : err.message);
-        return EXIT_FAILED;
+        return created == DIRAC_ERR_NOMEM ? EXIT_OUT_OF_MEMORY : EXIT_FAILED;
     }
     progress prog = { 0 };
     prog.enabled = isatty(fileno(stderr)) && s->steps > 0;
@@ -625,27 +728,33 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
     if (write_header(csv, m)) {
         free(row);
         dirac_run_destroy(r);
+        output_discard(csv_file);
         print_message("error: ", "out of memory");
-        return EXIT_FAILED;
+        return EXIT_OUT_OF_MEMORY;
     }
     dirac_run_row(r, row);
     write_row(csv, row, columns);
     st->rows = 1;
 
     int rc = 0;
-    // Ctrl-C ends the run after the current step, keeping the CSV and the summary (unless
-    // SIGINT was ignored when we started, as in background jobs)
-    void (*previous_handler)(int) = signal(SIGINT, on_interrupt);
-    if (previous_handler == SIG_IGN)
-        signal(SIGINT, SIG_IGN);
     int adaptive = a->rtol > 0 || a->atol > 0;
     long max_steps = a->max_steps > 0 ? a->max_steps : DEFAULT_MAX_STEPS;
     double t_final = dirac_sim_time(sim) + s->t_end;
     static char cap_message[256];
     while (!dirac_run_finished(r)) {
-        if (interrupted) {
+        // a terminating signal (Ctrl-C, kill, timeout, a closed pipe) ends the run here
+        if (stop_signal) {
             st->interrupted = 1;
-            rc = EXIT_INTERRUPTED;
+            break;
+        }
+        if (a->max_wall > 0 && now_seconds() - prog.start > a->max_wall) {
+            st->stopped = 1;
+            snprintf(st->stop_message, sizeof st->stop_message,
+                     "stopped by --max-wall %g s at t = %.10g (step %ld) before t_end = %g",
+                     a->max_wall, dirac_sim_time(sim), dirac_run_statistics(r)->steps,
+                     s->t_end);
+            st->error = st->stop_message;
+            rc = EXIT_FAILED;
             break;
         }
         if (adaptive && dirac_run_statistics(r)->steps >= max_steps) {
@@ -671,7 +780,7 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
             st->error = dirac_sim_errmsg(sim);
             if (!st->error || !*st->error)
                 st->error = dirac_status_string(status);
-            rc = EXIT_FAILED;
+            rc = status == DIRAC_ERR_NOMEM ? EXIT_OUT_OF_MEMORY : EXIT_FAILED;
             break;
         }
         long k = dirac_run_statistics(r)->steps;
@@ -684,7 +793,6 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
             }
         }
     }
-    signal(SIGINT, previous_handler == SIG_ERR ? SIG_DFL : previous_handler);
     progress_clear(&prog);
     // the trajectory ends at the last good step, written or not
     if (!csv->error && dirac_run_finish(r, row)) {
@@ -696,15 +804,31 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
     dirac_run_destroy(r);
     free(row);
 
-    if (st->failed)
+    int csv_error = csv_finish(csv);
+    // a write that failed because of the signal's cause (a closed pipe) is not a write error
+    if (stop_signal && !st->failed && !st->stopped && (st->interrupted || csv_error == EPIPE)) {
+        st->interrupted = 1;
+        if (csv_error == EPIPE)
+            csv_error = 0;
+    }
+    if (st->interrupted) {
+        st->signal = stop_signal;
+        rc = EXIT_SIGNAL_BASE + st->signal;
+    }
+    if (st->failed || st->stopped)
         print_message("error: ", st->error);
     else if (st->interrupted)
-        fprintf(stderr, "dirac simulate: interrupted at t = %g (step %ld of %ld)\n",
-                dirac_sim_time(sim), st->run.steps, s->steps);
-    int csv_error = csv_close(csv);
+        fprintf(stderr, "dirac simulate: interrupted by %s at t = %g (step %ld of %ld)\n",
+                signal_name(st->signal), dirac_sim_time(sim), st->run.steps, s->steps);
+    int in_place = csv_file->temp_path == NULL;
+    csv_error = output_commit(csv_file, csv_error);
+    if (st->interrupted && st->signal == SIGPIPE)
+        csv_error = 0;   // the reader of the pipe went away: not a write error of ours
     if (csv_error) {
-        fprintf(stderr, "dirac simulate: error: writing '%s' failed: %s\n", csv_path,
-                strerror(csv_error));
+        fprintf(stderr, "dirac simulate: error: writing '%s' failed: %s%s\n", csv_path,
+                strerror(csv_error),
+                in_place ? "" : "; the file was not written (an existing one is unchanged)");
+        st->rows = 0;
         if (!rc)
             rc = EXIT_FAILED;
         if (!st->error) {
@@ -738,24 +862,16 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
     return rc;
 }
 
-static FILE *open_summary(const char *path)
-{
-    if (!path)
-        return NULL;
-    if (!strcmp(path, "-"))
-        return stdout;
-    return fopen(path, "w");
-}
-
-// Exit status of a failed dirac_sim_create: the model or settings are unusable (2), or the
-// computation of a consistent initial state failed (3).
+// Exit status of a failed dirac_sim_create: the model or settings are unusable (2), the
+// computation of a consistent initial state failed (3), or memory ran out (4).
 static int create_failure_status(dirac_status status)
 {
     switch (status) {
+    case DIRAC_ERR_NOMEM:
+        return EXIT_OUT_OF_MEMORY;
     case DIRAC_ERR_NEWTON:
     case DIRAC_ERR_SINGULAR:
     case DIRAC_ERR_NOT_FINITE:
-    case DIRAC_ERR_NOMEM:
     case DIRAC_ERR_LINALG:
         return EXIT_FAILED;
     default:
@@ -773,7 +889,6 @@ int cli_simulate(int argc, char **argv)
     dirac_spec *spec = NULL;
     dirac_model *model = NULL;
     dirac_sim *sim = NULL;
-    FILE *summary = NULL;
     char *default_out = NULL;
     sim_settings s;
     sim_stats st;
@@ -797,12 +912,20 @@ int cli_simulate(int argc, char **argv)
         default_out = malloc(len);
         if (!default_out) {
             fputs("dirac simulate: error: out of memory\n", stderr);
-            rc = EXIT_FAILED;
+            rc = EXIT_OUT_OF_MEMORY;
             goto done;
         }
         snprintf(default_out, len, "%s.csv", dirac_model_name(model));
         csv_path = default_out;
     }
+    const char *outputs[3] = { csv_path, a.summary, a.plot };
+    const char *output_options[3] = { a.out ? "--out" : "the default output", "--summary",
+                                      "--plot" };
+    rc = check_outputs(spec, outputs, output_options, 3);
+    if (!rc)
+        rc = check_csv_size(model, &s, &a);
+    if (rc)
+        goto done;
 
     dirac_sim_options options;
     memset(&options, 0, sizeof options);
@@ -819,13 +942,10 @@ int cli_simulate(int argc, char **argv)
     if (status != DIRAC_OK) {
         print_message("error: ", err.message[0] ? err.message : dirac_status_string(status));
         rc = create_failure_status(status);
-        if (rc == EXIT_FAILED && a.summary) {   // a summary of a run that could not start
+        if (rc != EXIT_BAD_INPUT && a.summary) {   // a summary of a run that could not start
             st.failed = 1;
             st.error = err.message[0] ? err.message : dirac_status_string(status);
-            summary = open_summary(a.summary);
-            if (summary)
-                emit_summary(summary, &a, &s, &st, model, NULL, NULL);
-            summary = NULL;
+            emit_summary(&a, &s, &st, model, NULL, NULL);
         }
         goto done;
     }
@@ -837,30 +957,23 @@ int cli_simulate(int argc, char **argv)
                         "of the %ld equal steps ends at t = %.10g\n",
                 s.t_end, s.dt, s.steps, (double)s.steps * s.dt);
 
-    summary = open_summary(a.summary);
-    if (a.summary && !summary) {
-        fprintf(stderr, "dirac simulate: error: cannot write '%s': %s\n", a.summary,
-                strerror(errno));
-        rc = EXIT_BAD_INPUT;
-        goto done;
-    }
-    csv_writer csv;
-    int open_error = csv_open(&csv, csv_path);
+    // from here on a terminating signal ends the run cleanly
+    catch_stop_signals();
+    output_file csv_file;
+    int open_error = output_open(&csv_file, csv_path);
     if (open_error) {
         fprintf(stderr, "dirac simulate: error: cannot write '%s': %s\n", csv_path,
                 strerror(open_error));
-        if (summary && summary != stdout)
-            fclose(summary);
-        summary = NULL;
-        rc = EXIT_BAD_INPUT;
+        rc = open_error == ENOMEM ? EXIT_OUT_OF_MEMORY : EXIT_BAD_INPUT;
         goto done;
     }
-    rc = run(model, sim, &s, &a, &csv, csv_path, &st);
-    int summary_rc = emit_summary(summary, &a, &s, &st, model, sim, csv_path);
-    summary = NULL;
+    csv_writer csv;
+    csv_begin(&csv, csv_file.file);
+    rc = run(model, sim, &s, &a, &csv, &csv_file, csv_path, &st);
+    int summary_rc = emit_summary(&a, &s, &st, model, sim, csv_path);
     if (!rc)
         rc = summary_rc;
-    if (a.plot && st.rows > 0) {
+    if (a.plot && st.rows > 0 && !st.interrupted) {
         // the figure of the run, also of a failed one (it shows how far the run got)
         char title[256];
         snprintf(title, sizeof title, "%s: %s, dt = %g", dirac_model_name(model),
@@ -873,8 +986,6 @@ int cli_simulate(int argc, char **argv)
     }
 
 done:
-    if (summary && summary != stdout)
-        fclose(summary);
     free(default_out);
     dirac_sim_destroy(sim);
     dirac_model_destroy(model);

@@ -1,5 +1,5 @@
 // The commands of the dirac tool; each takes the arguments after the program name
-// (argv[0] is the command) and returns the process exit status (0 ok, 2 bad input, 3 failed).
+// (argv[0] is the command) and returns the process exit status (exit_status.h).
 #ifndef DIRAC_CLI_COMMANDS_H
 #define DIRAC_CLI_COMMANDS_H
 
@@ -7,6 +7,7 @@ typedef struct cli_command {
     const char *name;
     const char *summary;   // one line for `dirac help`
     int (*run)(int argc, char **argv);
+    int uses_blas;         // 1: reserve the BLAS work buffer first (blas_setup.h)
 } cli_command;
 
 int cli_help(int argc, char **argv);

@@ -5,18 +5,10 @@
 #include <math.h>
 #include <string.h>
 
-int csv_open(csv_writer *w, const char *path)
+void csv_begin(csv_writer *w, FILE *file)
 {
     memset(w, 0, sizeof *w);
-    if (!strcmp(path, "-")) {
-        w->file = stdout;
-        return 0;
-    }
-    w->file = fopen(path, "w");
-    if (!w->file)
-        return errno ? errno : EIO;
-    w->owns_file = 1;
-    return 0;
+    w->file = file;
 }
 
 static void note_error(csv_writer *w)
@@ -101,16 +93,7 @@ int csv_flush(csv_writer *w)
     return w->error;
 }
 
-int csv_close(csv_writer *w)
+int csv_finish(csv_writer *w)
 {
-    if (!w->file)
-        return w->error;
-    if (w->owns_file) {
-        if (fclose(w->file) == EOF)
-            note_error(w);
-    } else if (fflush(w->file) == EOF) {
-        note_error(w);
-    }
-    w->file = NULL;
-    return w->error;
+    return csv_flush(w);
 }

@@ -10,14 +10,13 @@
 #include <stdio.h>
 
 typedef struct csv_writer {
-    FILE *file;
-    int owns_file;      // 1: opened by csv_open (closed by csv_close); 0: stdout
+    FILE *file;         // not owned: opened and closed by the caller
     int fields;         // fields written in the current row
-    int error;          // first errno of a failed write or close (0: none)
+    int error;          // first errno of a failed write or flush (0: none)
 } csv_writer;
 
-/// Opens `path` for writing ("-" is standard output). Returns 0 or an errno value.
-int csv_open(csv_writer *w, const char *path);
+/// Starts writing to `file`.
+void csv_begin(csv_writer *w, FILE *file);
 
 /// Writes the header field PREFIX NAME SUFFIX (prefix and suffix may be NULL).
 void csv_name(csv_writer *w, const char *prefix, const char *name, const char *suffix);
@@ -31,7 +30,7 @@ void csv_end_row(csv_writer *w);
 /// Pushes buffered rows to the file. Returns 0 or the first error.
 int csv_flush(csv_writer *w);
 
-/// Flushes and closes (standard output is flushed, not closed). Returns 0 or the first error.
-int csv_close(csv_writer *w);
+/// Flushes; the file stays open. Returns 0 or the first error.
+int csv_finish(csv_writer *w);
 
 #endif

@@ -23,10 +23,10 @@ static void indent(json_writer *w)
     check(w, fprintf(w->file, "\n%*s", 2 * w->depth, ""));
 }
 
-static void put_string(json_writer *w, const char *s)
+// the characters of s, escaped, without quotes
+static void put_escaped(json_writer *w, const char *s)
 {
     static const char hex[] = "0123456789abcdef";
-    check(w, putc('"', w->file));
     for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
         switch (*c) {
         case '"': check(w, fputs("\\\"", w->file)); break;
@@ -43,6 +43,12 @@ static void put_string(json_writer *w, const char *s)
                 check(w, putc(*c, w->file));
         }
     }
+}
+
+static void put_string(json_writer *w, const char *s)
+{
+    check(w, putc('"', w->file));
+    put_escaped(w, s);
     check(w, putc('"', w->file));
 }
 
@@ -113,6 +119,20 @@ void json_number(json_writer *w, const char *key, double value)
     char buf[40];
     json_format_number(buf, sizeof buf, value);
     start_value(w, key);
+    check(w, fputs(buf, w->file));
+}
+
+void json_number_named(json_writer *w, const char *prefix, const char *name,
+                       const char *suffix, double value)
+{
+    char buf[40];
+    json_format_number(buf, sizeof buf, value);
+    start_value(w, NULL);
+    check(w, putc('"', w->file));
+    put_escaped(w, prefix ? prefix : "");
+    put_escaped(w, name);
+    put_escaped(w, suffix ? suffix : "");
+    check(w, fputs("\": ", w->file));
     check(w, fputs(buf, w->file));
 }
 

@@ -25,6 +25,10 @@ void json_object(json_writer *w, const char *key);   // opens {
 void json_array(json_writer *w, const char *key);    // opens [
 void json_end(json_writer *w);                       // closes the innermost { or [
 void json_number(json_writer *w, const char *key, double value);
+/// A member of an object whose key is PREFIX NAME SUFFIX (prefix and suffix may be NULL),
+/// however long.
+void json_number_named(json_writer *w, const char *prefix, const char *name,
+                       const char *suffix, double value);
 void json_integer(json_writer *w, const char *key, long value);
 void json_string(json_writer *w, const char *key, const char *value);   // NULL: null
 void json_bool(json_writer *w, const char *key, int value);

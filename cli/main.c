@@ -1,5 +1,7 @@
 // The dirac command-line tool: dispatches to one function per command.
+#include "blas_setup.h"
 #include "commands.h"
+#include "exit_status.h"
 
 #include <dirac/dirac.h>
 
@@ -8,17 +10,17 @@
 
 static const cli_command commands[] = {
     { "check", "parse and compile a model; report sizes, constraints, degeneracy, equations",
-      cli_check },
+      cli_check, 1 },
     { "demo", "build and check Dirac structures of paper 000's examples (DC motor, two masses)",
-      cli_demo },
+      cli_demo, 1 },
     { "simulate", "run a model with an integrator; write a CSV trajectory and a JSON summary",
-      cli_simulate },
+      cli_simulate, 1 },
     { "import", "translate a SPICE netlist into a .dirac model (dirac import spice FILE.cir)",
-      cli_import },
-    { "methods", "list the integrators: name, order, what each preserves", cli_methods },
+      cli_import, 0 },
+    { "methods", "list the integrators: name, order, what each preserves", cli_methods, 0 },
     { "plot", "draw CSV trajectories with gnuplot (PNG or SVG): columns, phase, x-y, errors",
-      cli_plot },
-    { "help", "list the commands", cli_help },
+      cli_plot, 0 },
+    { "help", "list the commands", cli_help, 0 },
 };
 
 int cli_help(int argc, char **argv)
@@ -35,9 +37,10 @@ int cli_help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    cli_blas_single_thread(argv);
     if (argc < 2) {
         cli_help(0, NULL);
-        return 2;
+        return EXIT_BAD_INPUT;
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
         printf("dirac %s\n", dirac_version());
@@ -46,8 +49,10 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
         return cli_help(argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name))
-            return commands[i].run(argc - 1, argv + 1);
+        if (!strcmp(argv[1], commands[i].name)) {
+            int rc = commands[i].uses_blas ? cli_blas_reserve() : 0;
+            return rc ? rc : commands[i].run(argc - 1, argv + 1);
+        }
     fprintf(stderr, "dirac: error: unknown command '%s' (try 'dirac help')\n", argv[1]);
-    return 2;
+    return EXIT_BAD_INPUT;
 }

@@ -7,6 +7,8 @@
 #define _POSIX_C_SOURCE 200809L   // getline, mkstemp, fdopen, fork, execv, pipe, waitpid
 
 #include "plot.h"
+#include "exit_status.h"
+#include "output_file.h"
 
 #include <errno.h>
 #include <math.h>
@@ -14,12 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define EXIT_BAD_INPUT 2
-#define EXIT_FAILED 3
 
 // Okabe-Ito colours (distinguishable with the common colour-vision deficiencies), black first
 // replaced by blue so that the first two series are blue and vermilion.
@@ -55,6 +56,7 @@ typedef struct plot_state {
     csv_file *files;
     series *series;
     int series_count, series_cap;
+    const char *write_path;   // where gnuplot writes: the figure's temporary name
 } plot_state;
 
 static int fail(const char *who, const char *fmt, ...)
@@ -66,6 +68,12 @@ static int fail(const char *who, const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     return EXIT_BAD_INPUT;
+}
+
+static int out_of_memory(const char *who)
+{
+    fprintf(stderr, "%s: error: out of memory\n", who);
+    return EXIT_OUT_OF_MEMORY;
 }
 
 static void note(const char *who, const char *fmt, ...)
@@ -227,6 +235,10 @@ static void chomp(char *line)
 // reads the header of file `f` into names; 0 or an exit status
 static int read_header(const char *who, csv_file *file)
 {
+    // gnuplot reads the file again: it must be a file, not a device, FIFO or directory
+    struct stat st;
+    if (stat(file->path, &st) == 0 && !S_ISREG(st.st_mode))
+        return fail(who, "cannot read '%s': not a regular file", file->path);
     FILE *in = fopen(file->path, "r");
     if (!in)
         return fail(who, "cannot read '%s': %s", file->path, strerror(errno));
@@ -240,16 +252,16 @@ static int read_header(const char *who, csv_file *file)
         char **fields = NULL;
         int count = split_fields(line, &fields);
         if (count < 0) {
-            rc = fail(who, "out of memory");
+            rc = out_of_memory(who);
         } else {
             file->names = calloc((size_t)count, sizeof *file->names);
             for (int i = 0; file->names && i < count; i++) {
                 file->names[i] = copy_string(fields[i], strlen(fields[i]));
                 if (!file->names[i])
-                    rc = fail(who, "out of memory");
+                    rc = out_of_memory(who);
             }
             if (!file->names)
-                rc = fail(who, "out of memory");
+                rc = out_of_memory(who);
             else
                 file->count = count;
             free(fields);
@@ -291,7 +303,7 @@ static int add_series(plot_state *s, int file, int xcol, int ycol, enum transfor
         int cap = s->series_cap ? 2 * s->series_cap : 16;
         series *g = realloc(s->series, (size_t)cap * sizeof *g);
         if (!g)
-            return fail(s->r->who, "out of memory");
+            return out_of_memory(s->r->who);
         s->series = g;
         s->series_cap = cap;
     }
@@ -305,7 +317,7 @@ static int add_series(plot_state *s, int file, int xcol, int ycol, enum transfor
         size_t n = strlen(quantity);
         e->owned = malloc(n + 3);
         if (!e->owned)
-            return fail(s->r->who, "out of memory");
+            return out_of_memory(s->r->who);
         snprintf(e->owned, n + 3, "|%s|", quantity);
         e->quantity = e->owned;
     } else {
@@ -401,7 +413,7 @@ static int make_series(plot_state *s)
             size_t n = strlen(xname);
             char *v = malloc(n + 2);
             if (!v)
-                return fail(who, "out of memory");
+                return out_of_memory(who);
             snprintf(v, n + 2, "%s'", xname);
             int ycol = find_column(file, v);
             if (ycol < 0)
@@ -497,7 +509,7 @@ static int scan_data(plot_state *s, int logy)
             char **fields = NULL;
             int count = split_fields(line, &fields);
             if (count < 0) {
-                rc = fail(who, "out of memory");
+                rc = out_of_memory(who);
                 break;
             }
             if (row == 1)
@@ -553,7 +565,7 @@ static int style_series(plot_state *s)
     int quantity_count = 0, many = 0;
     int *index = malloc((size_t)s->series_count * sizeof *index);
     if (!index && s->series_count > 0)
-        return fail(s->r->who, "out of memory");
+        return out_of_memory(s->r->who);
     for (int i = 0; i < s->series_count; i++) {
         int q = 0;
         while (q < quantity_count && strcmp(quantities[q], s->series[i].quantity))
@@ -583,7 +595,7 @@ static int style_series(plot_state *s)
         e->title = malloc(n);
         if (!e->title) {
             free(index);
-            return fail(s->r->who, "out of memory");
+            return out_of_memory(s->r->who);
         }
         if (files == 1)
             snprintf(e->title, n, "%s", e->quantity);
@@ -740,7 +752,7 @@ static void write_script(FILE *out, const plot_state *s, int logy)
                      "}\n", r->width, r->height, r->width, r->height);
     }
     fputs("set output ", out);
-    put_path(out, r->out);
+    put_path(out, s->write_path);
     fputs("\nset datafile separator comma\nset encoding utf8\n", out);
     fputs("set grid lc rgb '#dddddd'\nset border lc rgb '#404040'\n", out);
     if (r->title) {
@@ -937,8 +949,8 @@ static int check_request(const cli_plot_request *r)
                       r->yrange);
     }
     for (int f = 0; !rc && f < r->file_count; f++)
-        if (!strcmp(r->files[f], r->out))
-            rc = fail(who, "refusing to overwrite the CSV file '%s' with the figure", r->out);
+        if (!strcmp(r->files[f], r->out) || output_same_file(r->files[f], r->out))
+            rc = fail(who, "refusing to overwrite the CSV file '%s' with the figure", r->files[f]);
     return rc;
 }
 
@@ -977,11 +989,11 @@ int cli_plot_draw(const cli_plot_request *r)
     s.r = &req;
     s.files = calloc((size_t)req.file_count, sizeof *s.files);
     if (!s.files)
-        return fail(who, "out of memory");
+        return out_of_memory(who);
     for (int f = 0; f < req.file_count && !rc; f++) {
         s.files[f].path = req.files[f];
         s.files[f].label = file_label(&req, f);
-        rc = s.files[f].label ? read_header(who, &s.files[f]) : fail(who, "out of memory");
+        rc = s.files[f].label ? read_header(who, &s.files[f]) : out_of_memory(who);
     }
     int logy = req.logy || req.kind == CLI_PLOT_ERRORS;
     if (!rc)
@@ -1005,12 +1017,23 @@ int cli_plot_draw(const cli_plot_request *r)
                       logy ? "finite positive" : "finite");
     }
 
-    // the output must be creatable (gnuplot's own message would be less clear)
-    FILE *probe = rc ? NULL : fopen(req.out, "wb");
-    if (!rc && !probe)
-        rc = fail(who, "cannot create '%s': %s", req.out, strerror(errno));
-    if (probe)
-        fclose(probe);
+    // the figure goes to a temporary name next to it, renamed into place when complete;
+    // creating it also checks that the output can be created (gnuplot's message is less clear)
+    output_file figure;
+    memset(&figure, 0, sizeof figure);
+    if (!rc) {
+        int e = output_open(&figure, req.out);
+        if (e)
+            rc = e == ENOMEM ? out_of_memory(who)
+                             : fail(who, "cannot create '%s': %s", req.out, strerror(e));
+        else if (figure.is_stdout) {
+            output_discard(&figure);
+            rc = fail(who, "the figure cannot go to standard output");
+        } else {
+            fflush(figure.file);   // gnuplot writes the file by its name
+            s.write_path = output_write_path(&figure);
+        }
+    }
 
     char script[4096];
     int fd = -1;
@@ -1036,18 +1059,20 @@ int cli_plot_draw(const cli_plot_request *r)
         if (!rc)
             rc = run_gnuplot(who, gnuplot, script, req.out);
         unlink(script);
-        if (rc)
-            remove(req.out);
     }
     if (!rc) {
-        FILE *check = fopen(req.out, "rb");
-        long size = 0;
-        if (check && fseek(check, 0, SEEK_END) == 0)
-            size = ftell(check);
-        if (check)
-            fclose(check);
-        if (size <= 0)
+        struct stat st;
+        if (stat(s.write_path, &st) != 0 || st.st_size <= 0)
             rc = fail(who, "gnuplot wrote nothing to %s", req.out);
+    }
+    if (figure.file) {
+        if (rc) {
+            output_discard(&figure);
+        } else {
+            int e = output_commit(&figure, 0);
+            if (e)
+                rc = fail(who, "cannot write '%s': %s", req.out, strerror(e));
+        }
     }
     free_state(&s);
     return rc;

@@ -1,7 +1,7 @@
 #!/bin/sh
-# Builds the libFuzzer harness of the model language (parse, compile, analyse, a few
-# simulation steps) with clang (address and
-# undefined-behaviour sanitizers) and runs it for a bounded time.
+# Builds the libFuzzer harness of the model language (load with component files from a
+# virtual file system, parse, compile, analyse, a few simulation steps) with clang (address
+# and undefined-behaviour sanitizers) and runs it for a bounded time, on inputs of up to 64 KB.
 #   fuzz/run.sh [SECONDS]        default 30; crashes are written to fuzz/artifacts/
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,5 +24,5 @@ clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=
 # a scratch copy of the corpus grows with what the fuzzer finds; the seeds stay as they are
 mkdir -p "$out/corpus"
 cp "$here"/corpus/*.dirac "$out/corpus/"
-"$out/fuzz_parse" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+"$out/fuzz_parse" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="$here/artifacts/" -dict="$here/dirac.dict" "$out/corpus"

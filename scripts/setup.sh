@@ -3,10 +3,12 @@
 # Idempotent; run as root on Debian 12 (uses sudo when not root and sudo exists).
 set -euo pipefail
 
-packages=(cmake make gcc clang libc6-dev pkg-config gnuplot-nox ngspice
+# libclang-rt-14-dev: the fuzzer's sanitizer runtimes (clang does not pull them in)
+packages=(cmake make gcc clang libclang-rt-14-dev libc6-dev pkg-config gnuplot-nox ngspice
           liblapacke-dev libopenblas-dev libsuitesparse-dev
           # the Python package (python/, docs/python.md): build, install into a venv, test;
-          # matplotlib and pandas are optional there (their features' tests are skipped without)
+          # matplotlib and pandas are optional there (their features' tests are skipped without);
+          # numpy and pandas also run docs/cli.md's CSV recipes (tests/cli_csv_recipes.sh)
           python3 python3-dev python3-venv python3-setuptools python3-cffi python3-numpy
           python3-pytest python3-matplotlib python3-pandas)
 # extra packages asked for by the caller (e.g. scripts/setup.sh gnuplot-nox)

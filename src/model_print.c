@@ -84,11 +84,19 @@ static void put_expr(print_ctx *p, expr_id e)
     if (p->status != DIRAC_OK)
         return;
     char *text = NULL;
-    p->status = expr_print(p->m->pool, e,
-                           p->style == DIRAC_EQUATIONS_LATEX ? EXPR_PRINT_LATEX : EXPR_PRINT_INFIX,
-                           name_of, p, &text, p->err);
-    if (p->status == DIRAC_OK)
+    dirac_error err;
+    dirac_status status = expr_print(
+        p->m->pool, e, p->style == DIRAC_EQUATIONS_LATEX ? EXPR_PRINT_LATEX : EXPR_PRINT_INFIX,
+        name_of, p, &text, &err);
+    if (status == DIRAC_OK)
         fputs(text, p->out);
+    else if (status == DIRAC_ERR_SIZE)   // a valid model; only this expression is not shown
+        fprintf(p->out, p->style == DIRAC_EQUATIONS_LATEX
+                            ? "\\text{(not printed: longer than %u characters)}"
+                            : "(not printed: longer than %u characters)",
+                (unsigned)EXPR_PRINT_MAX_LENGTH);
+    else
+        p->status = error_set(p->err, status, "%s", err.message);
     free(text);
 }
 
@@ -108,10 +116,21 @@ static void put_term(print_ctx *p, expr_id coefficient, int negate, const char *
     int latex = p->style == DIRAC_EQUATIONS_LATEX;
     char *text = NULL;
     int negative = 0, is_sum = 0;
-    p->status = expr_print_term(p->m->pool, coefficient, latex ? EXPR_PRINT_LATEX : EXPR_PRINT_INFIX,
-                                name_of, p, &text, &negative, &is_sum, p->err);
-    if (p->status != DIRAC_OK)
+    dirac_error err;
+    dirac_status status = expr_print_term(p->m->pool, coefficient,
+                                          latex ? EXPR_PRINT_LATEX : EXPR_PRINT_INFIX, name_of, p,
+                                          &text, &negative, &is_sum, &err);
+    if (status == DIRAC_ERR_SIZE) {   // a valid model; only this term is not shown
+        fprintf(p->out, latex ? "%s\\text{(not printed: longer than %u characters)}"
+                              : "%s(not printed: longer than %u characters)",
+                *first ? "" : " + ", (unsigned)EXPR_PRINT_MAX_LENGTH);
+        *first = 0;
         return;
+    }
+    if (status != DIRAC_OK) {
+        p->status = error_set(p->err, status, "%s", err.message);
+        return;
+    }
     negative ^= negate;
     fputs(*first ? (negative ? "-" : "") : (negative ? " - " : " + "), p->out);
     *first = 0;

@@ -27,6 +27,7 @@ struct spec {
     double max_model_bytes;    // estimated memory of the expanded model and its instances
     bool expand_done;          // spec_expand was called
     bool expanded;             // ... and replaced the root by its expansion
+    bool from_files;           // made by spec_load_file: the sources are the files read
 };
 
 /// New empty spec; NULL when out of memory.

@@ -420,6 +420,11 @@ typedef struct spec spec;
 
 // --- lifetime ------------------------------------------------------------------------------
 
+/// Reads the file `path` for spec_load_file_with instead of the file system: sets *text and
+/// *size (the text stays valid until the load returns) and returns 0, or an errno value.
+typedef int (*spec_file_reader)(void *context, const char *path, const char **text,
+                                size_t *size);
+
 /// Options of a parse; zero-initialise, or pass NULL for the defaults.
 typedef struct spec_options {
     int max_errors;         // messages kept before stopping (0: 20)
@@ -444,8 +449,19 @@ dirac_status spec_parse_buffer(const char *name, const char *text, size_t size,
 /// why), or DIRAC_ERR_NOMEM; *out as for spec_parse_buffer.
 dirac_status spec_load_file(const char *path, const spec_options *options, spec **out);
 
+/// As spec_load_file, reading every file through `reader` (NULL: the file system), which is
+/// called with the path normalised (empty and "." parts removed, "NAME/.." cancelled); files
+/// are told apart by that path instead of their realpath.
+dirac_status spec_load_file_with(const char *path, const spec_options *options,
+                                 spec_file_reader reader, void *context, spec **out);
+
 /// Frees everything; NULL is a no-op.
 void spec_destroy(spec *s);
+
+/// Files read by spec_load_file (the model first, then its component files), as opened: paths
+/// relative to the working directory, or absolute. 0 for spec_parse_buffer.
+int spec_file_count(const spec *s);
+const char *spec_file_name(const spec *s, int index);
 
 /// Status of the parse (or of the last failed override).
 dirac_status spec_status(const spec *s);

@@ -27,6 +27,30 @@ dirac_status dirac_spec_load(const char *path, dirac_spec **out)
     return wrap(status, parsed, out);
 }
 
+dirac_status dirac_spec_load_with(const char *path, dirac_file_reader reader, void *context,
+                                  dirac_spec **out)
+{
+    if (!out)
+        return DIRAC_ERR_ARGUMENT;
+    if (!reader) {   // no spec to keep a message in
+        *out = NULL;
+        return DIRAC_ERR_ARGUMENT;
+    }
+    spec *parsed = NULL;
+    dirac_status status = spec_load_file_with(path, NULL, reader, context, &parsed);
+    return wrap(status, parsed, out);
+}
+
+int dirac_spec_file_count(const dirac_spec *ds)
+{
+    return ds ? spec_file_count(ds->parsed) : 0;
+}
+
+const char *dirac_spec_file(const dirac_spec *ds, int index)
+{
+    return ds ? spec_file_name(ds->parsed, index) : NULL;
+}
+
 dirac_status dirac_spec_parse(const char *name, const char *text, size_t size, dirac_spec **out)
 {
     if (!out)

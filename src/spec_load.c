@@ -1,16 +1,23 @@
 // Entry points of the front end: parse a buffer, or load a file and its components
 // recursively (relative paths, cycle detection, depth limit, "included from" notes).
-#define _XOPEN_SOURCE 700   // realpath
+#define _XOPEN_SOURCE 700   // realpath, O_CLOEXEC
 #include "parse.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-// the largest model file read (lines and columns must fit an int)
+// the largest buffer parsed (lines and columns must fit an int)
 #define SPEC_FILE_MAX ((size_t)1 << 30)
+
+// the largest model or component file read: a model file this large is almost certainly not
+// a model (the largest example is 5 KB; a 10^5-link chain written out is 10 MB)
+#define SPEC_MODEL_FILE_MAX ((size_t)64 << 20)
 
 // the directory part of a path ("" for none), in the arena
 static const char *dir_of(spec *s, const char *path)
@@ -42,24 +49,61 @@ static char *join_path(spec *s, const char *dir, const char *file)
     return p;
 }
 
-// reads a whole file; errno-style code in *error on failure
-static char *read_file(spec *s, const char *path, size_t *size, int *error)
+// Copies text[0..size) into a '\0'-terminated buffer of the spec; errno-style code in *error.
+static char *copy_text(spec *s, const char *text, size_t size, int *error)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    if (size > SPEC_MODEL_FILE_MAX) {
+        *error = EFBIG;
+        return NULL;
+    }
+    char *buf = spec_mem_alloc(&s->mem, size + 1);
+    if (!buf) {
+        *error = ENOMEM;
+        return NULL;
+    }
+    if (size)
+        memcpy(buf, text, size);
+    buf[size] = '\0';
+    return buf;
+}
+
+// Reads a whole regular file of at most SPEC_MODEL_FILE_MAX bytes; errno-style code in *error
+// (EINVAL: not a regular file, such as a directory, a device or a FIFO; EFBIG: too large).
+// The file is opened without blocking, so a FIFO with no writer is refused, not waited for.
+static char *read_regular_file(spec *s, const char *path, size_t *size, int *error)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         *error = errno;
         return NULL;
     }
-    size_t cap = 1 << 16, len = 0;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        *error = errno;
+        close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        *error = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+        close(fd);
+        return NULL;
+    }
+    if ((unsigned long long)st.st_size > SPEC_MODEL_FILE_MAX) {
+        *error = EFBIG;
+        close(fd);
+        return NULL;
+    }
+    // the size may change while reading: read up to one byte past the limit
+    size_t cap = (size_t)st.st_size + 2, len = 0;
     char *buf = spec_mem_alloc(&s->mem, cap);
     if (!buf) {
-        fclose(f);
+        close(fd);
         *error = ENOMEM;
         return NULL;
     }
     for (;;) {
         if (cap - len < 2) {
-            if (cap > SPEC_FILE_MAX) {
+            if (cap > SPEC_MODEL_FILE_MAX) {
                 *error = EFBIG;
                 goto fail;
             }
@@ -71,18 +115,19 @@ static char *read_file(spec *s, const char *path, size_t *size, int *error)
             buf = t;
             cap *= 2;
         }
-        size_t n = fread(buf + len, 1, cap - len - 1, f);
-        len += n;
-        if (n == 0) {
-            if (ferror(f)) {
-                *error = errno ? errno : EIO;
-                goto fail;
-            }
-            break;
+        ssize_t n = read(fd, buf + len, cap - len - 1);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            *error = errno;
+            goto fail;
         }
+        if (n == 0)
+            break;
+        len += (size_t)n;
     }
-    fclose(f);
-    if (len > SPEC_FILE_MAX) {
+    close(fd);
+    if (len > SPEC_MODEL_FILE_MAX) {
         spec_mem_free(&s->mem, buf);
         *error = EFBIG;
         return NULL;
@@ -91,14 +136,15 @@ static char *read_file(spec *s, const char *path, size_t *size, int *error)
     *size = len;
     return buf;
 fail:
-    fclose(f);
+    close(fd);
     spec_mem_free(&s->mem, buf);
     return NULL;
 }
 
 static spec_options default_options(const spec_options *options)
 {
-    spec_options o = { 0, 0 };
+    spec_options o;
+    memset(&o, 0, sizeof o);
     if (options)
         o = *options;
     return o;
@@ -144,8 +190,10 @@ dirac_status spec_parse_buffer(const char *name, const char *text, size_t size,
 
 typedef struct loader {
     spec *s;
+    spec_file_reader reader;   // NULL: the file system
+    void *reader_context;
     int depth;
-    char *stack_real[SPEC_COMPONENT_DEPTH_MAX + 1];        // files being loaded (realpath)
+    char *stack_real[SPEC_COMPONENT_DEPTH_MAX + 1];        // files being loaded (identity)
     const char *stack_name[SPEC_COMPONENT_DEPTH_MAX + 1];  // and their names in messages
     char **cache_real;                                     // files loaded so far
     spec_model **cache_model;
@@ -205,12 +253,80 @@ static bool cache_add(loader *L, char *real, spec_model *m)
     return true;
 }
 
+// `path` with empty and "." parts removed and "NAME/.." parts cancelled (malloc'd; NULL when
+// out of memory): the identity of a file served by a reader, which has no realpath
+static char *normalize_path(const char *path)
+{
+    size_t n = strlen(path);
+    char *out = malloc(n + 2);
+    if (!out)
+        return NULL;
+    size_t len = 0, keep = 0;   // keep: length of the leading part that ".." cannot remove
+    if (path[0] == '/')
+        out[len++] = '/', keep = 1;
+    for (const char *p = path; *p;) {
+        const char *end = strchr(p, '/');
+        size_t part = end ? (size_t)(end - p) : strlen(p);
+        if (part == 2 && p[0] == '.' && p[1] == '.' && len > keep) {
+            while (len > keep && out[len - 1] != '/')
+                len--;                  // drop the last part ...
+            if (len > keep)
+                len--;                  // ... and its separator
+        } else if (part == 2 && p[0] == '.' && p[1] == '.') {
+            if (len > 0 && out[len - 1] != '/')
+                out[len++] = '/';
+            memcpy(out + len, "..", 2);   // a leading "..": kept
+            len += 2;
+            keep = len;
+        } else if (part > 0 && !(part == 1 && p[0] == '.')) {
+            if (len > 0 && out[len - 1] != '/')
+                out[len++] = '/';
+            memcpy(out + len, p, part);
+            len += part;
+        }
+        p += part + (end != NULL);
+    }
+    out[len] = '\0';
+    return out;
+}
+
+// the text of `path` from the reader or the file system; errno-style code in *error
+static char *read_model_file(loader *L, const char *path, size_t *size, int *error)
+{
+    if (!L->reader)
+        return read_regular_file(L->s, path, size, error);
+    const char *text = NULL;
+    size_t n = 0;
+    int e = L->reader(L->reader_context, path, &text, &n);
+    if (e != 0 || !text) {
+        *error = e ? e : EIO;
+        return NULL;
+    }
+    char *copy = copy_text(L->s, text, n, error);
+    if (copy)
+        *size = n;
+    return copy;
+}
+
+static const char *read_error_text(int error)
+{
+    if (error == EFBIG)
+        return "file too large (more than 64 MB; a model file this large is almost certainly "
+               "not a model)";
+    if (error == EINVAL)
+        return "not a regular file";
+    return strerror(error);
+}
+
 static spec_model *load_model(loader *L, const char *path, const spec_loc *from, int line)
 {
     spec *s = L->s;
     spec_loc none = { NULL, 0, 0 };
     spec_loc at = from ? *from : none;
-    char *real = realpath(path, NULL);
+    errno = path ? 0 : EINVAL;   // no path: the message names EINVAL's text
+    char *real = !path ? NULL : L->reader ? normalize_path(path) : realpath(path, NULL);
+    if (!real && L->reader && path)
+        errno = ENOMEM;
     if (!real) {
         int e = errno;
         if (e == ENOMEM) {
@@ -252,14 +368,14 @@ static spec_model *load_model(loader *L, const char *path, const spec_loc *from,
     }
     size_t size = 0;
     int error = 0;
-    char *text = read_file(s, path, &size, &error);
+    char *text = read_model_file(L, L->reader ? real : path, &size, &error);
     if (!text) {
         free(real);
         if (error == ENOMEM) {
             spec_out_of_memory(s);
             return NULL;
         }
-        const char *why = error == EFBIG ? "file too large" : strerror(error);
+        const char *why = read_error_text(error);
         if (from)
             spec_error(s, DIRAC_ERR_IO, at, "cannot read component file '%s': %s", path, why);
         else
@@ -297,6 +413,12 @@ static spec_model *load_model(loader *L, const char *path, const spec_loc *from,
 
 dirac_status spec_load_file(const char *path, const spec_options *options, spec **out)
 {
+    return spec_load_file_with(path, options, NULL, NULL, out);
+}
+
+dirac_status spec_load_file_with(const char *path, const spec_options *options,
+                                 spec_file_reader reader, void *context, spec **out)
+{
     spec_options o = default_options(options);
     spec *s = spec_create(&o);
     *out = s;
@@ -305,6 +427,9 @@ dirac_status spec_load_file(const char *path, const spec_options *options, spec 
     loader L;
     memset(&L, 0, sizeof L);
     L.s = s;
+    L.reader = reader;
+    L.reader_context = context;
+    s->from_files = true;
     s->root = load_model(&L, path, NULL, 0);
     for (int i = 0; i < L.cache_count; i++)
         free(L.cache_real[i]);
@@ -314,4 +439,16 @@ dirac_status spec_load_file(const char *path, const spec_options *options, spec 
         spec_out_of_memory(s);
     diag_finish(&s->diag);
     return s->status;
+}
+
+int spec_file_count(const spec *s)
+{
+    return s && s->from_files ? s->source_count : 0;
+}
+
+const char *spec_file_name(const spec *s, int index)
+{
+    if (index < 0 || index >= spec_file_count(s))
+        return NULL;
+    return s->sources[index]->name;
 }

@@ -16,7 +16,8 @@
 static const char *const covered[] = {
     "dirac_status_string", "dirac_version",
     "dirac_spec_load", "dirac_spec_parse", "dirac_spec_set_parameter", "dirac_spec_errmsg",
-    "dirac_spec_set_memory_limit",
+    "dirac_spec_set_memory_limit", "dirac_spec_load_with", "dirac_spec_file_count",
+    "dirac_spec_file",
     "dirac_spec_destroy", "dirac_model_compile", "dirac_model_destroy", "dirac_model_name",
     "dirac_model_coordinate_count", "dirac_model_entropy_count", "dirac_model_constraint_count",
     "dirac_model_component_count", "dirac_model_output_count", "dirac_model_coordinate_name",
@@ -128,6 +129,16 @@ static void status_and_version(void)
     ENSURE(dirac_version() != NULL);
 }
 
+// a reader that finds no file (ENOENT)
+static int read_nothing(void *context, const char *path, const char **text, size_t *size)
+{
+    (void)context;
+    (void)path;
+    *text = NULL;
+    *size = 0;
+    return 2;
+}
+
 static void spec_functions(void)
 {
     dirac_spec *spec = (dirac_spec *)1;
@@ -139,6 +150,17 @@ static void spec_functions(void)
     ENSURE_EQ_INT(dirac_spec_parse("m", NULL, 10, &spec), DIRAC_ERR_ARGUMENT);
     ENSURE(spec == NULL);
     ENSURE(dirac_spec_parse(NULL, pendulum, strlen(pendulum), &spec) == DIRAC_OK);
+    ENSURE_EQ_INT(dirac_spec_file_count(NULL), 0);
+    ENSURE_EQ_INT(dirac_spec_file_count(spec), 0);   // parsed from memory: no files
+    ENSURE(dirac_spec_file(NULL, 0) == NULL);
+    ENSURE(dirac_spec_file(spec, -1) == NULL);
+    ENSURE(dirac_spec_file(spec, 0) == NULL);
+    dirac_spec *loaded = (dirac_spec *)1;
+    ENSURE_EQ_INT(dirac_spec_load_with("m.dirac", NULL, NULL, &loaded), DIRAC_ERR_ARGUMENT);
+    ENSURE(loaded == NULL);
+    ENSURE_EQ_INT(dirac_spec_load_with("m.dirac", read_nothing, NULL, NULL), DIRAC_ERR_ARGUMENT);
+    ENSURE(dirac_spec_load_with(NULL, read_nothing, NULL, &loaded) != DIRAC_OK);
+    dirac_spec_destroy(loaded);
     ENSURE_EQ_INT(dirac_spec_set_parameter(NULL, "m=2"), DIRAC_ERR_ARGUMENT);
     ENSURE_EQ_INT(dirac_spec_set_parameter(spec, NULL), DIRAC_ERR_ARGUMENT);
     ENSURE_CONTAINS(dirac_spec_errmsg(spec), "NAME=VALUE");

@@ -26,6 +26,28 @@ typedef struct dirac_spec dirac_spec;
 /// memory. Returns DIRAC_OK, DIRAC_ERR_PARSE, DIRAC_ERR_IO or DIRAC_ERR_NOMEM.
 dirac_status dirac_spec_load(const char *path, dirac_spec **out);
 
+/// Reads one file for dirac_spec_load_with: sets *text and *size to the file's contents, which
+/// must stay valid until dirac_spec_load_with returns, and returns 0; or returns an errno value
+/// (ENOENT, EACCES, ...) that the message of the failed load names.
+typedef int (*dirac_file_reader)(void *context, const char *path, const char **text,
+                                 size_t *size);
+
+/// As dirac_spec_load, but every file (the model's and its components') is read through
+/// `reader`, called with `context` and the path: the including file's directory joined with
+/// the name in `from "FILE"`, with empty and "." parts removed and "NAME/.." parts cancelled
+/// (that normalised path is also what tells files apart). For models kept elsewhere than in
+/// files (an archive, a database, a fuzzer's input). DIRAC_ERR_ARGUMENT for a NULL `out` or
+/// `reader` (then *out is NULL when `out` is not).
+dirac_status dirac_spec_load_with(const char *path, dirac_file_reader reader, void *context,
+                                  dirac_spec **out);
+
+/// The files a load read: the model file first, then each component file once, as opened
+/// (joined with the including file's directory: relative to the working directory, or
+/// absolute). Index 0 .. dirac_spec_file_count()-1; 0 files for dirac_spec_parse, and NULL
+/// for an index out of range. A tool that writes files can refuse to overwrite any of these.
+int dirac_spec_file_count(const dirac_spec *spec);
+const char *dirac_spec_file(const dirac_spec *spec, int index);
+
 /// Parses a model held in memory; `name` is the file name shown in messages.
 dirac_status dirac_spec_parse(const char *name, const char *text, size_t size, dirac_spec **out);
 
@@ -165,6 +187,8 @@ typedef enum dirac_equation_style {
 
 /// Writes the implicit Lagrange–Dirac equations of the model to `out`:
 /// p = ∂L/∂v, ṗ = ∂L/∂q + F + Σ μ_a ω^a, the constraints, and the entropy equations.
+/// An expression that would print longer than 16 MB is replaced by
+/// "(not printed: longer than N characters)"; that is not a failure.
 dirac_status dirac_model_write_equations(const dirac_model *model, dirac_equation_style style,
                                          FILE *out, dirac_error *err);
 

@@ -1,0 +1,178 @@
+// The files a load reads: dirac_spec_file_count/dirac_spec_file name exactly the model and its
+// component files; dirac_spec_load_with reads them through a caller's reader (paths joined and
+// normalised, cycles found through "..", a missing file named with its errno); files that are
+// not regular files or larger than 64 MB are refused without being read.
+#define _XOPEN_SOURCE 700   // mkfifo, mkdtemp, ftruncate
+#include "harness.h"
+
+#include <dirac/dirac.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[64];
+
+static void make_dir(void)
+{
+    if (!dir[0]) {
+        snprintf(dir, sizeof dir, "/tmp/dirac-spec-files-XXXXXX");
+        if (!mkdtemp(dir))
+            dir[0] = '\0';
+    }
+}
+
+static void write_file(const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    ENSURE(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+// the example of two blocks in contact: the model file and one component file (used twice)
+static void test_files_of_a_load(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/examples/interconnect/contact/contact.dirac",
+             DIRAC_SOURCE_DIR);
+    dirac_spec *spec = NULL;
+    ENSURE_EQ_INT(dirac_spec_load(path, &spec), DIRAC_OK);
+    ENSURE_EQ_INT(dirac_spec_file_count(spec), 2);
+    ENSURE(dirac_spec_file(spec, 0) && !strcmp(dirac_spec_file(spec, 0), path));
+    ENSURE_CONTAINS(dirac_spec_file(spec, 1), "contact/block.dirac");
+    ENSURE(dirac_spec_file(spec, 2) == NULL);
+    ENSURE(dirac_spec_file(spec, -1) == NULL);
+    // the listed names open the files that were read
+    struct stat a, b;
+    snprintf(path, sizeof path, "%s/examples/interconnect/contact/block.dirac", DIRAC_SOURCE_DIR);
+    ENSURE(stat(dirac_spec_file(spec, 1), &a) == 0 && stat(path, &b) == 0 &&
+           a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+    dirac_spec_destroy(spec);
+
+    // a buffer has no files
+    const char text[] = "model m\ncoordinate x\nlagrangian x'^2\n";
+    ENSURE_EQ_INT(dirac_spec_parse("m.dirac", text, sizeof text - 1, &spec), DIRAC_OK);
+    ENSURE_EQ_INT(dirac_spec_file_count(spec), 0);
+    ENSURE(dirac_spec_file(spec, 0) == NULL);
+    dirac_spec_destroy(spec);
+}
+
+// A file system in memory; each read is counted and its path recorded.
+typedef struct memory_fs {
+    const char *const *names;
+    const char *const *texts;
+    int count;
+    char asked[8][64];
+    int reads;
+} memory_fs;
+
+static int memory_read(void *context, const char *path, const char **text, size_t *size)
+{
+    memory_fs *fs = context;
+    if (fs->reads < 8)
+        snprintf(fs->asked[fs->reads], sizeof fs->asked[0], "%s", path);
+    fs->reads++;
+    for (int i = 0; i < fs->count; i++)
+        if (!strcmp(fs->names[i], path)) {
+            *text = fs->texts[i];
+            *size = strlen(fs->texts[i]);
+            return 0;
+        }
+    return ENOENT;
+}
+
+static void test_reader(void)
+{
+    const char *names[] = { "top.dirac", "sub/mid.dirac", "leaf.dirac" };
+    const char *texts[] = {
+        "model top\ncoordinate y\nlagrangian y'^2/2\ncomponent c = mid() from \"sub/mid.dirac\"\n"
+        "component d = leaf() from \"./sub/../leaf.dirac\"\n",
+        "model mid\ncoordinate z\nlagrangian z'^2/2\ncomponent l = leaf() from \"../leaf.dirac\"\n",
+        "model leaf\ncoordinate x\nlagrangian x'^2/2 - x^2/2\n",
+    };
+    memory_fs fs = { names, texts, 3, { { 0 } }, 0 };
+    dirac_spec *spec = NULL;
+    ENSURE_EQ_INT(dirac_spec_load_with("top.dirac", memory_read, &fs, &spec), DIRAC_OK);
+    // leaf.dirac is reached as sub/../leaf.dirac and ./sub/../leaf.dirac: read once
+    ENSURE_EQ_INT(fs.reads, 3);
+    ENSURE(!strcmp(fs.asked[0], "top.dirac"));
+    ENSURE(!strcmp(fs.asked[1], "sub/mid.dirac"));
+    ENSURE(!strcmp(fs.asked[2], "leaf.dirac"));
+    ENSURE_EQ_INT(dirac_spec_file_count(spec), 3);
+    dirac_model *model = NULL;
+    ENSURE_EQ_INT(dirac_model_compile(spec, &model), DIRAC_OK);
+    ENSURE_EQ_INT(dirac_model_coordinate_count(model), 4);   // y, c.z, c.l.x, d.x
+    dirac_model_destroy(model);
+    dirac_spec_destroy(spec);
+
+    // a cycle through ".." is found; a missing file is named with its reason
+    const char *cycle_names[] = { "a.dirac", "d/b.dirac" };
+    const char *cycle_texts[] = {
+        "model a\ncoordinate x\nlagrangian x'^2\ncomponent b = b() from \"d/b.dirac\"\n",
+        "model b\ncoordinate y\nlagrangian y'^2\ncomponent a = a() from \"../a.dirac\"\n",
+    };
+    memory_fs cycle = { cycle_names, cycle_texts, 2, { { 0 } }, 0 };
+    ENSURE_EQ_INT(dirac_spec_load_with("a.dirac", memory_read, &cycle, &spec), DIRAC_ERR_PARSE);
+    ENSURE_CONTAINS(dirac_spec_errmsg(spec), "component cycle: a.dirac -> d/b.dirac -> ");
+    dirac_spec_destroy(spec);
+    memory_fs missing = { cycle_names, cycle_texts, 1, { { 0 } }, 0 };
+    ENSURE_EQ_INT(dirac_spec_load_with("a.dirac", memory_read, &missing, &spec), DIRAC_ERR_IO);
+    ENSURE_CONTAINS(dirac_spec_errmsg(spec),
+                    "a.dirac:4:24: error: cannot read component file 'd/b.dirac': No such file");
+    dirac_spec_destroy(spec);
+}
+
+static void ensure_refused(const char *path, const char *why)
+{
+    dirac_spec *spec = NULL;
+    ENSURE_EQ_INT(dirac_spec_load(path, &spec), DIRAC_ERR_IO);
+    ENSURE_CONTAINS(spec ? dirac_spec_errmsg(spec) : NULL, why);
+    dirac_spec_destroy(spec);
+}
+
+// devices, FIFOs and directories are refused at once (a FIFO without a writer would block,
+// /dev/zero would be read up to the size limit); a 65 MB file is refused by its size
+static void test_not_model_files(void)
+{
+    make_dir();
+    ensure_refused("/dev/zero", "cannot read '/dev/zero': not a regular file");
+    ensure_refused("/dev/null", "cannot read '/dev/null': not a regular file");
+    char path[256];
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    ENSURE(mkfifo(path, 0600) == 0);
+    ensure_refused(path, "not a regular file");
+    ensure_refused(dir, "Is a directory");
+
+    // a component that is a device
+    write_file("z.dirac", "model z\ncoordinate x\nlagrangian x'^2\n"
+                          "component c = q() from \"/dev/zero\"\n");
+    snprintf(path, sizeof path, "%s/z.dirac", dir);
+    ensure_refused(path, "z.dirac:4:24: error: cannot read component file '/dev/zero': not a "
+                         "regular file");
+
+    // 65 MB (a sparse file: nothing is written)
+    snprintf(path, sizeof path, "%s/big.dirac", dir);
+    FILE *f = fopen(path, "w");
+    ENSURE(f && ftruncate(fileno(f), (off_t)65 << 20) == 0);
+    if (f)
+        fclose(f);
+    ensure_refused(path, "file too large (more than 64 MB");
+}
+
+static void test_cleanup(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ENSURE(dir[0] == 0 || system(cmd) == 0);
+}
+
+TEST_MAIN(TEST(test_files_of_a_load), TEST(test_reader), TEST(test_not_model_files),
+          TEST(test_cleanup))
