@@ -3,7 +3,7 @@
 # Idempotent; run as root on Debian 12 (uses sudo when not root and sudo exists).
 set -euo pipefail
 
-packages=(cmake make gcc clang libc6-dev pkg-config gnuplot-nox
+packages=(cmake make gcc clang libc6-dev pkg-config gnuplot-nox ngspice
           liblapacke-dev libopenblas-dev libsuitesparse-dev)
 # extra packages asked for by the caller (e.g. scripts/setup.sh gnuplot-nox)
 packages+=("$@")

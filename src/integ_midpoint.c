@@ -120,14 +120,21 @@ static int assemble_velocities(void *context, const double *z, double *r, linsol
     double h = sim->h;
     const double *q1 = sim->scratch + 2 * n, *pstar = q1 + n, *v1 = z, *nu = z + n;
     sim_eval *end = &sim->eval[END];
+    int degenerate = sim->degenerate.dim > 0;
     sim_evaluate(sim, end, q1, v1, sim->s, sim->t + h, NULL,
-                 EVAL_GRADIENT | EVAL_CONSTRAINTS | (jac ? EVAL_HESSIAN : 0));
+                 EVAL_GRADIENT | EVAL_CONSTRAINTS |
+                     (jac || degenerate ? EVAL_HESSIAN : 0) | (degenerate ? EVAL_FORCES : 0));
     for (int i = 0; i < n; i++)
         r[i] = end->gradient[n + i] - pstar[i];
     sim_add_forms_transposed(sim, end, nu, -0.5 * h, r);
     sim_velocity_constraint(sim, end, v1, r + n);
+    // velocities the Legendre map and the constraints leave free: the momentum balance
+    if (degenerate)
+        sim_degenerate_residual(sim, end, v1, 0.5 * h, r);
     if (!jac)
         return 0;
+    if (degenerate)
+        sim_degenerate_jacobian(sim, end, 0.5 * h, jac);
     sim_add_hessian_block(sim, end, n, n, n, n, 1.0, jac, 0, 0);
     const model_sparse *f = &m->constraint_forms;
     for (int a = 0; a < mc; a++)
@@ -145,6 +152,20 @@ static void name_velocity_rows(const dirac_sim *sim, int index, char *buf, size_
                  sim->model->coord_names[index]);
     else
         sim_name_coordinate_rows(sim, index, buf, size);
+}
+
+// Stage 2's unknowns [v_{k+1} | ν] from the guess (v̄, λ).
+static void velocity_guess(dirac_sim *sim, const double *vbar, const double *lambda)
+{
+    int n = sim->n;
+    for (int i = 0; i < n; i++) {
+        sim->z[i] = vbar[i];
+        sim->block[i] = 1;
+    }
+    for (int a = 0; a < sim->mc; a++) {
+        sim->z[n + a] = lambda[a];
+        sim->block[n + a] = 5;
+    }
 }
 
 static dirac_status midpoint_step(dirac_sim *sim)
@@ -208,17 +229,38 @@ static dirac_status midpoint_step(dirac_sim *sim)
         memcpy(sim->s, z + n, (size_t)ns * sizeof *sim->s);   // stage 2 runs at S_{k+1}
     }
     // stage 2: velocities and ν, from the guess v_{k+1} = v̄
-    for (int i = 0; i < n; i++) {
-        z[i] = vbar[i];
-        sim->block[i] = 1;
+    sim_degenerate *dg = &sim->degenerate;
+    dg->dim = 0;
+    status = DIRAC_ERR_SINGULAR;
+    if (!dg->active) {
+        velocity_guess(sim, vbar, lambda);
+        status = newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE2, n + mc), n + mc, z,
+                              sim->block, assemble_velocities, sim, sim->rtol,
+                              sim->max_iterations);
+        iterations += sim->nw.iterations;
     }
-    for (int a = 0; a < mc; a++) {
-        z[n + a] = lambda[a];
-        sim->block[n + a] = 5;
+    if (status == DIRAC_ERR_SINGULAR && dg->available) {
+        // a degenerate Lagrangian: the momentum balance fixes the velocities in K
+        sim_evaluate(sim, &sim->eval[END], q1, vbar, sim->s, sim->t + h, NULL,
+                     EVAL_HESSIAN | EVAL_CONSTRAINTS);
+        if (sim_degenerate_basis(sim, &sim->eval[END]) > 0) {
+            velocity_guess(sim, vbar, lambda);
+            status = newton_solve(&sim->nw, sim_dense_solver(sim, SIM_SOLVER_NODE, n + mc),
+                                  n + mc, z, sim->block, assemble_velocities, sim, sim->rtol,
+                                  sim->max_iterations);
+            iterations += sim->nw.iterations;
+        }
+        dg->active = status == DIRAC_OK && dg->dim > 0;
+        if (!dg->active) {
+            // K is trivial now: the regular stage 2
+            dg->dim = 0;
+            velocity_guess(sim, vbar, lambda);
+            status = newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE2, n + mc), n + mc,
+                                  z, sim->block, assemble_velocities, sim, sim->rtol,
+                                  sim->max_iterations);
+            iterations += sim->nw.iterations;
+        }
     }
-    status = newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE2, n + mc), n + mc, z, sim->block, assemble_velocities, sim, sim->rtol,
-                          sim->max_iterations);
-    iterations += sim->nw.iterations;
     if (status == DIRAC_ERR_SINGULAR && mc == 0) {
         // L linear in some velocities: the Legendre map does not determine v_{k+1}; report the
         // step's mean velocity and keep p_{k+1} = D2 L_d (docs/methods.md)

@@ -99,6 +99,42 @@ void linsolve_add(linsolve *ls, int row, int col, double value)
     ls->pattern_misses++;
 }
 
+void linsolve_row_magnitudes(const linsolve *ls, const double *x, double *out)
+{
+    int n = ls->size;
+    for (int i = 0; i < n; i++)
+        out[i] = 0.0;
+    if (!ls->sparse) {
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++)
+                out[i] += fabs(ls->dense[(size_t)j * (size_t)n + (size_t)i]) * x[j];
+        return;
+    }
+    for (int j = 0; j < n; j++)
+        for (int k = ls->col_start[j]; k < ls->col_start[j + 1]; k++)
+            out[ls->row_index[k]] += fabs(ls->values[k]) * x[j];
+}
+
+void linsolve_column_reach(const linsolve *ls, const double *row_scale, const double *own,
+                           double *out)
+{
+    int n = ls->size;
+    for (int j = 0; j < n; j++) {
+        double smallest = HUGE_VAL;
+        int begin = ls->sparse ? ls->col_start[j] : 0, end = ls->sparse ? ls->col_start[j + 1] : n;
+        for (int k = begin; k < end; k++) {
+            double a = ls->sparse ? ls->values[k] : ls->dense[(size_t)j * (size_t)n + (size_t)k];
+            double r = row_scale[ls->sparse ? ls->row_index[k] : k];
+            if (a == 0.0)
+                continue;
+            double reach = r / fabs(a);
+            if (reach > 2.0 * own[j] && reach < smallest)
+                smallest = reach;
+        }
+        out[j] = isfinite(smallest) ? smallest : 0.0;
+    }
+}
+
 void linsolve_begin_pattern(linsolve *ls)
 {
     ls->recording = true;

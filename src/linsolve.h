@@ -46,6 +46,15 @@ void linsolve_add(linsolve *ls, int row, int col, double value);
 void linsolve_begin_pattern(linsolve *ls);
 dirac_status linsolve_end_pattern(linsolve *ls, dirac_error *err);
 
+/// out_i = Σ_j |A_ij| x_j of the assembled (not yet factorized) matrix.
+void linsolve_row_magnitudes(const linsolve *ls, const double *x, double *out);
+
+/// out_j = the smallest reach row_scale_i / |A_ij| over the nonzero entries of column j that
+/// exceeds 2 own_j (rows made of little more than unknown j's own term say nothing about its
+/// rounding level); 0 if there is none. The matrix is assembled, not yet factorized.
+void linsolve_column_reach(const linsolve *ls, const double *row_scale, const double *own,
+                           double *out);
+
 /// Factorizes the assembled matrix. DIRAC_ERR_SINGULAR with *bad_column (0-based) on a zero
 /// pivot; DIRAC_ERR_NOMEM if KLU could not allocate.
 dirac_status linsolve_factor(linsolve *ls, int *bad_column);

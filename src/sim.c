@@ -96,6 +96,17 @@ linsolve *sim_solver(dirac_sim *sim, int slot, int size)
     return ls;
 }
 
+linsolve *sim_dense_solver(dirac_sim *sim, int slot, int size)
+{
+    linsolve *ls = &sim->solver[slot];
+    if (ls->size == size && ls->dense)
+        return ls;
+    linsolve_free(ls);
+    if (linsolve_init(ls, size, false, NULL) != DIRAC_OK)
+        return NULL;
+    return ls;
+}
+
 void sim_velocity_constraint(const dirac_sim *sim, const sim_eval *e, const double *v, double *g)
 {
     const model_sparse *f = &sim->model->constraint_forms;
@@ -259,6 +270,7 @@ void dirac_sim_destroy(dirac_sim *sim)
     for (int k = 0; k < 3; k++)
         eval_free(&sim->eval[k]);
     newton_free(&sim->nw);
+    sim_degenerate_free(&sim->degenerate);
     free(sim);
 }
 
@@ -514,6 +526,9 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
             status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     if (status == DIRAC_OK)
         status = newton_init(&sim->nw, (int)unknowns, err);
+    if (status == DIRAC_OK && (method == &sim_method_midpoint || method == &sim_method_dirac2) &&
+        sim_degenerate_init(sim) != DIRAC_OK)
+        status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     int thermal = model->friction_count > 0 || model->heat_count > 0;
     for (int j = 0; j < model->ns; j++)
         if (expr_kind_of(model->pool, model->heat_input[j]) != EXPR_CONST ||

@@ -40,7 +40,22 @@ enum {
 typedef struct sim_method sim_method;
 
 /// Linear systems a method solves each step (each keeps its own sparse pattern).
-enum { SIM_SOLVER_STAGE1, SIM_SOLVER_STAGE2, SIM_SOLVER_KKT, SIM_SOLVER_EXTRA, SIM_SOLVER_SLOTS };
+enum { SIM_SOLVER_STAGE1, SIM_SOLVER_STAGE2, SIM_SOLVER_KKT, SIM_SOLVER_EXTRA, SIM_SOLVER_NODE,
+       SIM_SOLVER_SLOTS };
+
+/// Workspace of the node velocities of degenerate Lagrangians (src/sim_degenerate.c): allocated
+/// at creation for models with velocity-free coordinates (rows of ∂²L/∂v² structurally zero).
+typedef struct sim_degenerate {
+    bool available;               // workspace allocated
+    bool active;                  // the last node needed it (try it first)
+    int dim;                      // dim K of the last basis
+    double *matrix;               // [∂²L/∂v²; ω], (n + m) x n
+    double *singular_values, *vt, *work;
+    int work_size;
+    double *basis;                // Z: n x dim, orthonormal basis of K
+    double *coupling;             // Zᵀ ∂G/∂v: dim x n
+    double *balance;              // G (n) | Zᵀ-components (n)
+} sim_degenerate;
 
 struct dirac_sim {
     const dirac_model *model;
@@ -78,6 +93,7 @@ struct dirac_sim {
     long rejected;
     double *trial;                   // q and v after the full trial step
     bool started;                 // dirac2: first step done
+    sim_degenerate degenerate;    // node velocities of degenerate Lagrangians
 };
 
 struct sim_method {
@@ -116,6 +132,22 @@ void sim_add_sparse_block(const model_sparse *sp, const double *values, int row_
 /// The linear solver of `slot` for systems of `size` unknowns, created at its first use (the
 /// first step) dense or sparse as the options say; NULL when out of memory.
 linsolve *sim_solver(dirac_sim *sim, int slot, int size);
+
+/// A dense solver for `slot` (created at its first use, like sim_solver).
+linsolve *sim_dense_solver(dirac_sim *sim, int slot, int size);
+
+/// Allocates sim->degenerate when the model has velocity-free coordinates (creation only).
+dirac_status sim_degenerate_init(dirac_sim *sim);
+void sim_degenerate_free(sim_degenerate *dg);
+/// Orthonormal basis Z of K = ker ∂²L/∂v² ∩ ker ω at e (Hessian and forms evaluated) into
+/// sim->degenerate; returns dim K (0 when K is trivial or no workspace exists).
+int sim_degenerate_basis(dirac_sim *sim, const sim_eval *e);
+/// Replaces the K-components of the Legendre rows r (n) by `scale` times the momentum balance
+/// along K, Zᵀ (H_vq v + H_vt − ∂L/∂q − F), at e (gradient, Hessian and forces evaluated).
+void sim_degenerate_residual(dirac_sim *sim, const sim_eval *e, const double *v, double scale,
+                             double *r);
+/// Adds `scale` Z Zᵀ ∂G/∂v to the Legendre rows of a dense Jacobian.
+void sim_degenerate_jacobian(dirac_sim *sim, const sim_eval *e, double scale, linsolve *jac);
 
 /// The velocity-level constraint g_a = ⟨ω_a, v⟩ + b_a at e with velocity v, into g (mc).
 void sim_velocity_constraint(const dirac_sim *sim, const sim_eval *e, const double *v, double *g);
