@@ -27,24 +27,28 @@ static int has_holonomic(const dirac_sim *sim)
     return 0;
 }
 
-// Midpoint data from q_{k+1}: q̄ into scratch[0..n), v̄ into scratch[n..2n).
-static void midpoint_of(dirac_sim *sim, const double *q1, double *qbar, double *vbar)
+// Midpoint data from the increment Δq = q_{k+1} − q_k: q̄, v̄ = Δq/h (no cancellation
+// however large |q|) and q_{k+1}.
+static void midpoint_of(dirac_sim *sim, const double *dq, double *qbar, double *vbar, double *q1)
 {
     for (int i = 0; i < sim->n; i++) {
-        qbar[i] = 0.5 * (sim->q[i] + q1[i]);
-        vbar[i] = (q1[i] - sim->q[i]) / sim->h;
+        qbar[i] = sim->q[i] + 0.5 * dq[i];
+        vbar[i] = dq[i] / sim->h;
+        q1[i] = sim->q[i] + dq[i];
     }
 }
 
-// Stage 1 unknowns: [q_{k+1} (n) | S_{k+1} (ns) | λ (m)]; rows in the same order.
+// Stage 1 unknowns: [Δq = q_{k+1} − q_k (n) | S_{k+1} (ns) | λ (m)]; rows in the same order.
+// Solving for the increment keeps Newton's stopping error relative to |Δq| ~ |v| h, not |q|.
 static int assemble_positions(void *context, const double *z, double *r, linsolve *jac)
 {
     dirac_sim *sim = context;
     const dirac_model *m = sim->model;
     int n = sim->n, ns = sim->ns, mc = sim->mc, zs = n, zl = n + ns;
-    double h = sim->h, *qbar = sim->scratch, *vbar = qbar + n, *sbar = sim->scratch + 4 * n + mc;
-    const double *q1 = z, *s1 = z + zs, *lambda = z + zl;
-    midpoint_of(sim, q1, qbar, vbar);
+    double h = sim->h, *qbar = sim->scratch, *vbar = qbar + n, *q1 = vbar + n;
+    double *sbar = sim->scratch + 4 * n + mc;
+    const double *s1 = z + zs, *lambda = z + zl;
+    midpoint_of(sim, z, qbar, vbar, q1);
     for (int j = 0; j < ns; j++)
         sbar[j] = 0.5 * (sim->s[j] + s1[j]);
     sim_eval *mid = &sim->eval[MID], *end = &sim->eval[END], *start = &sim->eval[START];
@@ -68,7 +72,7 @@ static int assemble_positions(void *context, const double *z, double *r, linsolv
     }
     if (!jac)
         return 0;
-    // ∂R1/∂q_{k+1} = ½ H_vq + H_vv / h − h/2 (½ H_qq + H_qv / h + ½ F_q + F_v / h)
+    // ∂R1/∂Δq = ∂R1/∂q_{k+1} = ½ H_vq + H_vv / h − h/2 (½ H_qq + H_qv / h + ½ F_q + F_v / h)
     sim_add_hessian_block(sim, mid, n, n, 0, n, 0.5, jac, 0, 0);
     sim_add_hessian_block(sim, mid, n, n, n, n, 1.0 / h, jac, 0, 0);
     sim_add_hessian_block(sim, mid, 0, n, 0, n, -0.25 * h, jac, 0, 0);
@@ -176,10 +180,10 @@ static dirac_status midpoint_step(dirac_sim *sim)
     double *qbar = sim->scratch, *vbar = qbar + n, *q1 = vbar + n, *pstar = q1 + n;
     // scratch: q̄ | v̄ | q_{k+1} | p* | λ | S̄ | T̄ | S_k | Δq | residual
     double *lambda = pstar + n, *sbar = lambda + mc, *s_old = sbar + 2 * ns, *dq = s_old + ns;
-    // stage 1: positions, entropies and λ, from the guess q_{k+1} = q_k + h v_k
+    // stage 1: increments, entropies and λ, from the guess Δq = h v_k
     sim_evaluate(sim, &sim->eval[START], sim->q, sim->v, sim->s, sim->t, NULL, EVAL_CONSTRAINTS);
     for (int i = 0; i < n; i++) {
-        z[i] = sim->q[i] + h * sim->v[i];
+        z[i] = h * sim->v[i];
         sim->block[i] = 0;
     }
     for (int j = 0; j < ns; j++) {
@@ -207,11 +211,11 @@ static dirac_status midpoint_step(dirac_sim *sim)
             return DIRAC_ERR_NOT_FINITE;
         }
     }
-    memcpy(q1, z, (size_t)n * sizeof *q1);
+    memcpy(dq, z, (size_t)n * sizeof *dq);
     memcpy(lambda, z + n + ns, (size_t)mc * sizeof *lambda);
     memcpy(s_old, sim->s, (size_t)ns * sizeof *s_old);
     // p* and the discrete work at the converged midpoint (entropies still at S_k: S̄ needs both)
-    midpoint_of(sim, q1, qbar, vbar);
+    midpoint_of(sim, dq, qbar, vbar, q1);
     for (int j = 0; j < ns; j++)
         sbar[j] = 0.5 * (sim->s[j] + z[n + j]);
     sim_eval *mid = &sim->eval[MID];
@@ -220,7 +224,6 @@ static dirac_status midpoint_step(dirac_sim *sim)
     double work = -h * mid->gradient[m->index_t];
     for (int i = 0; i < n; i++) {
         pstar[i] = mid->gradient[n + i] + 0.5 * h * (mid->gradient[i] + mid->forces[i]);
-        dq[i] = q1[i] - sim->q[i];
         work += mid->forces[i] * dq[i];
     }
     if (ns > 0) {
@@ -299,6 +302,12 @@ static dirac_status midpoint_step(dirac_sim *sim)
     sim->work += work;
     sim->newton_iterations = iterations;
     return DIRAC_OK;
+}
+
+const double *sim_midpoint_increment(const dirac_sim *sim)
+{
+    // scratch: q̄ | v̄ | q_{k+1} | p* | λ | S̄ T̄ | S_k | Δq (midpoint_step)
+    return sim->scratch + 4 * sim->n + sim->mc + 3 * sim->ns;
 }
 
 const sim_method sim_method_midpoint = {

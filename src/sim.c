@@ -259,7 +259,7 @@ void dirac_sim_destroy(dirac_sim *sim)
     if (!sim)
         return;
     double *arrays[] = { sim->q, sim->v, sim->p, sim->mu, sim->s, sim->temperature, sim->tape_work,
-                         sim->z, sim->scratch, sim->q_old, sim->q_older, sim->p_half,
+                         sim->z, sim->scratch, sim->q_old, sim->q_older, sim->p_half, sim->dq_last,
                          sim->wedge_values, sim->thermal_values, sim->avf_forms,
                          sim->avf_rates, sim->backup, sim->trial };
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
@@ -509,16 +509,17 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
     sim->q_old = calloc(n + 1, sizeof(double));
     sim->q_older = calloc(n + 1, sizeof(double));
     sim->p_half = calloc(n + 1, sizeof(double));
+    sim->dq_last = calloc(n + 1, sizeof(double));
     sim->wedge_values = calloc((size_t)model->wedge_count + 1, sizeof(double));
     sim->thermal_values = calloc((size_t)model->thermal.count + 1, sizeof(double));
     sim->avf_forms = calloc((size_t)model->constraint_forms.nnz + 1, sizeof(double));
     sim->avf_rates = calloc((size_t)model->m + 1, sizeof(double));
-    sim->backup = calloc(4 * n + (size_t)model->m + ns + 1, sizeof(double));
+    sim->backup = calloc(5 * n + (size_t)model->m + ns + 1, sizeof(double));
     sim->trial = calloc(2 * n + 1, sizeof(double));
     dirac_status status = DIRAC_OK;
     if (!sim->q || !sim->v || !sim->p || !sim->mu || !sim->s || !sim->temperature || !sim->tape_work ||
         !sim->z || !sim->block || !sim->scratch || !sim->q_old ||
-        !sim->q_older || !sim->p_half || !sim->wedge_values || !sim->thermal_values ||
+        !sim->q_older || !sim->p_half || !sim->dq_last || !sim->wedge_values || !sim->thermal_values ||
         !sim->avf_forms || !sim->avf_rates || !sim->backup || !sim->trial)
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     for (int k = 0; status == DIRAC_OK && k < 3; k++)
@@ -581,6 +582,7 @@ static void save_state(dirac_sim *sim)
     memcpy(b + 3 * n, sim->mu, (size_t)sim->mc * sizeof *b);
     memcpy(b + 3 * n + (size_t)sim->mc, sim->s, (size_t)sim->ns * sizeof *b);
     memcpy(b + 3 * n + (size_t)(sim->mc + sim->ns), sim->q_old, n * sizeof *b);
+    memcpy(b + 4 * n + (size_t)(sim->mc + sim->ns), sim->dq_last, n * sizeof *b);
     sim->backup_work = sim->work;
 }
 
@@ -594,6 +596,7 @@ static void restore_state(dirac_sim *sim)
     memcpy(sim->mu, b + 3 * n, (size_t)sim->mc * sizeof *b);
     memcpy(sim->s, b + 3 * n + (size_t)sim->mc, (size_t)sim->ns * sizeof *b);
     memcpy(sim->q_old, b + 3 * n + (size_t)(sim->mc + sim->ns), n * sizeof *b);
+    memcpy(sim->dq_last, b + 4 * n + (size_t)(sim->mc + sim->ns), n * sizeof *b);
     sim->work = sim->backup_work;
     sim_update_diagnostics(sim);
 }

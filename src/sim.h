@@ -83,6 +83,7 @@ struct dirac_sim {
     linsolve solver[SIM_SOLVER_SLOTS];   // one per kind of linear system a method solves
     double *q_old, *q_older;      // earlier positions (two-step methods)
     double *p_half;               // dirac2: p_{k-1/2}
+    double *dq_last;              // dirac2: q_old − q, kept exactly (increments)
     double *wedge_values;         // two-form coefficients (interaction reports)
     double *thermal_values;       // friction forces, conductances, heat inputs
     double *avf_forms, *avf_rates;   // dgrad: averaged constraint forms and rates
@@ -105,6 +106,9 @@ struct sim_method {
     /// Optional: can the method run this model from its initial state? (message in errmsg)
     dirac_status (*check)(dirac_sim *sim);
 };
+
+/// The increment Δq = q_{k+1} − q_k of the last midpoint step (valid right after the step).
+const double *sim_midpoint_increment(const dirac_sim *sim);
 
 extern const sim_method sim_method_midpoint, sim_method_dirac1, sim_method_dirac2,
     sim_method_euler, sim_method_rk4, sim_method_dgrad, sim_method_lobatto3, sim_method_lobatto4;
