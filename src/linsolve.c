@@ -115,23 +115,27 @@ void linsolve_row_magnitudes(const linsolve *ls, const double *x, double *out)
             out[ls->row_index[k]] += fabs(ls->values[k]) * x[j];
 }
 
-void linsolve_column_reach(const linsolve *ls, const double *row_scale, const double *own,
-                           double *out)
+// Entries below this fraction of their column's largest are weak couplings: their reach
+// r / |a| says nothing about the unknown's rounding level.
+#define REACH_COUPLING 1e-8
+
+void linsolve_column_reach(const linsolve *ls, const double *row_scale, double *out)
 {
     int n = ls->size;
     for (int j = 0; j < n; j++) {
-        double smallest = HUGE_VAL;
-        int begin = ls->sparse ? ls->col_start[j] : 0, end = ls->sparse ? ls->col_start[j + 1] : n;
+        int begin = ls->sparse ? ls->col_start[j] : 0;
+        int end = ls->sparse ? ls->col_start[j + 1] : n;
+        const double *column = ls->sparse ? ls->values : ls->dense + (size_t)j * (size_t)n;
+        double strongest = 0.0;
+        for (int k = begin; k < end; k++)
+            strongest = fmax(strongest, fabs(column[k]));
+        double reach = 0.0;
         for (int k = begin; k < end; k++) {
-            double a = ls->sparse ? ls->values[k] : ls->dense[(size_t)j * (size_t)n + (size_t)k];
-            double r = row_scale[ls->sparse ? ls->row_index[k] : k];
-            if (a == 0.0)
-                continue;
-            double reach = r / fabs(a);
-            if (reach > 2.0 * own[j] && reach < smallest)
-                smallest = reach;
+            double a = fabs(column[k]), r = row_scale[ls->sparse ? ls->row_index[k] : k];
+            if (a > 0.0 && a >= REACH_COUPLING * strongest && r / a > reach)
+                reach = r / a;
         }
-        out[j] = isfinite(smallest) ? smallest : 0.0;
+        out[j] = isfinite(reach) ? reach : 0.0;
     }
 }
 

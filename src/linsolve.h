@@ -49,11 +49,10 @@ dirac_status linsolve_end_pattern(linsolve *ls, dirac_error *err);
 /// out_i = Σ_j |A_ij| x_j of the assembled (not yet factorized) matrix.
 void linsolve_row_magnitudes(const linsolve *ls, const double *x, double *out);
 
-/// out_j = the smallest reach row_scale_i / |A_ij| over the nonzero entries of column j that
-/// exceeds 2 own_j (rows made of little more than unknown j's own term say nothing about its
-/// rounding level); 0 if there is none. The matrix is assembled, not yet factorized.
-void linsolve_column_reach(const linsolve *ls, const double *row_scale, const double *own,
-                           double *out);
+/// out_j = max_i row_scale_i / |A_ij| over the entries of column j of at least 1e-8 of the
+/// column's largest (0 for an empty column): the change of unknown j that is at the scale of
+/// some equation it enters. The matrix is assembled, not yet factorized.
+void linsolve_column_reach(const linsolve *ls, const double *row_scale, double *out);
 
 /// Factorizes the assembled matrix. DIRAC_ERR_SINGULAR with *bad_column (0-based) on a zero
 /// pivot; DIRAC_ERR_NOMEM if KLU could not allocate.

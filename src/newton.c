@@ -101,7 +101,8 @@ static int converged(const update_ratios *u, int iteration, double previous_mult
 
 // The magnitudes R_i of the equations' terms at z (Jacobian assembled, not yet factorized):
 // R_i = Σ_j |J_ij| (|z_j| + block scale) + |r_i(guess)| (the guess's residual carries the
-// constant terms, e.g. −p_k, that the Jacobian does not see).
+// constant terms, e.g. −p_k, that the Jacobian does not see), and from them the rounding
+// floor of each unknown (newton.h).
 static void measure_rows(newton *nw, const linsolve *ls, int size, const double *z,
                          const int *block, int first)
 {
@@ -119,7 +120,7 @@ static void measure_rows(newton *nw, const linsolve *ls, int size, const double 
     for (int i = 0; i < size; i++)
         nw->row_scale[i] = first ? nw->row_scale[i] + nw->delta[i]
                                  : fmax(nw->row_scale[i], nw->delta[i]);
-    linsolve_column_reach(ls, nw->row_scale, nw->scale, nw->floor);
+    linsolve_column_reach(ls, nw->row_scale, nw->floor);
     for (int j = 0; j < size; j++)
         nw->floor[j] *= NEWTON_ROUNDING * DBL_EPSILON;
 }

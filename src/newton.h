@@ -20,7 +20,7 @@ typedef struct newton {
     double *residual, *delta;
     double *scale;          // per unknown: |z_j| + its block's scale (row magnitudes' weights)
     double *row_scale;      // per equation: Σ_j |J_ij| scale_j + |r_i at the guess|
-    double *floor;          // per unknown: NEWTON_ROUNDING ε min_i row_scale_i / |J_ij|
+    double *floor;          // per unknown: NEWTON_ROUNDING ε max_i row_scale_i / |J_ij|
     double block_floor[NEWTON_MAX_BLOCKS];   // largest magnitude seen per block (scales)
     // outcome of the last solve
     int iterations;
@@ -36,12 +36,12 @@ void newton_free(newton *nw);
 /// Solves r(z) = 0 from the guess z (size unknowns, updated in place). Unknowns come in
 /// blocks (block[i] in 0 .. NEWTON_MAX_BLOCKS-1, e.g. positions, multipliers); an update δ_i
 /// is small when |δ_i| <= rtol (|z_i| + max_block |z|) or below the rounding floor
-/// NEWTON_ROUNDING ε min_j R_j / |J_ji| over the equations j that contain z_i, R_j the
-/// magnitude of equation j's terms (a change of z_i below it is rounding noise in each of
-/// them; equations whose reach R_j / |J_ji| is not above twice z_i's own scale are made of
-/// little more than z_i's own term and are left out): an
-/// absolute floor from the model's own magnitudes, which keeps exact zeros and all-zero
-/// blocks convergent. Converged when
+/// NEWTON_ROUNDING ε max_j R_j / |J_ji| over the equations j that contain z_i with a coefficient
+/// of at least 1e-8 of its largest, R_j the magnitude of equation j's terms: rounding in
+/// equation j alone makes z_i uncertain by about ε R_j / |J_ji|, so smaller updates are noise.
+/// This absolute floor comes from the model's own magnitudes and keeps exact zeros and
+/// all-zero blocks (a mechanism at rest, momenta of a Lagrangian without velocities)
+/// convergent. Converged when
 /// every update of an iteration is small, except that multipliers (blocks >=
 /// NEWTON_MULTIPLIER_BLOCK) whose updates no longer shrink (by 4x) are accepted once the other
 /// unknowns have converged: their accuracy is limited by the conditioning (ε/h²); updates
