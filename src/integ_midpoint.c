@@ -254,6 +254,18 @@ static dirac_status midpoint_step(dirac_sim *sim)
             iterations += sim->nw.iterations;
         }
         dg->active = status == DIRAC_OK && dg->dim > 0;
+        if (status == DIRAC_ERR_SINGULAR && dg->dim > 0) {
+            snprintf(sim->errmsg, sizeof sim->errmsg,
+                     "step %ld from t = %.17g to %.17g (midpoint, velocities): the Lagrangian and "
+                     "the constraints leave %d direction(s) of the velocities free, and the "
+                     "velocity-dependent forces do not fix all of them (index above one after "
+                     "the constraints, e.g. a loop of capacitors in a circuit); midpoint needs "
+                     "the forces to fix them (a resistor in every such loop)",
+                     sim->steps + 1, sim->t, sim->t + h, dg->dim);
+            dg->dim = 0;
+            memcpy(sim->s, s_old, (size_t)ns * sizeof *sim->s);
+            return DIRAC_ERR_SINGULAR;
+        }
         if (!dg->active) {
             // K is trivial now: the regular stage 2
             dg->dim = 0;
