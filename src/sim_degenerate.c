@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-// Largest model whose null-space workspace (about 3 n² doubles) is allocated.
-#define DEGENERATE_MAX_COORDINATES 2000
+// Largest model whose null-space workspace (about 3 n² doubles, 6 MB at 500) is allocated.
+#define DEGENERATE_MAX_COORDINATES 500
 // Singular values below this fraction of the largest (rows scaled to unit max norm) count as
 // zero: the degenerate directions are structural (exact zeros), regular ones are far above.
 #define DEGENERATE_RANK_TOLERANCE 1e-9
