@@ -235,7 +235,8 @@ static dirac_status midpoint_step(dirac_sim *sim)
     sim_degenerate *dg = &sim->degenerate;
     dg->dim = 0;
     status = DIRAC_ERR_SINGULAR;
-    if (!dg->active) {
+    bool tried_regular = !dg->active;
+    if (tried_regular) {
         velocity_guess(sim, vbar, lambda);
         status = newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE2, n + mc), n + mc, z,
                               sim->block, assemble_velocities, sim, sim->rtol,
@@ -254,7 +255,7 @@ static dirac_status midpoint_step(dirac_sim *sim)
             iterations += sim->nw.iterations;
         }
         dg->active = status == DIRAC_OK && dg->dim > 0;
-        if (status == DIRAC_ERR_SINGULAR && dg->dim > 0) {
+        if (status == DIRAC_ERR_SINGULAR && dg->dim > 0 && mc > 0) {
             snprintf(sim->errmsg, sizeof sim->errmsg,
                      "step %ld from t = %.17g to %.17g (midpoint, velocities): the Lagrangian and "
                      "the constraints leave %d direction(s) of the velocities free, and the "
@@ -266,7 +267,7 @@ static dirac_status midpoint_step(dirac_sim *sim)
             memcpy(sim->s, s_old, (size_t)ns * sizeof *sim->s);
             return DIRAC_ERR_SINGULAR;
         }
-        if (!dg->active) {
+        if (!dg->active && !tried_regular) {
             // K is trivial now: the regular stage 2
             dg->dim = 0;
             velocity_guess(sim, vbar, lambda);
