@@ -7,6 +7,7 @@
 
 #include "model.h"
 #include "newton.h"
+#include "run_quality.h"
 
 #include <stdbool.h>
 
@@ -101,6 +102,7 @@ struct dirac_sim {
     unsigned char *constrained;      // per coordinate: appears in some constraint's form
     bool started;                 // dirac2: first step done
     sim_degenerate degenerate;    // node velocities of degenerate Lagrangians
+    run_quality quality;          // the run's errors against the model's scales (warnings)
 };
 
 struct sim_method {
