@@ -10,9 +10,13 @@
 //     φ_a(q_{k+1}, t_{k+1}) = 0 (holonomic), ⟨ω_a, v_{k+1/2}⟩ + b_a = 0 at the midpoint of
 //     [t_k, t_{k+1}] (nonholonomic): one-step constraints, without leapfrog's parasitic root
 //   dirac2 starts with one midpoint step and reports node k once q_{k+1} is known.
+// Both solve for increments (dirac1: Δq = q_{k+1} − q_k; dirac2: Δq = q_{k+2} − q_{k+1}, with
+// the previous increment kept exactly), so Newton's stopping error and the rounding of the
+// difference quotients scale with |Δq| ~ |v| h, not with |q|.
 #include "sim.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 // ---- dirac1 --------------------------------------------------------------------------------
@@ -24,7 +28,7 @@ static int assemble_dirac1(void *context, const double *z, double *r, linsolve *
     int n = sim->n, mc = sim->mc;
     double h = sim->h, *vt = sim->scratch;
     for (int i = 0; i < n; i++)
-        vt[i] = (z[i] - sim->q[i]) / h;
+        vt[i] = z[i] / h;   // z = Δq = q_{k+1} − q_k (no cancellation however large |q|)
     sim_eval *e = &sim->eval[0];
     sim_evaluate(sim, e, sim->q, vt, sim->s, sim->t, NULL,
                  EVAL_GRADIENT | EVAL_FORCES | EVAL_CONSTRAINTS | (jac ? EVAL_HESSIAN : 0));
@@ -34,7 +38,7 @@ static int assemble_dirac1(void *context, const double *z, double *r, linsolve *
     sim_velocity_constraint(sim, e, vt, r + n);
     if (!jac)
         return 0;
-    // ∂R1/∂q_{k+1} = H_vv / h − H_qv − F_v;  ∂R1/∂λ = −h ωᵀ;  ∂R2/∂q_{k+1} = ω / h
+    // ∂R1/∂Δq = H_vv / h − H_qv − F_v;  ∂R1/∂λ = −h ωᵀ;  ∂R2/∂q_{k+1} = ω / h
     sim_add_hessian_block(sim, e, n, n, n, n, 1.0 / h, jac, 0, 0);
     sim_add_hessian_block(sim, e, 0, n, n, n, -1.0, jac, 0, 0);
     sim_add_sparse_block(&m->force_jacobian, e->force_jac, 0, n, n, n, -1.0, jac, 0, 0);
@@ -80,7 +84,7 @@ static dirac_status dirac1_step(dirac_sim *sim)
     int n = sim->n, mc = sim->mc;
     double h = sim->h, *z = sim->z, *guess = sim->scratch + n;
     for (int i = 0; i < n; i++)
-        guess[i] = sim->q[i] + h * sim->v[i];
+        guess[i] = h * sim->v[i];   // the increment Δq
     prepare_unknowns(sim, guess);
     dirac_status status = newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE1, n + mc), n + mc, z, sim->block, assemble_dirac1, sim,
                                        sim->rtol, sim->max_iterations);
@@ -95,7 +99,7 @@ static dirac_status dirac1_step(dirac_sim *sim)
     for (int i = 0; i < n; i++) {
         sim->p[i] = e->gradient[n + i];
         sim->v[i] = vt[i];
-        sim->q[i] = z[i];
+        sim->q[i] += z[i];
     }
     memcpy(sim->mu, z + n, (size_t)mc * sizeof *sim->mu);
     return DIRAC_OK;
@@ -136,12 +140,14 @@ static int assemble_dirac2(void *context, const double *z, double *r, linsolve *
     const dirac_model *m = sim->model;
     int n = sim->n, mc = sim->mc;
     double h = sim->h, t = sim->t + h;   // the node solved is k+1
-    const double *q0 = sim->q, *q1 = sim->q_old, *q2 = z, *p_minus = sim->p_half;
-    double *vt = sim->scratch, *qhalf = vt + n, *vhalf = qhalf + n;
+    // z = Δq_{k+1} = q_{k+2} − q_{k+1}; sim->dq_last = q_{k+1} − q_k
+    const double *q1 = sim->q_old, *d0 = sim->dq_last, *d1 = z, *p_minus = sim->p_half;
+    double *vt = sim->scratch, *qhalf = vt + n, *vhalf = qhalf + n, *q2 = vhalf + n;
     for (int i = 0; i < n; i++) {
-        vt[i] = (q2[i] - q0[i]) / (2.0 * h);
-        qhalf[i] = 0.5 * (q1[i] + q2[i]);
-        vhalf[i] = (q2[i] - q1[i]) / h;
+        vt[i] = (d0[i] + d1[i]) / (2.0 * h);
+        qhalf[i] = q1[i] + 0.5 * d1[i];
+        vhalf[i] = d1[i] / h;
+        q2[i] = q1[i] + d1[i];
     }
     sim_eval *node = &sim->eval[2], *plus = &sim->eval[1], *next = &sim->eval[0];
     sim_evaluate(sim, node, q1, vt, sim->s, t, NULL,
@@ -162,7 +168,7 @@ static int assemble_dirac2(void *context, const double *z, double *r, linsolve *
                                                                          : plus->values[a];
     if (!jac)
         return 0;
-    // ∂R1/∂q_{k+2} = ½ H_vq(+) + H_vv(+) / h − ½ (H_qv + F_v)(node)
+    // ∂R1/∂Δq_{k+1} = ∂R1/∂q_{k+2} = ½ H_vq(+) + H_vv(+) / h − ½ (H_qv + F_v)(node)
     sim_add_hessian_block(sim, plus, n, n, 0, n, 0.5, jac, 0, 0);
     sim_add_hessian_block(sim, plus, n, n, n, n, 1.0 / h, jac, 0, 0);
     sim_add_hessian_block(sim, node, 0, n, n, n, -0.5, jac, 0, 0);
@@ -200,6 +206,7 @@ static dirac_status dirac2_step(dirac_sim *sim)
         if (status != DIRAC_OK)
             return status;
         memcpy(sim->q_old, sim->q, (size_t)n * sizeof *sim->q_old);
+        memcpy(sim->dq_last, sim_midpoint_increment(sim), (size_t)n * sizeof *sim->dq_last);
         memcpy(sim->q, saved, (size_t)n * sizeof *sim->q);
         memcpy(sim->v, v0, (size_t)n * sizeof *sim->v);
         memcpy(sim->p, p0, (size_t)n * sizeof *sim->p);
@@ -209,9 +216,9 @@ static dirac_status dirac2_step(dirac_sim *sim)
     // p_{k+1/2} from q_k and q_{k+1}
     double *qhalf = sim->scratch + n, *vhalf = qhalf + n, *guess = vhalf + n;
     for (int i = 0; i < n; i++) {
-        qhalf[i] = 0.5 * (sim->q[i] + sim->q_old[i]);
-        vhalf[i] = (sim->q_old[i] - sim->q[i]) / h;
-        guess[i] = 2.0 * sim->q_old[i] - sim->q[i];
+        qhalf[i] = sim->q[i] + 0.5 * sim->dq_last[i];
+        vhalf[i] = sim->dq_last[i] / h;
+        guess[i] = sim->dq_last[i];   // the next increment
     }
     sim_evaluate(sim, &sim->eval[0], qhalf, vhalf, sim->s, sim->t + 0.5 * h, NULL, EVAL_GRADIENT);
     memcpy(sim->p_half, sim->eval[0].gradient + n, (size_t)n * sizeof *sim->p_half);
@@ -230,12 +237,36 @@ static dirac_status dirac2_step(dirac_sim *sim)
     sim->work += node_work(sim, node, vt, z + n);
     for (int i = 0; i < n; i++) {
         sim->q[i] = sim->q_old[i];
-        sim->q_old[i] = z[i];
+        sim->q_old[i] += z[i];
+        sim->dq_last[i] = z[i];
         sim->v[i] = vt[i];
         sim->p[i] = node->gradient[n + i];
     }
     memcpy(sim->mu, z + n, (size_t)mc * sizeof *sim->mu);
     return DIRAC_OK;
+}
+
+// Refuses degenerate models whose velocities are partly fixed by forces (K = ker ∂²L/∂v² ∩
+// ker ω ≠ 0, e.g. resistor branches): there the central difference is the leapfrog scheme on a
+// first-order dissipative equation, whose parasitic root −(1 + h/τ) grows like e^{t/τ}
+// (measured: 4e35 relative on an RC network after 100 time constants).
+static dirac_status dirac2_check(dirac_sim *sim)
+{
+    if (!sim->degenerate.available)
+        return DIRAC_OK;
+    sim_eval *e = &sim->eval[0];
+    sim_evaluate(sim, e, sim->q, sim->v, sim->s, sim->t, NULL, EVAL_HESSIAN | EVAL_CONSTRAINTS);
+    int dim = sim_degenerate_basis(sim, e);
+    sim->degenerate.dim = 0;
+    if (dim == 0)
+        return DIRAC_OK;
+    snprintf(sim->errmsg, sizeof sim->errmsg,
+             "method 'dirac2' cannot run this model: %d direction(s) of the velocities are fixed "
+             "by forces only (the Lagrangian is degenerate there and no constraint fixes them, "
+             "e.g. resistor branches); on them the central difference is a leapfrog scheme on a "
+             "first-order equation, whose parasitic mode grows like exp(t/tau); use midpoint or "
+             "dgrad", dim);
+    return DIRAC_ERR_UNSUPPORTED;
 }
 
 const sim_method sim_method_dirac2 = {
@@ -248,4 +279,5 @@ const sim_method sim_method_dirac2 = {
     .explicit_ode = false,
     .implicit_workspace = true,
     .step = dirac2_step,
+    .check = dirac2_check,
 };

@@ -91,7 +91,7 @@ static dirac_status fail_singular(dirac_sim *sim, dirac_status status, double t)
     snprintf(sim->errmsg, sizeof sim->errmsg,
              "step %ld from t = %.17g to %.17g (%s): the matrix [d2L/dv2, constraint forms] is "
              "singular at t = %.17g, so no ODE exists there (degenerate Lagrangian or dependent "
-             "constraints); use midpoint, dirac1 or dirac2",
+             "constraints); use midpoint, dgrad or dirac1",
              sim->steps + 1, sim->t, sim->t + sim->h, sim->method->info.name, t);
     return DIRAC_ERR_SINGULAR;
 }
@@ -202,7 +202,7 @@ static dirac_status explicit_check(dirac_sim *sim)
         snprintf(sim->errmsg, sizeof sim->errmsg,
                  "method '%s' needs an ODE, but the matrix [d2L/dv2, constraint forms] is "
                  "singular at the initial state (degenerate Lagrangian or dependent "
-                 "constraints); use midpoint, dirac1 or dirac2",
+                 "constraints); use midpoint, dgrad or dirac1",
                  sim->method->info.name);
         return DIRAC_ERR_UNSUPPORTED;
     }

@@ -376,8 +376,8 @@ static dirac_status lobatto_check(dirac_sim *sim)
         if (m->constraints[a].kind != DIRAC_CONSTRAINT_HOLONOMIC) {
             snprintf(sim->errmsg, sizeof sim->errmsg,
                      "method '%s' supports holonomic constraints phi(q, t) = 0 only; constraint "
-                     "'%s' is a velocity (nonholonomic) constraint; use midpoint, dgrad, dirac1 "
-                     "or dirac2", name, m->constraints[a].name);
+                     "'%s' is a velocity (nonholonomic) constraint; use midpoint, dgrad or "
+                     "dirac1", name, m->constraints[a].name);
             return DIRAC_ERR_UNSUPPORTED;
         }
     // ∂²L/∂v² must be regular at the initial state

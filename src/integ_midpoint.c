@@ -27,24 +27,28 @@ static int has_holonomic(const dirac_sim *sim)
     return 0;
 }
 
-// Midpoint data from q_{k+1}: q̄ into scratch[0..n), v̄ into scratch[n..2n).
-static void midpoint_of(dirac_sim *sim, const double *q1, double *qbar, double *vbar)
+// Midpoint data from the increment Δq = q_{k+1} − q_k: q̄, v̄ = Δq/h (no cancellation
+// however large |q|) and q_{k+1}.
+static void midpoint_of(dirac_sim *sim, const double *dq, double *qbar, double *vbar, double *q1)
 {
     for (int i = 0; i < sim->n; i++) {
-        qbar[i] = 0.5 * (sim->q[i] + q1[i]);
-        vbar[i] = (q1[i] - sim->q[i]) / sim->h;
+        qbar[i] = sim->q[i] + 0.5 * dq[i];
+        vbar[i] = dq[i] / sim->h;
+        q1[i] = sim->q[i] + dq[i];
     }
 }
 
-// Stage 1 unknowns: [q_{k+1} (n) | S_{k+1} (ns) | λ (m)]; rows in the same order.
+// Stage 1 unknowns: [Δq = q_{k+1} − q_k (n) | S_{k+1} (ns) | λ (m)]; rows in the same order.
+// Solving for the increment keeps Newton's stopping error relative to |Δq| ~ |v| h, not |q|.
 static int assemble_positions(void *context, const double *z, double *r, linsolve *jac)
 {
     dirac_sim *sim = context;
     const dirac_model *m = sim->model;
     int n = sim->n, ns = sim->ns, mc = sim->mc, zs = n, zl = n + ns;
-    double h = sim->h, *qbar = sim->scratch, *vbar = qbar + n, *sbar = sim->scratch + 4 * n + mc;
-    const double *q1 = z, *s1 = z + zs, *lambda = z + zl;
-    midpoint_of(sim, q1, qbar, vbar);
+    double h = sim->h, *qbar = sim->scratch, *vbar = qbar + n, *q1 = vbar + n;
+    double *sbar = sim->scratch + 4 * n + mc;
+    const double *s1 = z + zs, *lambda = z + zl;
+    midpoint_of(sim, z, qbar, vbar, q1);
     for (int j = 0; j < ns; j++)
         sbar[j] = 0.5 * (sim->s[j] + s1[j]);
     sim_eval *mid = &sim->eval[MID], *end = &sim->eval[END], *start = &sim->eval[START];
@@ -68,7 +72,7 @@ static int assemble_positions(void *context, const double *z, double *r, linsolv
     }
     if (!jac)
         return 0;
-    // ∂R1/∂q_{k+1} = ½ H_vq + H_vv / h − h/2 (½ H_qq + H_qv / h + ½ F_q + F_v / h)
+    // ∂R1/∂Δq = ∂R1/∂q_{k+1} = ½ H_vq + H_vv / h − h/2 (½ H_qq + H_qv / h + ½ F_q + F_v / h)
     sim_add_hessian_block(sim, mid, n, n, 0, n, 0.5, jac, 0, 0);
     sim_add_hessian_block(sim, mid, n, n, n, n, 1.0 / h, jac, 0, 0);
     sim_add_hessian_block(sim, mid, 0, n, 0, n, -0.25 * h, jac, 0, 0);
@@ -120,14 +124,21 @@ static int assemble_velocities(void *context, const double *z, double *r, linsol
     double h = sim->h;
     const double *q1 = sim->scratch + 2 * n, *pstar = q1 + n, *v1 = z, *nu = z + n;
     sim_eval *end = &sim->eval[END];
+    int degenerate = sim->degenerate.dim > 0;
     sim_evaluate(sim, end, q1, v1, sim->s, sim->t + h, NULL,
-                 EVAL_GRADIENT | EVAL_CONSTRAINTS | (jac ? EVAL_HESSIAN : 0));
+                 EVAL_GRADIENT | EVAL_CONSTRAINTS |
+                     (jac || degenerate ? EVAL_HESSIAN : 0) | (degenerate ? EVAL_FORCES : 0));
     for (int i = 0; i < n; i++)
         r[i] = end->gradient[n + i] - pstar[i];
     sim_add_forms_transposed(sim, end, nu, -0.5 * h, r);
     sim_velocity_constraint(sim, end, v1, r + n);
+    // velocities the Legendre map and the constraints leave free: the momentum balance
+    if (degenerate)
+        sim_degenerate_residual(sim, end, v1, 0.5 * h, r);
     if (!jac)
         return 0;
+    if (degenerate)
+        sim_degenerate_jacobian(sim, end, 0.5 * h, jac);
     sim_add_hessian_block(sim, end, n, n, n, n, 1.0, jac, 0, 0);
     const model_sparse *f = &m->constraint_forms;
     for (int a = 0; a < mc; a++)
@@ -147,6 +158,20 @@ static void name_velocity_rows(const dirac_sim *sim, int index, char *buf, size_
         sim_name_coordinate_rows(sim, index, buf, size);
 }
 
+// Stage 2's unknowns [v_{k+1} | ν] from the guess (v̄, λ).
+static void velocity_guess(dirac_sim *sim, const double *vbar, const double *lambda)
+{
+    int n = sim->n;
+    for (int i = 0; i < n; i++) {
+        sim->z[i] = vbar[i];
+        sim->block[i] = 1;
+    }
+    for (int a = 0; a < sim->mc; a++) {
+        sim->z[n + a] = lambda[a];
+        sim->block[n + a] = 5;
+    }
+}
+
 static dirac_status midpoint_step(dirac_sim *sim)
 {
     const dirac_model *m = sim->model;
@@ -155,10 +180,10 @@ static dirac_status midpoint_step(dirac_sim *sim)
     double *qbar = sim->scratch, *vbar = qbar + n, *q1 = vbar + n, *pstar = q1 + n;
     // scratch: q̄ | v̄ | q_{k+1} | p* | λ | S̄ | T̄ | S_k | Δq | residual
     double *lambda = pstar + n, *sbar = lambda + mc, *s_old = sbar + 2 * ns, *dq = s_old + ns;
-    // stage 1: positions, entropies and λ, from the guess q_{k+1} = q_k + h v_k
+    // stage 1: increments, entropies and λ, from the guess Δq = h v_k
     sim_evaluate(sim, &sim->eval[START], sim->q, sim->v, sim->s, sim->t, NULL, EVAL_CONSTRAINTS);
     for (int i = 0; i < n; i++) {
-        z[i] = sim->q[i] + h * sim->v[i];
+        z[i] = h * sim->v[i];
         sim->block[i] = 0;
     }
     for (int j = 0; j < ns; j++) {
@@ -186,11 +211,11 @@ static dirac_status midpoint_step(dirac_sim *sim)
             return DIRAC_ERR_NOT_FINITE;
         }
     }
-    memcpy(q1, z, (size_t)n * sizeof *q1);
+    memcpy(dq, z, (size_t)n * sizeof *dq);
     memcpy(lambda, z + n + ns, (size_t)mc * sizeof *lambda);
     memcpy(s_old, sim->s, (size_t)ns * sizeof *s_old);
     // p* and the discrete work at the converged midpoint (entropies still at S_k: S̄ needs both)
-    midpoint_of(sim, q1, qbar, vbar);
+    midpoint_of(sim, dq, qbar, vbar, q1);
     for (int j = 0; j < ns; j++)
         sbar[j] = 0.5 * (sim->s[j] + z[n + j]);
     sim_eval *mid = &sim->eval[MID];
@@ -199,7 +224,6 @@ static dirac_status midpoint_step(dirac_sim *sim)
     double work = -h * mid->gradient[m->index_t];
     for (int i = 0; i < n; i++) {
         pstar[i] = mid->gradient[n + i] + 0.5 * h * (mid->gradient[i] + mid->forces[i]);
-        dq[i] = q1[i] - sim->q[i];
         work += mid->forces[i] * dq[i];
     }
     if (ns > 0) {
@@ -208,17 +232,51 @@ static dirac_status midpoint_step(dirac_sim *sim)
         memcpy(sim->s, z + n, (size_t)ns * sizeof *sim->s);   // stage 2 runs at S_{k+1}
     }
     // stage 2: velocities and ν, from the guess v_{k+1} = v̄
-    for (int i = 0; i < n; i++) {
-        z[i] = vbar[i];
-        sim->block[i] = 1;
+    sim_degenerate *dg = &sim->degenerate;
+    dg->dim = 0;
+    status = DIRAC_ERR_SINGULAR;
+    bool tried_regular = !dg->active;
+    if (tried_regular) {
+        velocity_guess(sim, vbar, lambda);
+        status = newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE2, n + mc), n + mc, z,
+                              sim->block, assemble_velocities, sim, sim->rtol,
+                              sim->max_iterations);
+        iterations += sim->nw.iterations;
     }
-    for (int a = 0; a < mc; a++) {
-        z[n + a] = lambda[a];
-        sim->block[n + a] = 5;
+    if (status == DIRAC_ERR_SINGULAR && dg->available) {
+        // a degenerate Lagrangian: the momentum balance fixes the velocities in K
+        sim_evaluate(sim, &sim->eval[END], q1, vbar, sim->s, sim->t + h, NULL,
+                     EVAL_HESSIAN | EVAL_CONSTRAINTS);
+        if (sim_degenerate_basis(sim, &sim->eval[END]) > 0) {
+            velocity_guess(sim, vbar, lambda);
+            status = newton_solve(&sim->nw, sim_dense_solver(sim, SIM_SOLVER_NODE, n + mc),
+                                  n + mc, z, sim->block, assemble_velocities, sim, sim->rtol,
+                                  sim->max_iterations);
+            iterations += sim->nw.iterations;
+        }
+        dg->active = status == DIRAC_OK && dg->dim > 0;
+        if (status == DIRAC_ERR_SINGULAR && dg->dim > 0 && mc > 0) {
+            snprintf(sim->errmsg, sizeof sim->errmsg,
+                     "step %ld from t = %.17g to %.17g (midpoint, velocities): the Lagrangian and "
+                     "the constraints leave %d direction(s) of the velocities free, and the "
+                     "velocity-dependent forces do not fix all of them (index above one after "
+                     "the constraints, e.g. a loop of capacitors in a circuit); midpoint needs "
+                     "the forces to fix them (a resistor in every such loop)",
+                     sim->steps + 1, sim->t, sim->t + h, dg->dim);
+            dg->dim = 0;
+            memcpy(sim->s, s_old, (size_t)ns * sizeof *sim->s);
+            return DIRAC_ERR_SINGULAR;
+        }
+        if (!dg->active && !tried_regular) {
+            // K is trivial now: the regular stage 2
+            dg->dim = 0;
+            velocity_guess(sim, vbar, lambda);
+            status = newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE2, n + mc), n + mc,
+                                  z, sim->block, assemble_velocities, sim, sim->rtol,
+                                  sim->max_iterations);
+            iterations += sim->nw.iterations;
+        }
     }
-    status = newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE2, n + mc), n + mc, z, sim->block, assemble_velocities, sim, sim->rtol,
-                          sim->max_iterations);
-    iterations += sim->nw.iterations;
     if (status == DIRAC_ERR_SINGULAR && mc == 0) {
         // L linear in some velocities: the Legendre map does not determine v_{k+1}; report the
         // step's mean velocity and keep p_{k+1} = D2 L_d (docs/methods.md)
@@ -257,6 +315,12 @@ static dirac_status midpoint_step(dirac_sim *sim)
     sim->work += work;
     sim->newton_iterations = iterations;
     return DIRAC_OK;
+}
+
+const double *sim_midpoint_increment(const dirac_sim *sim)
+{
+    // scratch: q̄ | v̄ | q_{k+1} | p* | λ | S̄ T̄ | S_k | Δq (midpoint_step)
+    return sim->scratch + 4 * sim->n + sim->mc + 3 * sim->ns;
 }
 
 const sim_method sim_method_midpoint = {

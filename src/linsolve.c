@@ -99,6 +99,46 @@ void linsolve_add(linsolve *ls, int row, int col, double value)
     ls->pattern_misses++;
 }
 
+void linsolve_row_magnitudes(const linsolve *ls, const double *x, double *out)
+{
+    int n = ls->size;
+    for (int i = 0; i < n; i++)
+        out[i] = 0.0;
+    if (!ls->sparse) {
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++)
+                out[i] += fabs(ls->dense[(size_t)j * (size_t)n + (size_t)i]) * x[j];
+        return;
+    }
+    for (int j = 0; j < n; j++)
+        for (int k = ls->col_start[j]; k < ls->col_start[j + 1]; k++)
+            out[ls->row_index[k]] += fabs(ls->values[k]) * x[j];
+}
+
+// Entries below this fraction of their column's largest are weak couplings: their reach
+// r / |a| says nothing about the unknown's rounding level.
+#define REACH_COUPLING 1e-8
+
+void linsolve_column_reach(const linsolve *ls, const double *row_scale, double *out)
+{
+    int n = ls->size;
+    for (int j = 0; j < n; j++) {
+        int begin = ls->sparse ? ls->col_start[j] : 0;
+        int end = ls->sparse ? ls->col_start[j + 1] : n;
+        const double *column = ls->sparse ? ls->values : ls->dense + (size_t)j * (size_t)n;
+        double strongest = 0.0;
+        for (int k = begin; k < end; k++)
+            strongest = fmax(strongest, fabs(column[k]));
+        double reach = 0.0;
+        for (int k = begin; k < end; k++) {
+            double a = fabs(column[k]), r = row_scale[ls->sparse ? ls->row_index[k] : k];
+            if (a > 0.0 && a >= REACH_COUPLING * strongest && r / a > reach)
+                reach = r / a;
+        }
+        out[j] = isfinite(reach) ? reach : 0.0;
+    }
+}
+
 void linsolve_begin_pattern(linsolve *ls)
 {
     ls->recording = true;

@@ -46,6 +46,14 @@ void linsolve_add(linsolve *ls, int row, int col, double value);
 void linsolve_begin_pattern(linsolve *ls);
 dirac_status linsolve_end_pattern(linsolve *ls, dirac_error *err);
 
+/// out_i = Σ_j |A_ij| x_j of the assembled (not yet factorized) matrix.
+void linsolve_row_magnitudes(const linsolve *ls, const double *x, double *out);
+
+/// out_j = max_i row_scale_i / |A_ij| over the entries of column j of at least 1e-8 of the
+/// column's largest (0 for an empty column): the change of unknown j that is at the scale of
+/// some equation it enters. The matrix is assembled, not yet factorized.
+void linsolve_column_reach(const linsolve *ls, const double *row_scale, double *out);
+
 /// Factorizes the assembled matrix. DIRAC_ERR_SINGULAR with *bad_column (0-based) on a zero
 /// pivot; DIRAC_ERR_NOMEM if KLU could not allocate.
 dirac_status linsolve_factor(linsolve *ls, int *bad_column);

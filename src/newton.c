@@ -16,7 +16,10 @@ dirac_status newton_init(newton *nw, int capacity, dirac_error *err)
     nw->capacity = capacity;
     nw->residual = malloc(c * sizeof *nw->residual);
     nw->delta = malloc(c * sizeof *nw->delta);
-    if (!nw->residual || !nw->delta) {
+    nw->scale = malloc(c * sizeof *nw->scale);
+    nw->row_scale = malloc(c * sizeof *nw->row_scale);
+    nw->floor = malloc(c * sizeof *nw->floor);
+    if (!nw->residual || !nw->delta || !nw->scale || !nw->row_scale || !nw->floor) {
         newton_free(nw);
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory for a Newton solver of size %d",
                          capacity);
@@ -28,6 +31,9 @@ void newton_free(newton *nw)
 {
     free(nw->residual);
     free(nw->delta);
+    free(nw->scale);
+    free(nw->row_scale);
+    free(nw->floor);
     memset(nw, 0, sizeof *nw);
 }
 
@@ -63,7 +69,8 @@ static update_ratios measure(newton *nw, int size, const double *z, const int *b
     double worst = -1.0;
     for (int i = 0; i < size; i++) {
         double scale = fabs(z[i]) + block_max[block[i]];
-        double allowed = (rtol > 16.0 * DBL_EPSILON ? rtol : 16.0 * DBL_EPSILON) * scale;
+        double allowed = fmax((rtol > 16.0 * DBL_EPSILON ? rtol : 16.0 * DBL_EPSILON) * scale,
+                              nw->floor[i]);
         double ratio = fabs(nw->delta[i]) / (allowed > 0.0 ? allowed : DBL_MIN);
         if (block[i] >= NEWTON_MULTIPLIER_BLOCK) {
             if (ratio > u.multiplier)
@@ -90,6 +97,32 @@ static int converged(const update_ratios *u, int iteration, double previous_mult
 {
     return u->primary <= 1.0 &&
            (u->multiplier <= 1.0 || (iteration > 1 && u->multiplier > 0.25 * previous_multiplier));
+}
+
+// The magnitudes R_i of the equations' terms at z (Jacobian assembled, not yet factorized):
+// R_i = Σ_j |J_ij| (|z_j| + block scale) + |r_i(guess)| (the guess's residual carries the
+// constant terms, e.g. −p_k, that the Jacobian does not see), and from them the rounding
+// floor of each unknown (newton.h).
+static void measure_rows(newton *nw, const linsolve *ls, int size, const double *z,
+                         const int *block, int first)
+{
+    double block_max[NEWTON_MAX_BLOCKS];
+    memcpy(block_max, nw->block_floor, sizeof block_max);
+    for (int i = 0; i < size; i++)
+        if (fabs(z[i]) > block_max[block[i]])
+            block_max[block[i]] = fabs(z[i]);
+    for (int j = 0; j < size; j++)
+        nw->scale[j] = fabs(z[j]) + block_max[block[j]];
+    // the previous magnitudes (or |r(guess)|) wait in delta, which is free until the solve
+    for (int i = 0; i < size; i++)
+        nw->delta[i] = first ? fabs(nw->residual[i]) : nw->row_scale[i];
+    linsolve_row_magnitudes(ls, nw->scale, nw->row_scale);
+    for (int i = 0; i < size; i++)
+        nw->row_scale[i] = first ? nw->row_scale[i] + nw->delta[i]
+                                 : fmax(nw->row_scale[i], nw->delta[i]);
+    linsolve_column_reach(ls, nw->row_scale, nw->floor);
+    for (int j = 0; j < size; j++)
+        nw->floor[j] *= NEWTON_ROUNDING * DBL_EPSILON;
 }
 
 dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const int *block,
@@ -123,6 +156,7 @@ dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const i
             nw->worst_value = nw->residual[where];
             return DIRAC_ERR_NOT_FINITE;
         }
+        measure_rows(nw, ls, size, z, block, it == 1);
         int bad = -1;
         dirac_status factored = linsolve_factor(ls, &bad);
         if (factored != DIRAC_OK) {

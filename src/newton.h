@@ -18,6 +18,9 @@ typedef int (*newton_assemble_fn)(void *context, const double *z, double *r, lin
 typedef struct newton {
     int size, capacity;
     double *residual, *delta;
+    double *scale;          // per unknown: |z_j| + its block's scale (row magnitudes' weights)
+    double *row_scale;      // per equation: Σ_j |J_ij| scale_j + |r_i at the guess|
+    double *floor;          // per unknown: NEWTON_ROUNDING ε max_i row_scale_i / |J_ij|
     double block_floor[NEWTON_MAX_BLOCKS];   // largest magnitude seen per block (scales)
     // outcome of the last solve
     int iterations;
@@ -32,11 +35,19 @@ void newton_free(newton *nw);
 
 /// Solves r(z) = 0 from the guess z (size unknowns, updated in place). Unknowns come in
 /// blocks (block[i] in 0 .. NEWTON_MAX_BLOCKS-1, e.g. positions, multipliers); an update δ_i
-/// is small when |δ_i| <= rtol (|z_i| + max_block |z|) or at rounding level. Converged when
+/// is small when |δ_i| <= rtol (|z_i| + max_block |z|) or below the rounding floor
+/// NEWTON_ROUNDING ε max_j R_j / |J_ji| over the equations j that contain z_i with a coefficient
+/// of at least 1e-8 of its largest, R_j the magnitude of equation j's terms: rounding in
+/// equation j alone makes z_i uncertain by about ε R_j / |J_ji|, so smaller updates are noise.
+/// This absolute floor comes from the model's own magnitudes and keeps exact zeros and
+/// all-zero blocks (a mechanism at rest, momenta of a Lagrangian without velocities)
+/// convergent. Converged when
 /// every update of an iteration is small, except that multipliers (blocks >=
 /// NEWTON_MULTIPLIER_BLOCK) whose updates no longer shrink (by 4x) are accepted once the other
-/// unknowns have converged: their accuracy is limited by the conditioning (ε/h²); and updates
-/// that stagnate below NEWTON_STAGNATION_LEVEL (relative) are accepted as rounding noise. Returns DIRAC_OK, DIRAC_ERR_NEWTON (no convergence
+/// unknowns have converged: their accuracy is limited by the conditioning (ε/h²); updates
+/// that stagnate below NEWTON_STAGNATION_LEVEL (relative) are accepted as rounding noise. R_j
+/// = Σ_k |J_jk| (|z_k| + block scale) + |r_j(guess)| (the guess's residual carries constant
+/// terms). Returns DIRAC_OK, DIRAC_ERR_NEWTON (no convergence
 /// within max_iterations), DIRAC_ERR_SINGULAR (LU found a zero pivot: nw->worst is its column)
 /// or DIRAC_ERR_NOT_FINITE (nw->worst is the equation). `ls` must have been initialised for
 /// `size` unknowns; a sparse one records its pattern at its first solve.
@@ -44,6 +55,8 @@ dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const i
                           newton_assemble_fn assemble, void *context, double rtol,
                           int max_iterations);
 
+/// Updates below this many ε of their equations' magnitudes are rounding (see newton_solve).
+#define NEWTON_ROUNDING 64.0
 /// Blocks from this index on hold multipliers (see newton_solve).
 #define NEWTON_MULTIPLIER_BLOCK 4
 /// Updates below this relative size that stop shrinking (by 2x per iteration) are rounding

@@ -96,6 +96,17 @@ linsolve *sim_solver(dirac_sim *sim, int slot, int size)
     return ls;
 }
 
+linsolve *sim_dense_solver(dirac_sim *sim, int slot, int size)
+{
+    linsolve *ls = &sim->solver[slot];
+    if (ls->size == size && ls->dense)
+        return ls;
+    linsolve_free(ls);
+    if (linsolve_init(ls, size, false, NULL) != DIRAC_OK)
+        return NULL;
+    return ls;
+}
+
 void sim_velocity_constraint(const dirac_sim *sim, const sim_eval *e, const double *v, double *g)
 {
     const model_sparse *f = &sim->model->constraint_forms;
@@ -317,7 +328,7 @@ void dirac_sim_destroy(dirac_sim *sim)
     if (!sim)
         return;
     double *arrays[] = { sim->q, sim->v, sim->p, sim->mu, sim->s, sim->temperature, sim->tape_work,
-                         sim->z, sim->scratch, sim->q_old, sim->q_older, sim->p_half,
+                         sim->z, sim->scratch, sim->q_old, sim->q_older, sim->p_half, sim->dq_last,
                          sim->wedge_values, sim->thermal_values, sim->avf_forms,
                          sim->avf_rates, sim->backup, sim->trial,
                          sim->trial_start };
@@ -330,6 +341,7 @@ void dirac_sim_destroy(dirac_sim *sim)
     for (int k = 0; k < 3; k++)
         eval_free(&sim->eval[k]);
     newton_free(&sim->nw);
+    sim_degenerate_free(&sim->degenerate);
     run_quality_free(&sim->quality);
     free(sim);
 }
@@ -637,26 +649,30 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
     sim->q_old = calloc(n + 1, sizeof(double));
     sim->q_older = calloc(n + 1, sizeof(double));
     sim->p_half = calloc(n + 1, sizeof(double));
+    sim->dq_last = calloc(n + 1, sizeof(double));
     sim->wedge_values = calloc((size_t)model->wedge_count + 1, sizeof(double));
     sim->thermal_values = calloc((size_t)model->thermal.count + 1, sizeof(double));
     sim->avf_forms = calloc((size_t)model->constraint_forms.nnz + 1, sizeof(double));
     sim->avf_rates = calloc((size_t)model->m + 1, sizeof(double));
-    sim->backup = calloc(4 * n + (size_t)model->m + ns + 1, sizeof(double));
+    sim->backup = calloc(5 * n + (size_t)model->m + ns + 1, sizeof(double));
     sim->trial = calloc(3 * n + ns + 1, sizeof(double));
     sim->trial_start = calloc(3 * n + ns + 1, sizeof(double));
     sim->constrained = calloc(n + 1, 1);
     dirac_status status = DIRAC_OK;
     if (!sim->q || !sim->v || !sim->p || !sim->mu || !sim->s || !sim->temperature || !sim->tape_work ||
         !sim->z || !sim->block || !sim->scratch || !sim->q_old ||
-        !sim->q_older || !sim->p_half || !sim->wedge_values || !sim->thermal_values ||
-        !sim->avf_forms || !sim->avf_rates || !sim->backup || !sim->trial ||
-        !sim->trial_start || !sim->constrained)
+        !sim->q_older || !sim->p_half || !sim->dq_last || !sim->wedge_values ||
+        !sim->thermal_values || !sim->avf_forms || !sim->avf_rates || !sim->backup ||
+        !sim->trial || !sim->trial_start || !sim->constrained)
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     for (int k = 0; status == DIRAC_OK && k < 3; k++)
         if (eval_alloc(&sim->eval[k], model) != DIRAC_OK)
             status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     if (status == DIRAC_OK)
         status = newton_init(&sim->nw, (int)unknowns, err);
+    if (status == DIRAC_OK && (method == &sim_method_midpoint || method == &sim_method_dirac2) &&
+        sim_degenerate_init(sim) != DIRAC_OK)
+        status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     int thermal = model->friction_count > 0 || model->heat_count > 0;
     for (int j = 0; j < model->ns; j++)
         if (expr_kind_of(model->pool, model->heat_input[j]) != EXPR_CONST ||
@@ -735,6 +751,7 @@ static void save_state(dirac_sim *sim)
     memcpy(b + 3 * n, sim->mu, (size_t)sim->mc * sizeof *b);
     memcpy(b + 3 * n + (size_t)sim->mc, sim->s, (size_t)sim->ns * sizeof *b);
     memcpy(b + 3 * n + (size_t)(sim->mc + sim->ns), sim->q_old, n * sizeof *b);
+    memcpy(b + 4 * n + (size_t)(sim->mc + sim->ns), sim->dq_last, n * sizeof *b);
     sim->backup_work = sim->work;
 }
 
@@ -748,6 +765,7 @@ static void restore_state(dirac_sim *sim)
     memcpy(sim->mu, b + 3 * n, (size_t)sim->mc * sizeof *b);
     memcpy(sim->s, b + 3 * n + (size_t)sim->mc, (size_t)sim->ns * sizeof *b);
     memcpy(sim->q_old, b + 3 * n + (size_t)(sim->mc + sim->ns), n * sizeof *b);
+    memcpy(sim->dq_last, b + 4 * n + (size_t)(sim->mc + sim->ns), n * sizeof *b);
     sim->work = sim->backup_work;
     sim_update_diagnostics(sim);
 }

@@ -41,7 +41,22 @@ enum {
 typedef struct sim_method sim_method;
 
 /// Linear systems a method solves each step (each keeps its own sparse pattern).
-enum { SIM_SOLVER_STAGE1, SIM_SOLVER_STAGE2, SIM_SOLVER_KKT, SIM_SOLVER_EXTRA, SIM_SOLVER_SLOTS };
+enum { SIM_SOLVER_STAGE1, SIM_SOLVER_STAGE2, SIM_SOLVER_KKT, SIM_SOLVER_EXTRA, SIM_SOLVER_NODE,
+       SIM_SOLVER_SLOTS };
+
+/// Workspace of the node velocities of degenerate Lagrangians (src/sim_degenerate.c): allocated
+/// at creation for models with velocity-free coordinates (rows of ∂²L/∂v² structurally zero).
+typedef struct sim_degenerate {
+    bool available;               // workspace allocated
+    bool active;                  // the last node needed it (try it first)
+    int dim;                      // dim K of the last basis
+    double *matrix;               // [∂²L/∂v²; ω], (n + m) x n
+    double *singular_values, *vt, *work;
+    int work_size;
+    double *basis;                // Z: n x dim, orthonormal basis of K
+    double *coupling;             // Zᵀ ∂G/∂v: dim x n
+    double *balance;              // G (n) | Zᵀ-components (n)
+} sim_degenerate;
 
 struct dirac_sim {
     const dirac_model *model;
@@ -71,6 +86,7 @@ struct dirac_sim {
     linsolve solver[SIM_SOLVER_SLOTS];   // one per kind of linear system a method solves
     double *q_old, *q_older;      // earlier positions (two-step methods)
     double *p_half;               // dirac2: p_{k-1/2}
+    double *dq_last;              // dirac2: q_old − q, kept exactly (increments)
     double *wedge_values;         // two-form coefficients (interaction reports)
     double *thermal_values;       // friction forces, conductances, heat inputs
     double *avf_forms, *avf_rates;   // dgrad: averaged constraint forms and rates
@@ -85,6 +101,7 @@ struct dirac_sim {
     double block_scale[4];           // largest |q|, |v|, |p|, |S| so far (default atol)
     unsigned char *constrained;      // per coordinate: appears in some constraint's form
     bool started;                 // dirac2: first step done
+    sim_degenerate degenerate;    // node velocities of degenerate Lagrangians
     double stage_guess_t, stage_guess_h;   // lobatto: start and size of the kept stages' step
     run_quality quality;          // the run's errors against the model's scales (warnings)
 };
@@ -110,6 +127,9 @@ struct sim_method {
     /// Optional: can the method run this model from its initial state? (message in errmsg)
     dirac_status (*check)(dirac_sim *sim);
 };
+
+/// The increment Δq = q_{k+1} − q_k of the last midpoint step (valid right after the step).
+const double *sim_midpoint_increment(const dirac_sim *sim);
 
 extern const sim_method sim_method_midpoint, sim_method_dirac1, sim_method_dirac2,
     sim_method_euler, sim_method_rk4, sim_method_dgrad, sim_method_lobatto3, sim_method_lobatto4;
@@ -137,6 +157,22 @@ void sim_add_sparse_block(const model_sparse *sp, const double *values, int row_
 /// The linear solver of `slot` for systems of `size` unknowns, created at its first use (the
 /// first step) dense or sparse as the options say; NULL when out of memory.
 linsolve *sim_solver(dirac_sim *sim, int slot, int size);
+
+/// A dense solver for `slot` (created at its first use, like sim_solver).
+linsolve *sim_dense_solver(dirac_sim *sim, int slot, int size);
+
+/// Allocates sim->degenerate when the model has velocity-free coordinates (creation only).
+dirac_status sim_degenerate_init(dirac_sim *sim);
+void sim_degenerate_free(sim_degenerate *dg);
+/// Orthonormal basis Z of K = ker ∂²L/∂v² ∩ ker ω at e (Hessian and forms evaluated) into
+/// sim->degenerate; returns dim K (0 when K is trivial or no workspace exists).
+int sim_degenerate_basis(dirac_sim *sim, const sim_eval *e);
+/// Replaces the K-components of the Legendre rows r (n) by `scale` times the momentum balance
+/// along K, Zᵀ (H_vq v + H_vt − ∂L/∂q − F), at e (gradient, Hessian and forces evaluated).
+void sim_degenerate_residual(dirac_sim *sim, const sim_eval *e, const double *v, double scale,
+                             double *r);
+/// Adds `scale` Z Zᵀ ∂G/∂v to the Legendre rows of a dense Jacobian.
+void sim_degenerate_jacobian(dirac_sim *sim, const sim_eval *e, double scale, linsolve *jac);
 
 /// The velocity-level constraint g_a = ⟨ω_a, v⟩ + b_a at e with velocity v, into g (mc).
 void sim_velocity_constraint(const dirac_sim *sim, const sim_eval *e, const double *v, double *g);

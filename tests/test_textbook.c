@@ -118,6 +118,11 @@ static const refusal refusals[] = {
     { "knife_edge", "lobatto3 lobatto4", "nonholonomic" },
     { "chaplygin_sleigh", "lobatto3 lobatto4", "nonholonomic" },
     { "rolling_disk", "lobatto3 lobatto4", "nonholonomic" },
+    // velocities fixed by forces only (resistor branches): dirac2's central difference would be
+    // leapfrog on a first-order dissipative equation (parasitic root -(1 + h/tau))
+    { "rc_circuit", "dirac2", "fixed by forces only" },
+    { "rlc_network", "dirac2", "fixed by forces only" },
+    { "rc_ladder", "dirac2", "fixed by forces only" },
     // friction heating and heat exchange: only midpoint and dgrad integrate entropy
     { "spring_heating", THERMO_REFUSERS, "does not integrate entropy" },
     { "adiabatic_piston", THERMO_REFUSERS, "does not integrate entropy" },
@@ -133,21 +138,6 @@ typedef struct known_failure {
 } known_failure;
 
 static const known_failure known_failures[] = {
-    // issue 12, item 1: stage 2 (node velocities) needs [d2L/dv2, w^T; w, 0] regular, which it is
-    // not when L has no velocity of a branch whose current only a force fixes (the resistor)
-    { "rc_circuit", "midpoint", "singular Jacobian (issue 12, item 1)" },
-    { "rc_circuit", "dirac2", "singular Jacobian (issue 12, item 1)" },
-    { "rlc_network", "midpoint", "singular Jacobian (issue 12, item 1)" },
-    { "rlc_network", "dirac2", "singular Jacobian (issue 12, item 1)" },
-    { "rc_ladder", "midpoint", "singular Jacobian (issue 12, item 1)" },
-    { "rc_ladder", "dirac2", "singular Jacobian (issue 12, item 1)" },
-    // issue 12, item 2: Newton's convergence test on a block whose magnitude is zero (the momenta
-    // of a Lagrangian without velocities)
-    { "rc_circuit", "dgrad", "Newton does not converge on a zero block (issue 12, item 2)" },
-    { "rc_ladder", "dgrad", "Newton does not converge on a zero block (issue 12, item 2)" },
-    // auto picks dgrad for degenerate Lagrangians, so it inherits dgrad's item-2 failure there
-    { "rc_circuit", "auto", "auto runs dgrad: Newton on a zero block (issue 12, item 2)" },
-    { "rc_ladder", "auto", "auto runs dgrad: Newton on a zero block (issue 12, item 2)" },
     { NULL, NULL, NULL },
 };
 
