@@ -433,8 +433,8 @@ static dirac_status initial_consistency(dirac_sim *sim, int project, dirac_error
     return status;
 }
 
-dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options *options,
-                              dirac_sim **out, dirac_error *err)
+dirac_status sim_create(const dirac_model *model, const dirac_sim_options *options,
+                        dirac_sim **out, dirac_error *err)
 {
     *out = NULL;
     const char *name = options && options->method ? options->method : "midpoint";
