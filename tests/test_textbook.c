@@ -298,11 +298,20 @@ static cell cells[MODEL_COUNT][16];
 
 static const known_failure *expected_failure(const char *model, const char *method);
 
+// The suggestion "use A, B or C" at the end of a refusal (after its last "; "), or NULL.
+static const char *suggestion(const char *message)
+{
+    const char *use = NULL;
+    for (const char *p = message; (p = strstr(p, "; use ")) != NULL; p++)
+        use = p + 2;
+    return use;
+}
+
 // Every method a refusal suggests ("use A, B or C") must converge on the model, except one that
 // is a known failure there (then another suggested one must converge).
 static int suggestions_work(int model_index, const char *message)
 {
-    const char *use = strstr(message, "use ");
+    const char *use = suggestion(message);
     if (!use)
         return 0;
     int working = 0;
@@ -407,7 +416,7 @@ static void write_table(const char *path)
             const cell *c = &cells[k][i];
             const known_failure *kf = expected_failure(models[k].name, column_name(i));
             const refusal *r = expected_refusal(models[k].name, column_name(i));
-            const char *use = strstr(c->message, "use ");
+            const char *use = suggestion(c->message);
             long step = 0;
             if (c->result == CELL_REFUSES)
                 fprintf(f, " refuses: %s%s%s |", r ? r->reason : c->message, use ? "; " : "",
