@@ -24,6 +24,10 @@ int cli_methods(int argc, char **argv)
             width = len;
     }
     printf("%-*s  order  preserves\n", width, "method");
+    printf("%-*s      -  the default: picks per model class and records the choice in the "
+           "summary\n", width, "auto");
+    printf("%-*s         dgrad for entropy variables or a degenerate Lagrangian (d2L/dv2 "
+           "singular), midpoint otherwise\n", width, "");
     for (int i = 0; i < count; i++) {
         const dirac_method_info *info = dirac_method(i);
         printf("%-*s  %5d  %s\n", width, info->name, info->order,

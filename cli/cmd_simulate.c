@@ -44,7 +44,8 @@ static const char usage[] =
     "usage: dirac simulate MODEL [-p NAME=VALUE]... [--method NAME] [--dt H] [--t-end T]\n"
     "                      [--out FILE.csv|-] [--every K] [--summary FILE.json|-]\n"
     "                      [--project-initial] [--tol R] [--max-iter N] [--quiet]\n"
-    "                      [--plot FILE.png|FILE.svg] [--rtol R] [--atol A]\n";
+    "                      [--plot FILE.png|FILE.svg] [--rtol R] [--atol A]\n"
+    "                      [--max-steps N]\n";
 
 // Command-line settings; the has_ flags say which were given.
 typedef struct sim_args {
@@ -61,7 +62,12 @@ typedef struct sim_args {
     int quiet;
     const char *plot;      // NULL: no figure
     double rtol, atol;     // adaptive step size when either is > 0
+    long max_steps;        // 0: no limit for fixed steps, DEFAULT_MAX_STEPS for adaptive ones
 } sim_args;
+
+// Accepted steps an adaptive run may take unless --max-steps says otherwise: bounds the run
+// time and the CSV (a run that needs more stops with exit status 3).
+#define DEFAULT_MAX_STEPS 1000000L
 
 // Settings of the run after merging the model's defaults and the command line.
 typedef struct sim_settings {
@@ -199,6 +205,10 @@ static int parse_args(int argc, char **argv, sim_args *a)
                 return bad_input("%s needs a positive number, got '%s'",
                                  !strncmp(arg, "--rtol", 6) ? "--rtol" : "--atol",
                                  value ? value : "");
+        } else if (take_option(argc, argv, &i, "--max-steps", &value)) {
+            if (!value || parse_count(value, &a->max_steps))
+                return bad_input("--max-steps needs a positive integer, got '%s'",
+                                 value ? value : "", NULL);
         } else if (take_option(argc, argv, &i, "--max-iter", &value)) {
             if (!value || parse_count(value, &a->max_iter) || a->max_iter > 100000)
                 return bad_input("--max-iter needs an integer from 1 to 100000, got '%s'",
@@ -249,6 +259,8 @@ static int parse_args(int argc, char **argv, sim_args *a)
 
 static int method_exists(const char *name)
 {
+    if (!strcmp(name, "auto"))
+        return 1;
     for (int i = 0; i < dirac_method_count(); i++)
         if (!strcmp(dirac_method(i)->name, name))
             return 1;
@@ -257,8 +269,9 @@ static int method_exists(const char *name)
 
 static void list_methods(FILE *out)
 {
+    fputs("auto", out);
     for (int i = 0; i < dirac_method_count(); i++)
-        fprintf(out, "%s%s", i ? ", " : "", dirac_method(i)->name);
+        fprintf(out, ", %s", dirac_method(i)->name);
 }
 
 // Merges the model's `simulate` line and the command line; prints the reason on failure.
@@ -267,7 +280,7 @@ static int resolve_settings(const dirac_model *model, const sim_args *a, sim_set
     dirac_simulate_defaults d;
     memset(&d, 0, sizeof d);
     dirac_model_simulate_defaults(model, &d);
-    s->method = a->method ? a->method : d.has_method && d.method ? d.method : "midpoint";
+    s->method = a->method ? a->method : d.has_method && d.method ? d.method : "auto";
     if (!method_exists(s->method)) {
         fprintf(stderr, "dirac simulate: error: unknown method '%s'%s (available: ", s->method,
                 a->method ? "" : " in the model's simulate line");
@@ -331,6 +344,11 @@ static int resolve_settings(const dirac_model *model, const sim_args *a, sim_set
     }
     double steps = ceil(n - 1e-9 - 1e-12 * n);
     s->steps = steps > 0 ? (long)steps : 0;
+    if (a->max_steps > 0 && !(a->rtol > 0 || a->atol > 0) && s->steps > a->max_steps) {
+        fprintf(stderr, "dirac simulate: error: t_end/dt = %ld steps is more than --max-steps "
+                        "%ld\n", s->steps, a->max_steps);
+        return EXIT_BAD_INPUT;
+    }
     return 0;
 }
 
@@ -512,7 +530,10 @@ static void write_summary(FILE *f, const sim_args *a, const sim_settings *s, con
     for (int k = 0; k < a->override_count; k++)
         json_string(&w, NULL, a->overrides[k]);
     json_end(&w);
-    json_string(&w, "method", s->method);
+    // the method that ran (auto: the one chosen for the model's class) and the one asked for
+    json_string(&w, "method", sim ? dirac_sim_method(sim) : s->method);
+    json_string(&w, "method_requested", s->method);
+    json_string(&w, "method_reason", sim ? dirac_sim_method_reason(sim) : NULL);
     json_string(&w, "status", st->failed ? "failed" : st->interrupted ? "interrupted" : "ok");
     json_string(&w, "error", st->error);
     json_number(&w, "dt", s->dt);
@@ -646,12 +667,24 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
     if (previous_handler == SIG_IGN)
         signal(SIGINT, SIG_IGN);
     int adaptive = a->rtol > 0 || a->atol > 0;
+    long max_steps = a->max_steps > 0 ? a->max_steps : DEFAULT_MAX_STEPS;
     double t_final = dirac_sim_time(sim) + s->t_end;
+    static char cap_message[256];
     for (long k = 1; adaptive ? dirac_sim_time(sim) < t_final - 1e-12 * fabs(t_final) : k <= s->steps;
          k++) {
         if (interrupted) {
             st->interrupted = 1;
             rc = EXIT_INTERRUPTED;
+            break;
+        }
+        if (adaptive && k > max_steps) {
+            snprintf(cap_message, sizeof cap_message,
+                     "the adaptive run reached --max-steps = %ld at t = %.10g of %.10g (last "
+                     "step %.3e); loosen --rtol/--atol or raise --max-steps",
+                     max_steps, dirac_sim_time(sim), t_final, dirac_sim_last_step_size(sim));
+            st->failed = 1;
+            st->error = cap_message;
+            rc = EXIT_FAILED;
             break;
         }
         if (adaptive && dirac_sim_next_step_size(sim) > t_final - dirac_sim_time(sim))
@@ -726,7 +759,8 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
         if (rc == 0)
             fprintf(stderr, "dirac simulate: %s: %ld steps of %s (dt = %g) to t = %.10g in "
                             "%.3g s; %ld rows in %s\n",
-                    dirac_model_name(m), st->steps_done, s->method, s->dt, dirac_sim_time(sim),
+                    dirac_model_name(m), st->steps_done, dirac_sim_method(sim), s->dt,
+                    dirac_sim_time(sim),
                     st->wall_seconds, st->rows, csv_path);
         else
             fprintf(stderr, "dirac simulate: note: the trajectory up to the last good step "
@@ -862,7 +896,8 @@ int cli_simulate(int argc, char **argv)
     if (a.plot && st.rows > 0) {
         // the figure of the run, also of a failed one (it shows how far the run got)
         char title[256];
-        snprintf(title, sizeof title, "%s: %s, dt = %g", dirac_model_name(model), s.method, s.dt);
+        snprintf(title, sizeof title, "%s: %s, dt = %g", dirac_model_name(model),
+                 dirac_sim_method(sim), s.dt);
         int plot_rc = cli_plot_default(csv_path, a.plot, title);
         if (!rc)
             rc = plot_rc;

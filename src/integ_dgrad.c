@@ -289,4 +289,5 @@ const sim_method sim_method_dgrad = {
     .implicit_workspace = true,
     .thermodynamic = true,
     .step = dgrad_step,
+    .unconstrained_node_velocity = true,
 };

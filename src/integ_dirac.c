@@ -7,10 +7,12 @@
 //   dirac2 (central difference ṽ_k = (q_{k+1} − q_{k−1})/(2h), two steps, order 2):
 //     p_{k+1/2} − p_{k−1/2} − h [∂L/∂q + F](q_k, ṽ_k, t_k) − h ω(q_k)ᵀ λ = 0,
 //     p_{k±1/2} = ∂L/∂v((q_k + q_{k±1})/2, ±(q_{k±1} − q_k)/h)
-//     ⟨ω_a(q_k, t_k), ṽ_k⟩ + b_a(q_k, t_k) = 0
+//     φ_a(q_{k+1}, t_{k+1}) = 0 (holonomic), ⟨ω_a, v_{k+1/2}⟩ + b_a = 0 at the midpoint of
+//     [t_k, t_{k+1}] (nonholonomic): one-step constraints, without leapfrog's parasitic root
 //   dirac2 starts with one midpoint step and reports node k once q_{k+1} is known.
 #include "sim.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 // ---- dirac1 --------------------------------------------------------------------------------
@@ -108,10 +110,25 @@ const sim_method sim_method_dirac1 = {
     .explicit_ode = false,
     .implicit_workspace = true,
     .step = dirac1_step,
+    .lagged_velocity = true,
+    .unconstrained_node_velocity = true,
 };
 
 // ---- dirac2 --------------------------------------------------------------------------------
-// State: sim->q = q_k (the node reported), sim->q_old = q_{k+1} (look-ahead).
+// State: sim->q = q_k (the node reported), sim->q_old = q_{k+1} (look-ahead), sim->p_half =
+// p_{k+1/2} during the solve for q_{k+2}.
+//
+// The constraints are imposed on the new interval [t_{k+1}, t_{k+2}], not through the central
+// difference at the node: a centred velocity constraint ⟨ω(q_{k+1}), q_{k+2} − q_k⟩ = 0 is the
+// leapfrog rule for the first-order equation ⟨ω, q̇⟩ + b = 0 that governs the constrained
+// directions, whose characteristic roots are ±1. Its root −1 is a parasitic mode q_k ∝ (−1)^k
+// along ω that the constraint cannot see and the multipliers carry; leapfrog amplifies it
+// wherever the constrained dynamics contracts (Chaplygin sleigh: the sleigh reverses), and it
+// lets holonomic positions drift. A one-step constraint has the root 1 only:
+//   holonomic:    φ_a(q_{k+2}, t_{k+2}) = 0                      (SHAKE, Ryckaert et al. 1977)
+//   nonholonomic: ⟨ω_a(q̄), (q_{k+2} − q_{k+1})/h⟩ + b_a(q̄, t_{k+3/2}) = 0,  q̄ the midpoint
+// (the discrete Lagrange–d'Alembert constraint of Cortés & Martínez 2001 and McLachlan &
+// Perlmutter 2006, symmetric, consistent to second order).
 
 static int assemble_dirac2(void *context, const double *z, double *r, linsolve *jac)
 {
@@ -119,37 +136,51 @@ static int assemble_dirac2(void *context, const double *z, double *r, linsolve *
     const dirac_model *m = sim->model;
     int n = sim->n, mc = sim->mc;
     double h = sim->h, t = sim->t + h;   // the node solved is k+1
-    const double *q0 = sim->q, *q1 = sim->q_old, *q2 = z;
+    const double *q0 = sim->q, *q1 = sim->q_old, *q2 = z, *p_minus = sim->p_half;
     double *vt = sim->scratch, *qhalf = vt + n, *vhalf = qhalf + n;
     for (int i = 0; i < n; i++) {
         vt[i] = (q2[i] - q0[i]) / (2.0 * h);
         qhalf[i] = 0.5 * (q1[i] + q2[i]);
         vhalf[i] = (q2[i] - q1[i]) / h;
     }
-    sim_eval *node = &sim->eval[2], *plus = &sim->eval[1];
-    const sim_eval *minus = &sim->eval[0];   // p_{k+1/2}, fixed during the solve
+    sim_eval *node = &sim->eval[2], *plus = &sim->eval[1], *next = &sim->eval[0];
     sim_evaluate(sim, node, q1, vt, sim->s, t, NULL,
                  EVAL_GRADIENT | EVAL_FORCES | EVAL_CONSTRAINTS | (jac ? EVAL_HESSIAN : 0));
     sim_evaluate(sim, plus, qhalf, vhalf, sim->s, t + 0.5 * h, NULL,
-                 EVAL_GRADIENT | (jac ? EVAL_HESSIAN : 0));
+                 EVAL_GRADIENT | (mc ? EVAL_CONSTRAINTS : 0) |
+                     (jac ? EVAL_HESSIAN | (mc ? EVAL_CONSTRAINT_JAC : 0) : 0));
+    bool holonomic = false;
+    for (int a = 0; a < mc; a++)
+        holonomic |= m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC;
+    if (holonomic)
+        sim_evaluate(sim, next, q2, vhalf, sim->s, t + h, NULL, EVAL_CONSTRAINTS);
     for (int i = 0; i < n; i++)
-        r[i] = plus->gradient[n + i] - minus->gradient[n + i] -
-               h * (node->gradient[i] + node->forces[i]);
+        r[i] = plus->gradient[n + i] - p_minus[i] - h * (node->gradient[i] + node->forces[i]);
     sim_add_forms_transposed(sim, node, z + n, -h, r);
-    sim_velocity_constraint(sim, node, vt, r + n);
+    for (int a = 0; a < mc; a++)
+        r[n + a] = m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC ? next->values[a]
+                                                                         : plus->values[a];
     if (!jac)
         return 0;
-    // ∂R1/∂q_{k+2} = ½ H_vq(+) + H_vv(+) / h − ½ (H_qv + F_v)(node); ∂R2/∂q_{k+2} = ω / (2h)
+    // ∂R1/∂q_{k+2} = ½ H_vq(+) + H_vv(+) / h − ½ (H_qv + F_v)(node)
     sim_add_hessian_block(sim, plus, n, n, 0, n, 0.5, jac, 0, 0);
     sim_add_hessian_block(sim, plus, n, n, n, n, 1.0 / h, jac, 0, 0);
     sim_add_hessian_block(sim, node, 0, n, n, n, -0.5, jac, 0, 0);
     sim_add_sparse_block(&m->force_jacobian, node->force_jac, 0, n, n, n, -0.5, jac, 0, 0);
+    // ∂R1/∂λ = −h ω(q_{k+1})ᵀ; constraint rows: ω(q_{k+2}) (holonomic), ½ ∂g/∂q + ω / h at the
+    // midpoint (nonholonomic)
     const model_sparse *f = &m->constraint_forms;
-    for (int a = 0; a < mc; a++)
-        for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++) {
+    for (int a = 0; a < mc; a++) {
+        for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
             linsolve_add(jac, f->col[k], (n + a), -h * node->forms[k]);
-            linsolve_add(jac, (n + a), f->col[k], node->forms[k] / (2.0 * h));
+        if (m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC) {
+            sim_add_sparse_block(f, next->forms, a, 1, 0, n, 1.0, jac, n + a, 0);
+        } else {
+            sim_add_sparse_block(&m->constraint_jacobian, plus->constraint_jac, a, 1, 0, n, 0.5,
+                                 jac, n + a, 0);
+            sim_add_sparse_block(f, plus->forms, a, 1, 0, n, 1.0 / h, jac, n + a, 0);
         }
+    }
     return 0;
 }
 
@@ -183,6 +214,7 @@ static dirac_status dirac2_step(dirac_sim *sim)
         guess[i] = 2.0 * sim->q_old[i] - sim->q[i];
     }
     sim_evaluate(sim, &sim->eval[0], qhalf, vhalf, sim->s, sim->t + 0.5 * h, NULL, EVAL_GRADIENT);
+    memcpy(sim->p_half, sim->eval[0].gradient + n, (size_t)n * sizeof *sim->p_half);
     prepare_unknowns(sim, guess);
     int iterations = sim->newton_iterations;
     dirac_status status = newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_EXTRA, n + mc), n + mc, sim->z, sim->block, assemble_dirac2, sim,
@@ -209,7 +241,8 @@ static dirac_status dirac2_step(dirac_sim *sim)
 const sim_method sim_method_dirac2 = {
     .info = { "dirac2", 2,
               "discrete Dirac structure with central differences; symmetric; holonomic "
-              "constraints at velocity level, position error O(h^3) per step, non-accumulating",
+              "constraints at position level every step (SHAKE), nonholonomic ones at each "
+              "interval's midpoint",
               "Dirac-2 of Salnikov & Hamdouni: central-difference two-step scheme (starts with a "
               "midpoint step)" },
     .explicit_ode = false,

@@ -101,18 +101,35 @@ static dirac_status finish(dirac_sim *sim, double t_new)
     return DIRAC_OK;
 }
 
+// The acceleration at the new node that finish() computed (the first stage of the next step).
+static const double *new_node_acceleration(dirac_sim *sim)
+{
+    return sim->scratch + 2 * (sim->n + sim->mc);
+}
+
+// Euler with Heun's embedded estimate: err = (h/2) (f(y_{k+1}) − f(y_k)), the local error of
+// the Euler step to leading order, from the slope at the new node that finish() evaluates
+// anyway (Hairer, Nørsett & Wanner, Solving ODEs I, II.4).
 static dirac_status euler_step(dirac_sim *sim)
 {
     int n = sim->n;
-    double h = sim->h, *a = sim->scratch, *mu = a + n, power;
+    double h = sim->h, *a = sim->scratch, *mu = a + n, power, *err = sim->trial;
     if (sim_acceleration(sim, sim->q, sim->v, sim->t, a, mu, &power) != DIRAC_OK)
         return fail_singular(sim, sim->t);
     for (int i = 0; i < n; i++) {
+        err[i] = sim->v[i];
+        err[n + i] = a[i];
         sim->q[i] += h * sim->v[i];
         sim->v[i] += h * a[i];
     }
     sim->work += h * power;
-    return finish(sim, sim->t + h);
+    dirac_status status = finish(sim, sim->t + h);
+    const double *a_new = new_node_acceleration(sim);
+    for (int i = 0; status == DIRAC_OK && i < n; i++) {
+        err[i] = 0.5 * h * (sim->v[i] - err[i]);
+        err[n + i] = 0.5 * h * (a_new[i] - err[n + i]);
+    }
+    return status;
 }
 
 static dirac_status rk4_step(dirac_sim *sim)
@@ -133,6 +150,11 @@ static dirac_status rk4_step(dirac_sim *sim)
         if (sim_acceleration(sim, qs, vs, t + c[stage] * h, a, mu, &power) != DIRAC_OK)
             return fail_singular(sim, t + c[stage] * h);
         power_sum += b[stage] * power;
+        if (stage == 3)
+            for (int i = 0; i < n; i++) {
+                sim->trial[i] = vs[i];
+                sim->trial[n + i] = a[i];
+            }
         double next = stage < 3 ? c[stage + 1] * h : 0.0;
         for (int i = 0; i < n; i++) {
             kq[i] += b[stage] * vs[i];
@@ -147,7 +169,17 @@ static dirac_status rk4_step(dirac_sim *sim)
         sim->v[i] += h * kv[i];
     }
     sim->work += h * power_sum;
-    return finish(sim, t + h);
+    // embedded third-order companion b̂ = (1/6, 1/3, 1/3, 0, 1/6) with the stage
+    // k5 = f(y_{k+1}) (first same as last: finish() evaluates it for μ anyway):
+    // y_{k+1} − ŷ_{k+1} = (h/6)(k4 − k5), an O(h⁴) estimate (order conditions checked in
+    // docs/methods.md, "Adaptive step size")
+    dirac_status status = finish(sim, t + h);
+    const double *a_new = new_node_acceleration(sim);
+    for (int i = 0; status == DIRAC_OK && i < n; i++) {
+        sim->trial[i] = h / 6.0 * (sim->trial[i] - sim->v[i]);
+        sim->trial[n + i] = h / 6.0 * (sim->trial[n + i] - a_new[i]);
+    }
+    return status;
 }
 
 static dirac_status explicit_check(dirac_sim *sim)
@@ -172,6 +204,7 @@ const sim_method sim_method_euler = {
     .implicit_workspace = false,
     .step = euler_step,
     .check = explicit_check,
+    .estimate_order = 1,
 };
 
 const sim_method sim_method_rk4 = {
@@ -181,4 +214,5 @@ const sim_method sim_method_rk4 = {
     .implicit_workspace = false,
     .step = rk4_step,
     .check = explicit_check,
+    .estimate_order = 3,
 };

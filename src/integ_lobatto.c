@@ -367,7 +367,6 @@ static dirac_status lobatto_check(dirac_sim *sim)
 {
     const dirac_model *m = sim->model;
     const char *name = sim->method->info.name;
-    int n = sim->n;
     for (int a = 0; a < sim->mc; a++)
         if (m->constraints[a].kind != DIRAC_CONSTRAINT_HOLONOMIC) {
             snprintf(sim->errmsg, sizeof sim->errmsg,
@@ -376,30 +375,12 @@ static dirac_status lobatto_check(dirac_sim *sim)
                      "or dirac2", name, m->constraints[a].name);
             return DIRAC_ERR_UNSUPPORTED;
         }
-    // ∂²L/∂v² must be regular: factor it at the initial state (creation may allocate)
-    sim_eval *e = &sim->eval[0];
-    sim_evaluate(sim, e, sim->q, sim->v, sim->s, sim->t, NULL, EVAL_HESSIAN);
-    linsolve hvv;
-    if (linsolve_init(&hvv, n, false, NULL) != DIRAC_OK) {
+    // ∂²L/∂v² must be regular at the initial state
+    int degenerate = sim_degenerate_coordinate(sim);
+    if (degenerate == -2) {
         snprintf(sim->errmsg, sizeof sim->errmsg, "out of memory");
         return DIRAC_ERR_NOMEM;
     }
-    sim_add_hessian_block(sim, e, n, n, n, n, 1.0, &hvv, 0, 0);
-    double scale = 0.0;
-    for (int k = 0; k < n * n; k++)
-        scale = fmax(scale, fabs(hvv.dense[k]));
-    int degenerate = -1;
-    if (n > 0 && !(scale > 0.0)) {
-        degenerate = 0;   // L does not depend on the velocities at all
-    } else if (n > 0) {
-        lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, hvv.dense, n, hvv.pivots);
-        if (info > 0)
-            degenerate = (int)info - 1;
-        for (int i = 0; degenerate < 0 && i < n; i++)
-            if (!(fabs(hvv.dense[(size_t)i * (size_t)n + (size_t)i]) > 1e-12 * scale))
-                degenerate = i;
-    }
-    linsolve_free(&hvv);
     if (degenerate >= 0) {
         snprintf(sim->errmsg, sizeof sim->errmsg,
                  "method '%s' needs a regular Lagrangian (d2L/dv2 invertible); at the initial "

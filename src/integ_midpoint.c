@@ -264,7 +264,7 @@ const sim_method sim_method_midpoint = {
               "symplectic, symmetric; holonomic constraints at position and velocity level every "
               "step; energy error bounded (no drift)",
               "midpoint discrete Lagrange-d'Alembert-Pontryagin scheme, RATTLE-like constraint "
-              "forces (default)" },
+              "forces (auto for regular Lagrangians)" },
     .explicit_ode = false,
     .implicit_workspace = true,
     .thermodynamic = true,

@@ -212,6 +212,70 @@ dirac_status sim_fail_newton(dirac_sim *sim, dirac_status status, const char *st
     return status;
 }
 
+int sim_degenerate_coordinate(dirac_sim *sim)
+{
+    int n = sim->n;
+    if (n == 0)
+        return -1;
+    sim_eval *e = &sim->eval[0];
+    sim_evaluate(sim, e, sim->q, sim->v, sim->s, sim->t, NULL, EVAL_HESSIAN);
+    linsolve hvv;
+    if (linsolve_init(&hvv, n, false, NULL) != DIRAC_OK)
+        return -2;
+    sim_add_hessian_block(sim, e, n, n, n, n, 1.0, &hvv, 0, 0);
+    double scale = 0.0;
+    for (int k = 0; k < n * n; k++)
+        scale = fmax(scale, fabs(hvv.dense[k]));
+    int degenerate = -1;
+    if (!(scale > 0.0)) {
+        degenerate = 0;   // L does not depend on the velocities at all
+    } else {
+        lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, hvv.dense, n, hvv.pivots);
+        if (info > 0)
+            degenerate = (int)info - 1;
+        for (int i = 0; degenerate < 0 && i < n; i++)
+            if (!(fabs(hvv.dense[(size_t)i * (size_t)n + (size_t)i]) > 1e-12 * scale))
+                degenerate = i;
+    }
+    linsolve_free(&hvv);
+    return degenerate;
+}
+
+// The method `auto` runs (docs/methods.md, "Choosing a method"): dgrad for thermodynamic models
+// (exact discrete first law, entropy production >= 0 at every step) and for degenerate
+// Lagrangians (circuits in branch charges, L linear in velocities: it needs no Legendre map at
+// the nodes); midpoint for everything else (regular L, with holonomic or nonholonomic
+// constraints: both levels kept, symplectic, no parasitic modes). *reason says why.
+static const sim_method *auto_method(dirac_sim *sim, const char **reason, dirac_error *err,
+                                     dirac_status *status)
+{
+    *status = DIRAC_OK;
+    if (sim->ns > 0) {
+        *reason = "entropy variables";
+        return &sim_method_dgrad;
+    }
+    int degenerate = sim_degenerate_coordinate(sim);
+    if (degenerate == -2) {
+        *status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (degenerate >= 0) {
+        *reason = "degenerate Lagrangian";
+        return &sim_method_dgrad;
+    }
+    int nonholonomic = 0, holonomic = 0;
+    for (int a = 0; a < sim->mc; a++) {
+        if (sim->model->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC)
+            holonomic = 1;
+        else
+            nonholonomic = 1;
+    }
+    *reason = nonholonomic ? "regular Lagrangian, nonholonomic constraints"
+              : holonomic  ? "regular Lagrangian, holonomic constraints"
+                           : "regular Lagrangian";
+    return &sim_method_midpoint;
+}
+
 // ---- creation ----------------------------------------------------------------------------
 
 static dirac_status eval_alloc(sim_eval *e, const dirac_model *m)
@@ -250,10 +314,12 @@ void dirac_sim_destroy(dirac_sim *sim)
     double *arrays[] = { sim->q, sim->v, sim->p, sim->mu, sim->s, sim->temperature, sim->tape_work,
                          sim->z, sim->scratch, sim->q_old, sim->q_older, sim->p_half,
                          sim->wedge_values, sim->thermal_values, sim->avf_forms,
-                         sim->avf_rates, sim->backup, sim->trial };
+                         sim->avf_rates, sim->backup, sim->trial,
+                         sim->trial_start };
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         free(arrays[k]);
     free(sim->block);
+    free(sim->constrained);
     for (int k = 0; k < SIM_SOLVER_SLOTS; k++)
         linsolve_free(&sim->solver[k]);
     for (int k = 0; k < 3; k++)
@@ -433,12 +499,15 @@ static dirac_status initial_consistency(dirac_sim *sim, int project, dirac_error
     return status;
 }
 
+static void update_block_scales(dirac_sim *sim);
+
 dirac_status sim_create(const dirac_model *model, const dirac_sim_options *options,
                         dirac_sim **out, dirac_error *err)
 {
     *out = NULL;
-    const char *name = options && options->method ? options->method : "midpoint";
-    const sim_method *method = NULL;
+    const char *name = options && options->method ? options->method : "auto";
+    bool automatic = !strcmp(name, "auto");
+    const sim_method *method = automatic ? &sim_method_midpoint : NULL;   // chosen below
     for (int i = 0; i < METHOD_COUNT; i++)
         if (!strcmp(methods[i]->info.name, name))
             method = methods[i];
@@ -447,12 +516,22 @@ dirac_status sim_create(const dirac_model *model, const dirac_sim_options *optio
         for (int i = 0; i < METHOD_COUNT; i++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
                      methods[i]->info.name);
-        return error_set(err, DIRAC_ERR_ARGUMENT, "unknown method '%s' (methods: %s)", name, list);
+        return error_set(err, DIRAC_ERR_ARGUMENT, "unknown method '%s' (methods: auto, %s)", name,
+                         list);
     }
     double h = options ? options->dt : 0.0;
     if (!(h > 0.0) || !isfinite(h))
         return error_set(err, DIRAC_ERR_ARGUMENT, "the step dt must be a positive number (got %g)",
                          h);
+    double rtol = options->adaptive_rtol, atol = options->adaptive_atol;
+    if (!(rtol >= 0.0) || !(atol >= 0.0) || !isfinite(rtol) || !isfinite(atol))
+        return error_set(err, DIRAC_ERR_ARGUMENT,
+                         "the adaptive tolerances must be non-negative numbers (rtol %g, atol %g)",
+                         rtol, atol);
+    if (rtol > 0.0 && rtol < 1e-13)
+        return error_set(err, DIRAC_ERR_ARGUMENT,
+                         "rtol = %g is below what double precision resolves in an error "
+                         "estimate (at least 1e-13)", rtol);
     dirac_sim *sim = calloc(1, sizeof *sim);
     if (!sim)
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
@@ -470,6 +549,13 @@ dirac_status sim_create(const dirac_model *model, const dirac_sim_options *optio
     sim->adaptive_rtol = options->adaptive_rtol > 0.0 ? options->adaptive_rtol : 0.0;
     sim->adaptive_atol = options->adaptive_atol > 0.0 ? options->adaptive_atol : 0.0;
     sim->h_next = sim->h_last = h;
+    // the error estimates must not see Newton's stopping error: unless --tol was given, solve
+    // three digits below the step tolerance (at most 1e-10, at least 1e-14)
+    if (sim->adaptive && !(options->newton_rtol > 0.0) && rtol > 0.0)
+        sim->rtol = fmax(1e-14, fmin(sim->rtol, 1e-3 * rtol));
+    sim->method_requested = automatic ? "auto" : method->info.name;
+    if (automatic && model->ns > 0)
+        method = sim->method = &sim_method_dgrad;   // thermodynamic: settled before the checks
     if (sim->adaptive && method == &sim_method_dirac2) {
         free(sim);
         return error_set(err, DIRAC_ERR_UNSUPPORTED,
@@ -502,12 +588,15 @@ dirac_status sim_create(const dirac_model *model, const dirac_sim_options *optio
     sim->avf_forms = calloc((size_t)model->constraint_forms.nnz + 1, sizeof(double));
     sim->avf_rates = calloc((size_t)model->m + 1, sizeof(double));
     sim->backup = calloc(4 * n + (size_t)model->m + ns + 1, sizeof(double));
-    sim->trial = calloc(2 * n + 1, sizeof(double));
+    sim->trial = calloc(3 * n + ns + 1, sizeof(double));
+    sim->trial_start = calloc(3 * n + ns + 1, sizeof(double));
+    sim->constrained = calloc(n + 1, 1);
     dirac_status status = DIRAC_OK;
     if (!sim->q || !sim->v || !sim->p || !sim->mu || !sim->s || !sim->temperature || !sim->tape_work ||
         !sim->z || !sim->block || !sim->scratch || !sim->q_old ||
         !sim->q_older || !sim->p_half || !sim->wedge_values || !sim->thermal_values ||
-        !sim->avf_forms || !sim->avf_rates || !sim->backup || !sim->trial)
+        !sim->avf_forms || !sim->avf_rates || !sim->backup || !sim->trial ||
+        !sim->trial_start || !sim->constrained)
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     for (int k = 0; status == DIRAC_OK && k < 3; k++)
         if (eval_alloc(&sim->eval[k], model) != DIRAC_OK)
@@ -536,6 +625,15 @@ dirac_status sim_create(const dirac_model *model, const dirac_sim_options *optio
         double *a = sim->scratch, *mu = a + n, power;
         if (sim->mc > 0 && sim_acceleration(sim, sim->q, sim->v, sim->t, a, mu, &power) == DIRAC_OK)
             memcpy(sim->mu, mu, (size_t)sim->mc * sizeof *sim->mu);
+        const model_sparse *forms = &model->constraint_forms;
+        for (int k = 0; k < forms->nnz; k++)
+            sim->constrained[forms->col[k]] = 1;
+        update_block_scales(sim);
+        if (automatic) {
+            const sim_method *chosen = auto_method(sim, &sim->auto_reason, err, &status);
+            if (chosen)
+                method = sim->method = chosen;
+        }
         sim_update_diagnostics(sim);
         sim->energy0 = sim->energy;
         for (int j = 0; j < sim->ns; j++)
@@ -637,26 +735,124 @@ static dirac_status raw_step(dirac_sim *sim, double t_after)
     return status;
 }
 
-// Step doubling: a step of h against two of h/2; the pair is kept when their difference,
-// scaled by atol + rtol |x| and divided by 2^p − 1 (the error of the half steps), is <= 1.
+// ---- adaptive step size ------------------------------------------------------------------
+// Blocks of the state the controller compares: [q | v | p | S] (trial, trial_start).
+enum { BLOCK_Q, BLOCK_V, BLOCK_P, BLOCK_S };
+
+static int block_size(const dirac_sim *sim, int block)
+{
+    return block == BLOCK_S ? sim->ns : sim->n;
+}
+
+static double *state_block(dirac_sim *sim, int block)
+{
+    double *blocks[] = { sim->q, sim->v, sim->p, sim->s };
+    return blocks[block];
+}
+
+// Whether component i of `block` is a state of the method that its error estimate covers.
+static bool estimated(const dirac_sim *sim, int block, int i)
+{
+    const sim_method *m = sim->method;
+    switch (block) {
+    case BLOCK_V:
+        return !m->lagged_velocity && !(m->unconstrained_node_velocity && sim->constrained[i]);
+    case BLOCK_P:   // dirac1: (q, p) is its state (symplectic Euler without constraints)
+        return m->lagged_velocity && !(m->unconstrained_node_velocity && sim->constrained[i]);
+    default:
+        return true;
+    }
+}
+
+// Copies [q | v | p | S] into dst.
+static void copy_state(dirac_sim *sim, double *dst)
+{
+    for (int b = 0, offset = 0; b < 4; offset += block_size(sim, b), b++)
+        memcpy(dst + offset, state_block(sim, b), (size_t)block_size(sim, b) * sizeof *dst);
+}
+
+// The error of the step just taken in units of the tolerance:
+//   max_i |δ_i| / (atol + rtol max(|x_i|, |x_i^start|)),
+// with δ the embedded estimate (in sim->trial) or, for step doubling, the difference of the
+// two half steps and the full step divided by 2^p − 1 (Richardson: the error of the half
+// steps). Without --atol, atol is rtol times the largest magnitude of that block (at the start,
+// at the end, or at any earlier node), so components passing through zero keep a scale.
+static double step_error(dirac_sim *sim, bool doubling)
+{
+    int order = sim->method->info.order;
+    double richardson = doubling ? 1.0 / (double)((1 << order) - 1) : 1.0, error = 0.0;
+    for (int b = 0, offset = 0; b < 4; offset += block_size(sim, b), b++) {
+        if (!doubling && b >= BLOCK_P)
+            break;   // embedded estimates cover q and v (explicit methods: no p, S of their own)
+        const double *x = state_block(sim, b), *x0 = sim->trial_start + offset;
+        double size = sim->block_scale[b];
+        for (int i = 0; i < block_size(sim, b); i++)
+            size = fmax(size, fmax(fabs(x[i]), fabs(x0[i])));
+        double atol = sim->adaptive_atol > 0.0 ? sim->adaptive_atol : sim->adaptive_rtol * size;
+        for (int i = 0; i < block_size(sim, b); i++) {
+            if (!estimated(sim, b, i))
+                continue;
+            double delta = doubling ? x[i] - sim->trial[offset + i] : sim->trial[offset + i];
+            double scale = atol + sim->adaptive_rtol * fmax(fabs(x[i]), fabs(x0[i]));
+            double e = fabs(delta) * richardson / (scale > 0.0 ? scale : DBL_MIN);
+            if (!(e <= error))
+                error = e;   // NaN propagates
+        }
+    }
+    return error;
+}
+
+static void update_block_scales(dirac_sim *sim)
+{
+    for (int b = 0; b < 4; b++) {
+        const double *x = state_block(sim, b);
+        for (int i = 0; i < block_size(sim, b); i++)
+            sim->block_scale[b] = fmax(sim->block_scale[b], fabs(x[i]));
+    }
+}
+
+static dirac_status step_size_failure(dirac_sim *sim, double t, double h, const char *why)
+{
+    char last[sizeof sim->errmsg];
+    memcpy(last, sim->errmsg, sizeof last);
+    int written = snprintf(sim->errmsg, sizeof sim->errmsg,
+                           "step %ld at t = %.17g (%s): %s (step size %.3e, rtol %g, atol %g); "
+                           "the solution may be singular there, or the tolerances too tight "
+                           "for this method",
+                           sim->steps + 1, t, sim->method->info.name, why, h, sim->adaptive_rtol,
+                           sim->adaptive_atol);
+    if (!(sim->adaptive_atol > 0.0) && written > 0 && (size_t)written < sizeof sim->errmsg)
+        written += snprintf(sim->errmsg + written, sizeof sim->errmsg - (size_t)written,
+                            "; with rtol alone a quantity that starts at zero has no scale: "
+                            "give an absolute tolerance (--atol)");
+    if (last[0] && written > 0 && (size_t)written < sizeof sim->errmsg)
+        snprintf(sim->errmsg + written, sizeof sim->errmsg - (size_t)written,
+                 "; the last trial step failed: %.600s", last);
+    return DIRAC_ERR_STEP_SIZE;
+}
+
+// One accepted step of the error-controlled size (docs/methods.md, "Adaptive step size"):
+// methods with an embedded estimate take one step and check it; the others take a step of h
+// and two of h/2 and keep the half steps. Rejected trials restore the start and retry with
+// h·clamp(0.9 err^(−1/(k+1)), 0.2, 4) (k: the order of the estimate); a step size below
+// 64 ε max(|t|, |h_0|) or 30 rejections in a row stop with DIRAC_ERR_STEP_SIZE.
 static dirac_status adaptive_step(dirac_sim *sim)
 {
-    int n = sim->n, order = sim->method->info.order;
+    const sim_method *m = sim->method;
+    bool doubling = m->estimate_order == 0;
+    int order = doubling ? m->info.order : m->estimate_order;
     double t_start = sim->t, h = sim->h_next;
-    for (int attempt = 0; attempt < 60; attempt++) {
-        if (!(h > 1e-14 * (1.0 + fabs(t_start)))) {
-            snprintf(sim->errmsg, sizeof sim->errmsg,
-                     "step %ld at t = %.17g (%s): the adaptive step size fell to %.3e without "
-                     "meeting the tolerances (rtol %g, atol %g)",
-                     sim->steps + 1, t_start, sim->method->info.name, h, sim->adaptive_rtol,
-                     sim->adaptive_atol);
-            return DIRAC_ERR_NEWTON;
-        }
+    double h_floor = 64.0 * DBL_EPSILON * fmax(fabs(t_start), fabs(sim->t0) + sim->h);
+    copy_state(sim, sim->trial_start);
+    for (int attempt = 0; attempt < 30; attempt++) {
+        if (!(h > h_floor))
+            return step_size_failure(sim, t_start, h,
+                                     "the adaptive step size fell below the resolution of t");
+        sim->errmsg[0] = '\0';
         sim->h = h;
         dirac_status status = raw_step(sim, t_start + h);
-        if (status == DIRAC_OK) {
-            memcpy(sim->trial, sim->q, (size_t)n * sizeof *sim->trial);
-            memcpy(sim->trial + n, sim->v, (size_t)n * sizeof *sim->trial);
+        if (status == DIRAC_OK && doubling) {
+            copy_state(sim, sim->trial);
             sim->t = t_start;
             restore_state(sim);
             sim->h = 0.5 * h;
@@ -664,25 +860,16 @@ static dirac_status adaptive_step(dirac_sim *sim)
             if (status == DIRAC_OK)
                 status = raw_step(sim, t_start + h);
         }
-        double error = HUGE_VAL;
-        if (status == DIRAC_OK) {
-            error = 0.0;
-            for (int i = 0; i < 2 * n; i++) {
-                double x = i < n ? sim->q[i] : sim->v[i - n];
-                double scale = sim->adaptive_atol + sim->adaptive_rtol * fabs(x);
-                double e = fabs(x - sim->trial[i]) / (scale > 0.0 ? scale : DBL_MIN);
-                if (e > error)
-                    error = e;
-            }
-            error /= (double)((1 << order) - 1);
-        }
-        // h_new = h · clamp(0.9 error^(−1/(p+1)), 0.2, 4)
+        double error = status == DIRAC_OK ? step_error(sim, doubling) : HUGE_VAL;
+        // h_new = h · clamp(0.9 error^(−1/(k+1)), 0.2, 4)
         double factor = error > 0.0 ? 0.9 * pow(error, -1.0 / (order + 1)) : 4.0;
-        factor = factor < 0.2 ? 0.2 : factor > 4.0 ? 4.0 : factor;
+        factor = !(factor >= 0.2) ? 0.2 : factor > 4.0 ? 4.0 : factor;
         if (status == DIRAC_OK && error <= 1.0) {
             sim->h_last = h;
             sim->h_next = h * factor;
             sim->h = h;
+            sim->errmsg[0] = '\0';
+            update_block_scales(sim);
             return DIRAC_OK;
         }
         sim->t = t_start;
@@ -690,10 +877,7 @@ static dirac_status adaptive_step(dirac_sim *sim)
         sim->rejected++;
         h *= status == DIRAC_OK ? factor : 0.25;
     }
-    snprintf(sim->errmsg, sizeof sim->errmsg,
-             "step %ld at t = %.17g (%s): 60 trial steps were rejected", sim->steps + 1, t_start,
-             sim->method->info.name);
-    return DIRAC_ERR_NEWTON;
+    return step_size_failure(sim, t_start, h, "30 trial steps in a row were rejected");
 }
 
 dirac_status dirac_sim_step(dirac_sim *sim)
@@ -727,6 +911,9 @@ dirac_status dirac_sim_set_next_step_size(dirac_sim *sim, double h)
 }
 
 const char *dirac_sim_errmsg(const dirac_sim *sim) { return sim->errmsg; }
+const char *dirac_sim_method(const dirac_sim *sim) { return sim->method->info.name; }
+const char *dirac_sim_method_requested(const dirac_sim *sim) { return sim->method_requested; }
+const char *dirac_sim_method_reason(const dirac_sim *sim) { return sim->auto_reason; }
 double dirac_sim_time(const dirac_sim *sim) { return sim->t; }
 long dirac_sim_step_count(const dirac_sim *sim) { return sim->steps; }
 const double *dirac_sim_q(const dirac_sim *sim) { return sim->q; }

@@ -45,6 +45,8 @@ enum { SIM_SOLVER_STAGE1, SIM_SOLVER_STAGE2, SIM_SOLVER_KKT, SIM_SOLVER_EXTRA, S
 struct dirac_sim {
     const dirac_model *model;
     const sim_method *method;
+    const char *method_requested;   // "auto" or the method's name
+    const char *auto_reason;        // auto: the model class that decided (static), else NULL
     int n, ns, mc;
     double h, t0, t;
     long steps;
@@ -72,11 +74,15 @@ struct dirac_sim {
     double *thermal_values;       // friction forces, conductances, heat inputs
     double *avf_forms, *avf_rates;   // dgrad: averaged constraint forms and rates
     double *backup, backup_work;     // the last good node (restored when a step fails)
-    // adaptive step size (step doubling)
+    // adaptive step size (embedded estimate or step doubling; docs/methods.md)
     bool adaptive;
     double adaptive_rtol, adaptive_atol, h_next, h_last;
     long rejected;
-    double *trial;                   // q and v after the full trial step
+    double *trial;                   // [q | v | p | S]: the full trial step, or the embedded
+                                     // error estimate of the step just taken
+    double *trial_start;             // [q | v | p | S] at the start of the step
+    double block_scale[4];           // largest |q|, |v|, |p|, |S| so far (default atol)
+    unsigned char *constrained;      // per coordinate: appears in some constraint's form
     bool started;                 // dirac2: first step done
 };
 
@@ -86,6 +92,18 @@ struct sim_method {
     bool implicit_workspace;      // needs the Newton solver
     bool thermodynamic;           // integrates entropy variables (friction, heat)
     dirac_status (*step)(dirac_sim *sim);
+    /// Adaptive mode: > 0 when `step` also writes an embedded error estimate of the q and v it
+    /// produced into sim->trial (the order of the estimate, so the controller's exponent is
+    /// 1/(estimate_order + 1)); 0: the controller uses step doubling at the method's order.
+    int estimate_order;
+    /// Node velocities that are not a state of the method, so not an error signal for the
+    /// controller: dirac1's v_{k+1} is the last interval's mean velocity (its momenta are
+    /// compared instead, lagged_velocity); the node velocities (dgrad) and momenta (dirac1)
+    /// of constrained coordinates are not consistent to the method's local order: dgrad's
+    /// carry an undamped alternating component normal to the constraints (v_{k+1} = 2 v̄ − v_k),
+    /// dirac1's are tangent at q_k instead of q_{k+1}, an O(h) error that does not accumulate
+    /// (unconstrained_node_velocity). Their positions carry the estimate.
+    bool lagged_velocity, unconstrained_node_velocity;
     /// Optional: can the method run this model from its initial state? (message in errmsg)
     dirac_status (*check)(dirac_sim *sim);
 };
@@ -149,6 +167,11 @@ void sim_update_diagnostics(dirac_sim *sim);
 typedef void (*sim_name_fn)(const dirac_sim *sim, int index, char *buf, size_t size);
 dirac_status sim_fail_newton(dirac_sim *sim, dirac_status status, const char *stage,
                              sim_name_fn name);
+
+/// A coordinate whose velocity ∂²L/∂v² does not determine at the initial state (no pivot in
+/// its LU with a relative threshold of 1e-12): its index, −1 when L is regular there, −2 when
+/// out of memory. Creation only (allocates).
+int sim_degenerate_coordinate(dirac_sim *sim);
 
 /// Names the unknowns/equations of the common layout [n coordinate rows | m constraint rows].
 void sim_name_coordinate_rows(const dirac_sim *sim, int index, char *buf, size_t size);

@@ -90,4 +90,37 @@ static void steps_do_not_allocate(void)
     ENSURE(allocations > 0);   // the wrapping works: set-up did allocate
 }
 
-TEST_MAIN(TEST(steps_do_not_allocate))
+// Adaptive steps (error estimate, rejections, restarts) allocate nothing either.
+static void adaptive_steps_do_not_allocate(void)
+{
+    const char *methods[] = { "midpoint", "dirac1", "dgrad", "euler", "rk4", "lobatto3",
+                              "lobatto4" };
+    for (size_t k = 0; k < 2; k++)
+        for (size_t j = 0; j < sizeof methods / sizeof methods[0]; j++) {
+            if (k == 1 && !strncmp(methods[j], "lobatto", 7))
+                continue;
+            dirac_spec *spec = NULL;
+            dirac_model *model = NULL;
+            dirac_sim *sim = NULL;
+            dirac_error err;
+            ENSURE(dirac_spec_parse("m.dirac", models[k], strlen(models[k]), &spec) == DIRAC_OK);
+            ENSURE(dirac_model_compile(spec, &model) == DIRAC_OK);
+            dirac_sim_options options = { .method = methods[j], .dt = 0.1,
+                                          .adaptive_rtol = 1e-7 };
+            if (!model || dirac_sim_create(model, &options, &sim, &err) != DIRAC_OK) {
+                ENSURE(!"simulation created");
+            } else {
+                ENSURE(dirac_sim_step(sim) == DIRAC_OK);   // linear solvers created
+                long before = allocations;
+                for (int s = 0; s < 100; s++)
+                    ENSURE(dirac_sim_step(sim) == DIRAC_OK);
+                ENSURE(dirac_sim_rejected_steps(sim) > 0);   // the first step of 0.1 is too big
+                ENSURE_EQ_INT(allocations - before, 0);
+            }
+            dirac_sim_destroy(sim);
+            dirac_model_destroy(model);
+            dirac_spec_destroy(spec);
+        }
+}
+
+TEST_MAIN(TEST(steps_do_not_allocate), TEST(adaptive_steps_do_not_allocate))

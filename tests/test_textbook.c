@@ -145,9 +145,6 @@ static const known_failure known_failures[] = {
     // of a Lagrangian without velocities)
     { "rc_circuit", "dgrad", "Newton does not converge on a zero block (issue 12, item 2)" },
     { "rc_ladder", "dgrad", "Newton does not converge on a zero block (issue 12, item 2)" },
-    // issue 12, item 4: a growing period-2 parasitic mode on a nonholonomic model with a regular
-    // Lagrangian (the sleigh reverses before t = 10)
-    { "chaplygin_sleigh", "dirac2", "parasitic mode, sleigh reverses (issue 12, item 4)" },
     { NULL, NULL, NULL },
 };
 

@@ -37,18 +37,23 @@ typedef enum dirac_linear_solver {
 
 /// Options of a simulation; zero-initialise, then set what you need.
 typedef struct dirac_sim_options {
-    const char *method;        ///< NULL: "midpoint"
+    /// NULL or "auto": chosen per model class at creation (dirac_sim_method says which):
+    /// dgrad for models with entropy variables or a degenerate Lagrangian (∂²L/∂v² singular at
+    /// the initial state), midpoint otherwise (docs/methods.md, "Choosing a method").
+    const char *method;
     double dt;                 ///< step size h > 0 (required)
     double t0;                 ///< initial time (default 0)
     int project_initial;       ///< move an inconsistent initial state onto the constraints
     double newton_rtol;        ///< relative tolerance of Newton's updates (0: 1e-10)
     int newton_max_iterations; ///< 0: 25
     dirac_linear_solver linear_solver;   ///< default DIRAC_LINEAR_AUTO
-    /// Adaptive step size (when either is > 0): each step is compared with two half steps
-    /// (step doubling) and accepted when max_i |Δ_i| / (atol + rtol |x_i|) / (2^p − 1) <= 1 over
-    /// the positions and velocities; dt is then only the first step's size. One-step methods
-    /// only (not dirac2). Adaptivity keeps the constraints (each step is a step of the method)
-    /// but gives up symplecticity and the long-time energy behaviour of fixed steps.
+    /// Adaptive step size (when either is > 0): a step is accepted when its error estimate δ
+    /// (embedded for rk4 and euler, step doubling at the method's order for the others)
+    /// satisfies max_i |δ_i| / (atol + rtol |x_i|) <= 1 over the variables that are states of
+    /// the method (atol 0: rtol times each block's largest magnitude); dt is then only the
+    /// first step's size (docs/methods.md, "Adaptive step size"). One-step methods only (not
+    /// dirac2); rtol >= 1e-13. Adaptivity keeps the constraints (each step is a step of the
+    /// method) but gives up symplecticity and the long-time energy behaviour of fixed steps.
     double adaptive_rtol, adaptive_atol;
 } dirac_sim_options;
 
@@ -68,7 +73,8 @@ void dirac_sim_destroy(dirac_sim *sim);
 
 /// Advances one step. On failure the state (q, v, p, multipliers, entropies, work) is restored
 /// to the last good step and the reason is in dirac_sim_errmsg; returns DIRAC_ERR_NEWTON,
-/// DIRAC_ERR_SINGULAR or DIRAC_ERR_NOT_FINITE.
+/// DIRAC_ERR_SINGULAR or DIRAC_ERR_NOT_FINITE, and in adaptive mode DIRAC_ERR_STEP_SIZE when
+/// the step size falls below the resolution of t or 30 trials in a row are rejected.
 dirac_status dirac_sim_step(dirac_sim *sim);
 
 /// Size of the next step (adaptive mode: the controller's proposal; fixed mode: dt). Setting it
@@ -79,6 +85,14 @@ dirac_status dirac_sim_set_next_step_size(dirac_sim *sim, double h);
 /// Size of the last accepted step, and the number of rejected trial steps so far (adaptive).
 double dirac_sim_last_step_size(const dirac_sim *sim);
 long dirac_sim_rejected_steps(const dirac_sim *sim);
+
+/// The method that runs (the one `auto` chose, or the one requested), the method requested
+/// ("auto" or a method name), and for `auto` the model class that decided ("entropy variables",
+/// "degenerate Lagrangian", "regular Lagrangian, holonomic constraints", ...; NULL otherwise).
+/// Static strings.
+const char *dirac_sim_method(const dirac_sim *sim);
+const char *dirac_sim_method_requested(const dirac_sim *sim);
+const char *dirac_sim_method_reason(const dirac_sim *sim);
 
 /// Message of the last failure ("" if none).
 const char *dirac_sim_errmsg(const dirac_sim *sim);

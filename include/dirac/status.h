@@ -23,7 +23,8 @@ extern "C" {
     X(DIRAC_ERR_PARSE, "model error")                                                 \
     X(DIRAC_ERR_NEWTON, "Newton iteration did not converge")                          \
     X(DIRAC_ERR_SINGULAR, "singular Jacobian")                                        \
-    X(DIRAC_ERR_UNSUPPORTED, "not supported for this model")
+    X(DIRAC_ERR_UNSUPPORTED, "not supported for this model")                          \
+    X(DIRAC_ERR_STEP_SIZE, "adaptive step size too small")
 
 /// Status of a libdirac call; DIRAC_OK (zero) means success.
 typedef enum dirac_status {
