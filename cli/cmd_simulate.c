@@ -78,18 +78,12 @@ typedef struct sim_settings {
     long max_iter;     // Newton's iterations (0: the library's default)
 } sim_settings;
 
-// Statistics gathered over the steps (for the summary).
+// What the summary reports: the library's statistics of the run (zero if it could not start),
+// and the tool's own.
 typedef struct sim_stats {
-    long steps_done, rows;
+    dirac_run_stats run;
+    long rows;            // rows written, the initial one included
     double wall_seconds;
-    double h_min, h_max;   // accepted step sizes (adaptive runs)
-    long newton_sum;
-    int newton_max, newton_failures;
-    double constraint_residual_max, velocity_residual_max;
-    double energy_initial, work_initial, energy_error_max;
-    double entropy_initial, entropy_previous, entropy_step_min;
-    double projection_distance;
-    double interaction_power_max;   // max over nodes of |sum of the interactions' powers|
     int failed, interrupted;
     const char *error;    // message of the failure, NULL if none
 } sim_stats;
@@ -369,73 +363,31 @@ static int load_model(const sim_args *a, dirac_spec **spec, dirac_model **model)
     return EXIT_BAD_INPUT;
 }
 
-static void write_header(csv_writer *w, const dirac_model *m)
+// The header row: the names of the run's columns (dirac_model_column_name).
+static int write_header(csv_writer *w, const dirac_model *m)
 {
-    int n = dirac_model_coordinate_count(m), mc = dirac_model_constraint_count(m);
-    int ns = dirac_model_entropy_count(m), no = dirac_model_output_count(m);
-    csv_name(w, NULL, "t", NULL);
-    for (int i = 0; i < n; i++)
-        csv_name(w, NULL, dirac_model_coordinate_name(m, i), NULL);
-    for (int i = 0; i < n; i++)
-        csv_name(w, NULL, dirac_model_coordinate_name(m, i), "'");
-    for (int i = 0; i < n; i++)
-        csv_name(w, "p.", dirac_model_coordinate_name(m, i), NULL);
-    for (int a = 0; a < mc; a++)
-        csv_name(w, "mu.", dirac_model_constraint_name(m, a), NULL);
-    for (int i = 0; i < ns; i++)
-        csv_name(w, "S.", dirac_model_entropy_name(m, i), NULL);
-    for (int i = 0; i < ns; i++)
-        csv_name(w, "T.", dirac_model_entropy_name(m, i), NULL);
-    csv_name(w, NULL, "E", NULL);
-    for (int k = 0; k < dirac_model_interaction_count(m); k++) {
-        const char *name = dirac_model_interaction_name(m, k);
-        int count = 0;
-        const int *coords = dirac_model_interaction_coordinates(m, k, &count);
-        for (int j = 0; j < count; j++) {
-            const char *parts[4] = { "F.", name, ".", dirac_model_coordinate_name(m, coords[j]) };
-            csv_name_parts(w, 4, parts);
+    char stack_name[256];
+    for (int k = 0; k < dirac_model_column_count(m); k++) {
+        int len = dirac_model_column_name(m, k, stack_name, sizeof stack_name);
+        char *name = stack_name;
+        if (len >= (int)sizeof stack_name) {
+            name = malloc((size_t)len + 1);
+            if (!name)
+                return -1;
+            dirac_model_column_name(m, k, name, (size_t)len + 1);
         }
-        csv_name(w, "P.", name, NULL);
+        csv_name(w, NULL, name, NULL);
+        if (name != stack_name)
+            free(name);
     }
-    for (int k = 0; k < no; k++)
-        csv_name(w, NULL, dirac_model_output_name(m, k), NULL);
     csv_end_row(w);
+    return 0;
 }
 
-static void write_values(csv_writer *w, const double *x, int count)
+static void write_row(csv_writer *w, const double *row, int columns)
 {
-    for (int i = 0; i < count; i++)
-        csv_number(w, x[i]);
-}
-
-// One CSV row of the current state; `outputs` is scratch for output_count values, `force` for
-// coordinate_count values.
-static void write_row(csv_writer *w, const dirac_model *m, const dirac_sim *sim, double *outputs,
-                      double *force)
-{
-    int n = dirac_model_coordinate_count(m), mc = dirac_model_constraint_count(m);
-    int ns = dirac_model_entropy_count(m), no = dirac_model_output_count(m);
-    csv_number(w, dirac_sim_time(sim));
-    write_values(w, dirac_sim_q(sim), n);
-    write_values(w, dirac_sim_v(sim), n);
-    write_values(w, dirac_sim_p(sim), n);
-    write_values(w, dirac_sim_mu(sim), mc);
-    write_values(w, dirac_sim_s(sim), ns);
-    write_values(w, dirac_sim_temperature(sim), ns);
-    csv_number(w, dirac_sim_energy(sim));
-    for (int k = 0; k < dirac_model_interaction_count(m); k++) {
-        double power = 0;
-        int count = 0;
-        const int *coords = dirac_model_interaction_coordinates(m, k, &count);
-        dirac_sim_interaction_force(sim, k, force, &power);
-        for (int j = 0; j < count; j++)
-            csv_number(w, force[coords[j]]);
-        csv_number(w, power);
-    }
-    if (no > 0) {
-        dirac_sim_outputs(sim, outputs);
-        write_values(w, outputs, no);
-    }
+    for (int i = 0; i < columns; i++)
+        csv_number(w, row[i]);
     csv_end_row(w);
 }
 
@@ -446,39 +398,6 @@ static double total_entropy(const dirac_model *m, const dirac_sim *sim)
     for (int i = 0; i < dirac_model_entropy_count(m); i++)
         total += s[i];
     return total;
-}
-
-static double max2(double a, double b)
-{
-    return b > a || isnan(b) ? b : a;
-}
-
-// Residuals, energy balance and interaction power at the current node (the initial one and
-// after each step); `force` is scratch for coordinate_count values.
-static void observe(sim_stats *st, const dirac_model *m, const dirac_sim *sim, double *force)
-{
-    st->constraint_residual_max =
-        max2(st->constraint_residual_max, dirac_sim_constraint_residual(sim));
-    st->velocity_residual_max =
-        max2(st->velocity_residual_max, dirac_sim_velocity_constraint_residual(sim));
-    double balance = dirac_sim_energy(sim) - st->energy_initial -
-                     (dirac_sim_work(sim) - st->work_initial);
-    st->energy_error_max = max2(st->energy_error_max, fabs(balance));
-    if (dirac_model_entropy_count(m) > 0 && st->steps_done > 0) {
-        double s = total_entropy(m, sim), ds = s - st->entropy_previous;
-        if (st->steps_done == 1 || ds < st->entropy_step_min || isnan(ds))
-            st->entropy_step_min = ds;
-        st->entropy_previous = s;
-    }
-    if (dirac_model_interaction_count(m) > 0) {
-        double total = 0;
-        for (int k = 0; k < dirac_model_interaction_count(m); k++) {
-            double power = 0;
-            dirac_sim_interaction_force(sim, k, force, &power);
-            total += power;
-        }
-        st->interaction_power_max = max2(st->interaction_power_max, fabs(total));
-    }
 }
 
 // A single updating line on stderr, shown only on a terminal once the run has lasted 2 s.
@@ -537,14 +456,14 @@ static void write_summary(FILE *f, const sim_args *a, const sim_settings *s, con
     json_string(&w, "status", st->failed ? "failed" : st->interrupted ? "interrupted" : "ok");
     json_string(&w, "error", st->error);
     json_number(&w, "dt", s->dt);
-    json_integer(&w, "steps", st->steps_done);
+    json_integer(&w, "steps", st->run.steps);
     json_integer(&w, "steps_planned", s->steps);
     if (a->rtol > 0 || a->atol > 0) {
         // adaptive: the accepted step sizes' range and the rejected trial steps
         json_number(&w, "adaptive_rtol", a->rtol);
         json_number(&w, "adaptive_atol", a->atol);
-        json_number(&w, "step_size_min", st->steps_done > 0 ? st->h_min : missing);
-        json_number(&w, "step_size_max", st->steps_done > 0 ? st->h_max : missing);
+        json_number(&w, "step_size_min", st->run.steps > 0 ? st->run.step_size_min : missing);
+        json_number(&w, "step_size_max", st->run.steps > 0 ? st->run.step_size_max : missing);
         json_integer(&w, "rejected_steps", sim ? dirac_sim_rejected_steps(sim) : 0);
     }
     json_number(&w, "t_end", s->t_end);
@@ -556,28 +475,28 @@ static void write_summary(FILE *f, const sim_args *a, const sim_settings *s, con
     json_string(&w, "csv", csv_path);
     json_integer(&w, "rows", st->rows);
     json_number(&w, "wall_seconds", st->wall_seconds);
-    json_number(&w, "projection_distance", sim ? st->projection_distance : missing);
+    json_number(&w, "projection_distance", sim ? st->run.projection_distance : missing);
     json_number(&w, "newton_iterations_mean",
-                st->steps_done > 0 ? (double)st->newton_sum / (double)st->steps_done : missing);
-    json_integer(&w, "newton_iterations_max", st->newton_max);
-    json_integer(&w, "newton_failures", st->newton_failures);
-    json_number(&w, "constraint_residual_max", sim ? st->constraint_residual_max : missing);
-    json_number(&w, "velocity_constraint_residual_max", sim ? st->velocity_residual_max : missing);
-    json_number(&w, "energy_initial", sim ? st->energy_initial : missing);
+                st->run.steps > 0 ? (double)st->run.newton_iterations_sum / (double)st->run.steps : missing);
+    json_integer(&w, "newton_iterations_max", st->run.newton_iterations_max);
+    json_integer(&w, "newton_failures", st->run.newton_failures);
+    json_number(&w, "constraint_residual_max", sim ? st->run.constraint_residual_max : missing);
+    json_number(&w, "velocity_constraint_residual_max", sim ? st->run.velocity_constraint_residual_max : missing);
+    json_number(&w, "energy_initial", sim ? st->run.energy_initial : missing);
     json_number(&w, "energy_final", sim ? dirac_sim_energy(sim) : missing);
-    json_number(&w, "work", sim ? dirac_sim_work(sim) - st->work_initial : missing);
-    json_number(&w, "energy_error_max", sim ? st->energy_error_max : missing);
+    json_number(&w, "work", sim ? dirac_sim_work(sim) - st->run.work_initial : missing);
+    json_number(&w, "energy_error_max", sim ? st->run.energy_error_max : missing);
     int ns = dirac_model_entropy_count(m);
-    json_number(&w, "entropy_initial", sim && ns > 0 ? st->entropy_initial : missing);
+    json_number(&w, "entropy_initial", sim && ns > 0 ? st->run.entropy_initial : missing);
     json_number(&w, "entropy_final", sim && ns > 0 ? total_entropy(m, sim) : missing);
-    json_number(&w, "entropy_step_min", sim && ns > 0 && st->steps_done > 0
-                                            ? st->entropy_step_min : missing);
+    json_number(&w, "entropy_step_min", sim && ns > 0 && st->run.steps > 0
+                                            ? st->run.entropy_step_min : missing);
     int ni = dirac_model_interaction_count(m);
     json_array(&w, "interactions");
     for (int k = 0; k < ni; k++)
         json_string(&w, NULL, dirac_model_interaction_name(m, k));
     json_end(&w);
-    json_number(&w, "interaction_power_max", sim && ni > 0 ? st->interaction_power_max : missing);
+    json_number(&w, "interaction_power_max", sim && ni > 0 ? st->run.interaction_power_max : missing);
     if (sim) {
         int n = dirac_model_coordinate_count(m);
         const double *q = dirac_sim_q(sim), *v = dirac_sim_v(sim), *p = dirac_sim_p(sim);
@@ -636,13 +555,16 @@ static void print_message(const char *prefix, const char *msg)
 static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, const sim_args *a,
                csv_writer *csv, const char *csv_path, sim_stats *st)
 {
-    int no = dirac_model_output_count(m), n = dirac_model_coordinate_count(m);
-    double *outputs = malloc((size_t)(no > 0 ? no : 1) * sizeof *outputs);
-    double *force = malloc((size_t)(n > 0 ? n : 1) * sizeof *force);
-    if (!outputs || !force) {
-        free(outputs);
-        free(force);
-        fputs("dirac simulate: error: out of memory\n", stderr);
+    int columns = dirac_model_column_count(m);
+    double *row = malloc((size_t)columns * sizeof *row);
+    dirac_run *r = NULL;
+    dirac_error err;
+    memset(&err, 0, sizeof err);
+    dirac_status created = row ? dirac_run_create(sim, s->t_end, s->every, &r, &err)
+                               : DIRAC_ERR_NOMEM;
+    if (created != DIRAC_OK) {
+        free(row);
+        print_message("error: ", created == DIRAC_ERR_NOMEM ? "out of memory" : err.message);
         return EXIT_FAILED;
     }
     progress prog = { 0 };
@@ -650,15 +572,15 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
     prog.start = now_seconds();
     double last_flush = prog.start;
 
-    st->energy_initial = dirac_sim_energy(sim);
-    st->work_initial = dirac_sim_work(sim);
-    st->entropy_initial = st->entropy_previous = total_entropy(m, sim);
-    st->projection_distance = dirac_sim_projection_distance(sim);
-    observe(st, m, sim, force);
-    write_header(csv, m);
-    write_row(csv, m, sim, outputs, force);
+    if (write_header(csv, m)) {
+        free(row);
+        dirac_run_destroy(r);
+        print_message("error: ", "out of memory");
+        return EXIT_FAILED;
+    }
+    dirac_run_row(r, row);
+    write_row(csv, row, columns);
     st->rows = 1;
-    long last_written = 0;
 
     int rc = 0;
     // Ctrl-C ends the run after the current step, keeping the CSV and the summary (unless
@@ -670,14 +592,13 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
     long max_steps = a->max_steps > 0 ? a->max_steps : DEFAULT_MAX_STEPS;
     double t_final = dirac_sim_time(sim) + s->t_end;
     static char cap_message[256];
-    for (long k = 1; adaptive ? dirac_sim_time(sim) < t_final - 1e-12 * fabs(t_final) : k <= s->steps;
-         k++) {
+    while (!dirac_run_finished(r)) {
         if (interrupted) {
             st->interrupted = 1;
             rc = EXIT_INTERRUPTED;
             break;
         }
-        if (adaptive && k > max_steps) {
+        if (adaptive && dirac_run_statistics(r)->steps >= max_steps) {
             snprintf(cap_message, sizeof cap_message,
                      "the adaptive run reached --max-steps = %ld at t = %.10g of %.10g (last "
                      "step %.3e); loosen --rtol/--atol or raise --max-steps",
@@ -687,39 +608,23 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
             rc = EXIT_FAILED;
             break;
         }
-        if (adaptive && dirac_sim_next_step_size(sim) > t_final - dirac_sim_time(sim))
-            dirac_sim_set_next_step_size(sim, t_final - dirac_sim_time(sim));   // land on t_end
-        dirac_status status = dirac_sim_step(sim);
+        long written = 0;
+        dirac_status status = dirac_run_advance(r, 1, row, 1, &written);
+        if (written) {
+            write_row(csv, row, columns);
+            st->rows++;
+            if (csv->error)
+                break;
+        }
         if (status != DIRAC_OK) {
             st->failed = 1;
             st->error = dirac_sim_errmsg(sim);
             if (!st->error || !*st->error)
                 st->error = dirac_status_string(status);
-            st->newton_failures += status == DIRAC_ERR_NEWTON;
             rc = EXIT_FAILED;
             break;
         }
-        st->steps_done = k;
-        int iterations = dirac_sim_newton_iterations(sim);
-        st->newton_sum += iterations;
-        if (iterations > st->newton_max)
-            st->newton_max = iterations;
-        observe(st, m, sim, force);
-        if (adaptive) {
-            double h = dirac_sim_last_step_size(sim);
-            if (k == 1 || h < st->h_min)
-                st->h_min = h;
-            if (h > st->h_max)
-                st->h_max = h;
-        }
-        if (k % s->every == 0 || k == s->steps ||
-            (adaptive && dirac_sim_time(sim) >= t_final - 1e-12 * fabs(t_final))) {
-            write_row(csv, m, sim, outputs, force);
-            st->rows++;
-            last_written = k;
-            if (csv->error)
-                break;
-        }
+        long k = dirac_run_statistics(r)->steps;
         if ((k & 15) == 0) {
             double now = now_seconds();
             progress_update(&prog, now, k, s->steps, dirac_sim_time(sim));
@@ -732,19 +637,20 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
     signal(SIGINT, previous_handler == SIG_ERR ? SIG_DFL : previous_handler);
     progress_clear(&prog);
     // the trajectory ends at the last good step, written or not
-    if (last_written != st->steps_done && !csv->error) {
-        write_row(csv, m, sim, outputs, force);
+    if (!csv->error && dirac_run_finish(r, row)) {
+        write_row(csv, row, columns);
         st->rows++;
     }
     st->wall_seconds = now_seconds() - prog.start;
-    free(outputs);
-    free(force);
+    st->run = *dirac_run_statistics(r);
+    dirac_run_destroy(r);
+    free(row);
 
     if (st->failed)
         print_message("error: ", st->error);
     else if (st->interrupted)
         fprintf(stderr, "dirac simulate: interrupted at t = %g (step %ld of %ld)\n",
-                dirac_sim_time(sim), st->steps_done, s->steps);
+                dirac_sim_time(sim), st->run.steps, s->steps);
     int csv_error = csv_close(csv);
     if (csv_error) {
         fprintf(stderr, "dirac simulate: error: writing '%s' failed: %s\n", csv_path,
@@ -759,13 +665,13 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
         if (rc == 0)
             fprintf(stderr, "dirac simulate: %s: %ld steps of %s (dt = %g) to t = %.10g in "
                             "%.3g s; %ld rows in %s\n",
-                    dirac_model_name(m), st->steps_done, dirac_sim_method(sim), s->dt,
+                    dirac_model_name(m), st->run.steps, dirac_sim_method(sim), s->dt,
                     dirac_sim_time(sim),
                     st->wall_seconds, st->rows, csv_path);
         else
             fprintf(stderr, "dirac simulate: note: the trajectory up to the last good step "
                             "(t = %.10g, step %ld) is in %s (%ld %s)\n",
-                    dirac_sim_time(sim), st->steps_done, csv_path, st->rows,
+                    dirac_sim_time(sim), st->run.steps, csv_path, st->rows,
                     st->rows == 1 ? "row" : "rows");
     }
     return rc;

@@ -46,7 +46,8 @@ static int needs_quotes(const char *s)
     return s && strpbrk(s, ",\"\r\n") != NULL;
 }
 
-void csv_name_parts(csv_writer *w, int count, const char *const *parts)
+// Writes the header field made of `count` parts joined without separator (NULL parts skipped).
+static void csv_name_parts(csv_writer *w, int count, const char *const *parts)
 {
     if (w->error)
         return;

@@ -22,10 +22,6 @@ int csv_open(csv_writer *w, const char *path);
 /// Writes the header field PREFIX NAME SUFFIX (prefix and suffix may be NULL).
 void csv_name(csv_writer *w, const char *prefix, const char *name, const char *suffix);
 
-/// Writes the header field made of `count` parts joined without separator (e.g. "F.", name,
-/// ".", coordinate); NULL parts are skipped.
-void csv_name_parts(csv_writer *w, int count, const char *const *parts);
-
 /// Writes one number with %.17g ("nan", "inf", "-inf" for non-finite values).
 void csv_number(csv_writer *w, double value);
 

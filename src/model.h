@@ -52,6 +52,10 @@ typedef struct model_subsystem {
 struct dirac_model {
     char *name;
     char *file;
+    // parameters of every instance after overrides (qualified names), for dirac_model_parameter
+    int param_count;
+    char **param_names;
+    double *param_values;
     int n, ns, m;                     // coordinates, entropy variables, constraints
     int n_inputs;                     // 2n + ns + 1 + m
     int first_v, first_s, index_t, first_mu;

@@ -811,6 +811,30 @@ static int check_constraint_rank(compile_state *c)
     return ok;
 }
 
+// Every instance's parameters with their values (after overrides and component arguments),
+// named as -p names them: `l`, `rotor.J`, `k[3]`.
+static int compile_parameters(compile_state *c)
+{
+    dirac_model *m = c->m;
+    int count = 0;
+    for (int k = 0; k < c->tree.count; k++)
+        count += c->tree.items[k]->sm->param_count;
+    m->param_names = calloc((size_t)count + 1, sizeof *m->param_names);
+    m->param_values = calloc((size_t)count + 1, sizeof *m->param_values);
+    if (!m->param_names || !m->param_values)
+        return fail_nomem(c);
+    for (int k = 0; k < c->tree.count; k++) {
+        const instance *in = c->tree.items[k];
+        for (int j = 0; j < in->sm->param_count; j++) {
+            m->param_names[m->param_count] = text_concat(in->prefix, in->sm->params[j].name, NULL);
+            if (!m->param_names[m->param_count])
+                return fail_nomem(c);
+            m->param_values[m->param_count++] = in->param_values[j];
+        }
+    }
+    return 1;
+}
+
 static int compile_model(compile_state *c, const spec_model *root)
 {
     dirac_model *m = c->m;
@@ -827,7 +851,7 @@ static int compile_model(compile_state *c, const spec_model *root)
     m->n_inputs = m->first_mu + m->m;
     return instance_tree_evaluate(&c->tree, c->spec, m->pool, m->first_v, m->first_s,
                                   m->index_t) &&
-           compile_lagrangian(c) && compile_constraints(c) && compile_forces(c) &&
+           compile_parameters(c) && compile_lagrangian(c) && compile_constraints(c) && compile_forces(c) &&
            compile_heat(c) && compile_thermal(c) && compile_outputs(c) && compile_initial(c) &&
            compile_settings(c) &&
            compile_interactions(c) && check_constraint_rank(c);
@@ -873,6 +897,10 @@ void dirac_model_destroy(dirac_model *m)
 {
     if (!m)
         return;
+    for (int i = 0; m->param_names && i < m->param_count; i++)
+        free(m->param_names[i]);
+    free(m->param_names);
+    free(m->param_values);
     for (int i = 0; m->coord_names && i < m->n; i++)
         free(m->coord_names[i]);
     for (int i = 0; m->entropy_names && i < m->ns; i++)

@@ -18,6 +18,18 @@ int dirac_model_constraint_count(const dirac_model *m) { return m->m; }
 int dirac_model_component_count(const dirac_model *m) { return m->component_count; }
 int dirac_model_output_count(const dirac_model *m) { return m->output_count; }
 
+int dirac_model_parameter_count(const dirac_model *m) { return m->param_count; }
+
+const char *dirac_model_parameter_name(const dirac_model *m, int k)
+{
+    return k >= 0 && k < m->param_count ? m->param_names[k] : NULL;
+}
+
+double dirac_model_parameter_value(const dirac_model *m, int k)
+{
+    return k >= 0 && k < m->param_count ? m->param_values[k] : (double)NAN;
+}
+
 const char *dirac_model_coordinate_name(const dirac_model *m, int i)
 {
     return i >= 0 && i < m->n ? m->coord_names[i] : NULL;

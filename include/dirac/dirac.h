@@ -9,6 +9,7 @@
 #include <dirac/subspace.h>
 #include <dirac/model.h>
 #include <dirac/simulate.h>
+#include <dirac/run.h>
 #include <dirac/version.h>
 
 #endif

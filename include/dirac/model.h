@@ -66,6 +66,12 @@ const char *dirac_model_coordinate_name(const dirac_model *model, int i);
 const char *dirac_model_entropy_name(const dirac_model *model, int i);
 const char *dirac_model_constraint_name(const dirac_model *model, int a);
 const char *dirac_model_output_name(const dirac_model *model, int k);
+/// Parameters of the model and of its components, after overrides and component arguments,
+/// in declaration order (root model first, then components in pre-order), named as `-p` names
+/// them (`l`, `rotor.J`, `k[3]`); index k in 0 .. parameter_count-1 (NULL / NaN outside).
+int dirac_model_parameter_count(const dirac_model *model);
+const char *dirac_model_parameter_name(const dirac_model *model, int k);
+double dirac_model_parameter_value(const dirac_model *model, int k);
 dirac_constraint_kind dirac_model_constraint_kind(const dirac_model *model, int a);
 /// 1 if constraint `a` depends explicitly on time.
 int dirac_model_constraint_is_time_dependent(const dirac_model *model, int a);
