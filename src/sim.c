@@ -567,8 +567,8 @@ static dirac_status check_options(const dirac_sim_options *o, dirac_error *err)
 
 static void update_block_scales(dirac_sim *sim);
 
-dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options *options,
-                              dirac_sim **out, dirac_error *err)
+dirac_status sim_create(const dirac_model *model, const dirac_sim_options *options,
+                        dirac_sim **out, dirac_error *err)
 {
     if (!out)
         return error_set(err, DIRAC_ERR_ARGUMENT, "dirac_sim_create: out is NULL");

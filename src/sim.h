@@ -134,6 +134,11 @@ const double *sim_midpoint_increment(const dirac_sim *sim);
 extern const sim_method sim_method_midpoint, sim_method_dirac1, sim_method_dirac2,
     sim_method_euler, sim_method_rk4, sim_method_dgrad, sim_method_lobatto3, sim_method_lobatto4;
 
+/// dirac_sim_create without the suggestion of its refusals (src/method_support.c recomputes
+/// "; use ..." from the methods this function accepts the model with).
+dirac_status sim_create(const dirac_model *model, const dirac_sim_options *options,
+                        dirac_sim **out, dirac_error *err);
+
 /// Acceleration a and multipliers mu of the index-reduced ODE at (q, v, t) from the KKT system
 /// [∂²L/∂v², −ωᵀ; ω, 0] (src/integ_explicit.c); *power gets the power of forces, explicit time
 /// dependence and driven constraints. DIRAC_ERR_SINGULAR when no ODE exists there.

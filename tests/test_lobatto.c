@@ -451,7 +451,7 @@ static void refusals(void)
         { "model rubbing\ncoordinate x\nentropy S\n"
           "lagrangian x'^2/2 - x^2/2 - (exp(S) - 1)\nfriction x -> S: -0.1*x'\n"
           "initial x = 1\n",
-          "use dgrad" },
+          "use midpoint or dgrad" },
     };
     static const char *const methods[] = { "lobatto3", "lobatto4" };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)

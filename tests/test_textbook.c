@@ -314,11 +314,20 @@ static cell cells[MODEL_COUNT][16];
 
 static const known_failure *expected_failure(const char *model, const char *method);
 
+// The suggestion "use A, B or C" at the end of a refusal (after its last "; "), or NULL.
+static const char *suggestion(const char *message)
+{
+    const char *use = NULL;
+    for (const char *p = message; (p = strstr(p, "; use ")) != NULL; p++)
+        use = p + 2;
+    return use;
+}
+
 // Every method a refusal suggests ("use A, B or C") must converge on the model, except one that
 // is a known failure there (then another suggested one must converge).
 static int suggestions_work(int model_index, const char *message)
 {
-    const char *use = strstr(message, "use ");
+    const char *use = suggestion(message);
     if (!use)
         return 0;
     int working = 0;
@@ -344,7 +353,10 @@ static int suggestions_work(int model_index, const char *message)
 static void print_cell(const textbook_model *tm, const char *name, const cell *c)
 {
     static const char *const names[] = { "converges", "refuses", "STEP FAILS", "WRONG" };
-    printf("       %-24s %-9s %-10s", tm->name, name, names[c->result]);
+    char label[64];
+    int picked = c->chosen && strcmp(c->chosen, name);
+    snprintf(label, sizeof label, "%s%s%s", name, picked ? ">" : "", picked ? c->chosen : "");
+    printf("       %-24s %-14s %-10s", tm->name, label, names[c->result]);
     if (c->result == CELL_CONVERGES || c->result == CELL_WRONG)
         printf(" h %-7g e %.2e %.2e order %5.2f (%d) bound %.0e", c->h, c->error[0],
                c->error[1], c->order, c->method_order, c->bound);
@@ -426,7 +438,7 @@ static void write_table(const char *path)
             const cell *c = &cells[k][i];
             const known_failure *kf = expected_failure(models[k].name, column_name(i));
             const refusal *r = expected_refusal(models[k].name, column_name(i));
-            const char *use = strstr(c->message, "use ");
+            const char *use = suggestion(c->message);
             long step = 0;
             if (i == dirac_method_count() && c->result == CELL_CONVERGES)
                 fprintf(f, " `%s`: %.2f; %.1e |", c->chosen, c->order, c->error[1]);
