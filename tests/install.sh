@@ -20,7 +20,7 @@ ls "$libdir"/libdirac.so* >/dev/null || fail "no libdirac.so"
 [ -f "$prefix/include/dirac/dirac.h" ] || fail "no include/dirac/dirac.h"
 [ -f "$prefix/include/dirac/run.h" ] || fail "no include/dirac/run.h"
 [ -x "$prefix/bin/dirac" ] || fail "no bin/dirac"
-"$prefix/bin/dirac" --version | grep -q '^dirac [0-9]' || fail "bin/dirac --version"
+"$prefix/bin/dirac" --version | grep '^dirac [0-9]' >/dev/null || fail "bin/dirac --version"
 man=$prefix/share/man/man1/dirac.1
 [ -f "$man" ] || fail "no share/man/man1/dirac.1"
 grep -q '^\.TH DIRAC 1' "$man" || fail "dirac.1 is not a man page"
@@ -41,20 +41,20 @@ read -r -a cflags <<<"$(pkg-config --cflags dirac) $extra"
 # pkg-config, shared
 "$cc" "${cflags[@]}" -o "$work/pc_shared" "$src/tests/install/consumer.c" \
   $(pkg-config --libs dirac) -lm -Wl,-rpath,"$libdir"
-ldd "$work/pc_shared" | grep -q "$libdir/libdirac.so" || fail "pc_shared does not use the installed libdirac.so"
+ldd "$work/pc_shared" | grep "$libdir/libdirac.so" >/dev/null || fail "pc_shared does not use the installed libdirac.so"
 "$work/pc_shared" "$model" || fail "pkg-config shared build"
 
 # pkg-config, static: the same flags with --static, libdirac.a instead of -ldirac
 "$cc" "${cflags[@]}" -o "$work/pc_static" "$src/tests/install/consumer.c" \
   $(pkg-config --static --libs dirac | sed 's/-ldirac\b/-l:libdirac.a/')
-if ldd "$work/pc_static" | grep -q libdirac; then fail "pc_static links libdirac.so"; fi
+if ldd "$work/pc_static" | grep libdirac >/dev/null; then fail "pc_static links libdirac.so"; fi
 "$work/pc_static" "$model" || fail "pkg-config static build"
 
 # find_package
 cmake -S "$src/tests/install" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$prefix" \
   -DCMAKE_C_FLAGS="$extra" -DCMAKE_EXE_LINKER_FLAGS="$extra" >/dev/null || fail "find_package(dirac)"
 cmake --build "$work/cmake" >/dev/null || fail "building against dirac::dirac"
-ldd "$work/cmake/consumer_shared" | grep -q "$libdir/libdirac.so" || fail "dirac::dirac is not the installed libdirac.so"
+ldd "$work/cmake/consumer_shared" | grep "$libdir/libdirac.so" >/dev/null || fail "dirac::dirac is not the installed libdirac.so"
 "$work/cmake/consumer_shared" "$model" || fail "find_package shared build"
 "$work/cmake/consumer_static" "$model" || fail "find_package static build"
 echo "install: ok ($prefix)"
