@@ -10,7 +10,7 @@
 //     failed step (Newton failure, non-finite state) is reported as "failed at t = ...".
 // (b) The trajectories at h = 0.005 (t, x, y, angle, E, relative constraint error; every step)
 //     as CSV files pendulum_<method>.csv in the output directory (swept-region figures).
-// (c) The Ziegler column (seeds-math §2.4) with n = 2 and n = 8 rods (model text generated
+// (c) The Ziegler column (Salnikov & Hamdouni, paper 001 §2.4) with n = 2 and n = 8 rods (model text generated
 //     below): point masses m at the joints of a chain of rigid rods of length l, base at the
 //     origin, column upright; joint springs k/2 (θ_i − θ_{i−1})² on the angles from the vertical
 //     θ_i = atan2(x_i − x_{i−1}, y_i − y_{i−1}) (θ_0 = 0: the base is clamped by a spring); a

@@ -27,7 +27,7 @@ typedef struct lobatto_tableau {
     double ahat[LOBATTO_MAX_STAGES][LOBATTO_MAX_STAGES];   // IIIB (momenta)
 } lobatto_tableau;
 
-// shared/theory/integrators.md §3.5; b_i â_ij + b_j a_ji = b_i b_j (symplectic pair).
+// Jay (1996), SIAM J. Numer. Anal. 33; b_i â_ij + b_j a_ji = b_i b_j (symplectic pair).
 static const lobatto_tableau lobatto3_tableau = {
     3,
     { 0.0, 0.5, 1.0 },

@@ -1,4 +1,4 @@
-// Constructors of linear Dirac structures (paper 000 §4; seeds-math §1.1):
+// Constructors of linear Dirac structures (paper 000 §4):
 // D(Ω, Δ), Δ ⊕ Δ°, graph of a Poisson bivector, induced D_ΔQ on T*Q, interaction D_int,
 // kernel and image representations.
 #include "structure.h"

@@ -83,7 +83,7 @@ static double sparse_at(const model_sparse *s, const double *values, int r, int 
 
 static void harmonic_and_damped_oscillator(void)
 {
-    // L = m/2 v^2 - k/2 x^2, F = -c v: p = m v, ṗ = -k x - c v (seeds-math §1.2)
+    // L = m/2 v^2 - k/2 x^2, F = -c v: p = m v, ṗ = -k x - c v
     static const char text[] = "model oscillator\n"
                                "parameter m = 2, k = 3, c = 0.25\n"
                                "coordinate x\n"
@@ -122,7 +122,7 @@ static void harmonic_and_damped_oscillator(void)
 
 static void pendulum(void)
 {
-    // φ = x² + y² − l²: ω = (2x, 2y), ṗ = (2μx, −mg + 2μy), g = 2x x' + 2y y' (seeds-math §2.1)
+    // φ = x² + y² − l²: ω = (2x, 2y), ṗ = (2μx, −mg + 2μy), g = 2x x' + 2y y'
     static const char text[] = "model pendulum\n"
                                "parameter m = 1.5, g = 9.81, l = 2, theta0 = 0.5\n"
                                "coordinate x, y\n"

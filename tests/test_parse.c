@@ -1,4 +1,4 @@
-// The model-language parser on well-formed input: the examples of DESIGN.md §2, expression
+// The model-language parser on well-formed input: the language's documented examples, expression
 // trees (precedence, associativity, postorder, locations), continuation lines, statements.
 #include "test_parse_util.h"
 

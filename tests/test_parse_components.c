@@ -1,4 +1,4 @@
-// Loading model files with components: DESIGN.md's motor_drive with its component files
+// Loading model files with components: the motor_drive example with its component files
 // written to a temporary directory, qualified names, and the loader's errors (missing files,
 // errors inside included files with "included from" notes, cycles, depth limit).
 #define _XOPEN_SOURCE 700   // mkdtemp

@@ -52,7 +52,7 @@ dirac_status dirac_structure_from_poisson(int n, const double *pi, dirac_structu
 /// The Dirac structure D_ΔQ induced on T*Q (V = R^2n with coordinates (q, p)) by a
 /// distribution Δ_Q ⊂ R^n (NULL: Δ_Q = TQ, unconstrained):
 /// D_ΔQ = {((δq, δp), (α, u)) | δq ∈ Δ_Q, u = δq, α + δp ∈ Δ_Q°}
-/// = D(Ω_can, Δ_Q × R^n) with Ω_can = dq ∧ dp (seeds-math §1.1). `n` is dim Q.
+/// = D(Ω_can, Δ_Q × R^n) with Ω_can = dq ∧ dp. `n` is dim Q.
 dirac_status dirac_structure_induced(int n, const dirac_subspace *delta_q,
                                      dirac_structure **out, dirac_error *err);
 
