@@ -532,8 +532,11 @@ char *sweep_run_line(const sweep_job *job, long index, sweep_status *status)
     dirac_status st = load_spec(job, index, job->plan.varied_count, &spec);
     if (st == DIRAC_OK)
         st = dirac_model_compile(spec, &model);
-    if (st != DIRAC_OK)
-        fail(&r, SWEEP_INVALID, "%s", spec ? dirac_spec_errmsg(spec) : "out of memory");
+    if (st != DIRAC_OK) {
+        // the first line, FILE:LINE:COL: error: MESSAGE (the source line and caret follow)
+        const char *msg = spec ? dirac_spec_errmsg(spec) : "out of memory";
+        fail(&r, SWEEP_INVALID, "%.*s", (int)strcspn(msg, "\n"), msg);
+    }
     else if (!same_columns(job, model))
         fail(&r, SWEEP_INVALID, "the model's variables differ from those of the base model "
                                 "(a varied parameter sizes a family); such runs cannot share "
