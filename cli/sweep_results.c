@@ -1,9 +1,12 @@
 // The RESULTS file of `dirac sweep`, written in index order (sweep_results.h).
 #include "sweep_results.h"
+#include "sweep_cli.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define FLUSH_SECONDS 0.5
 
 int sweep_results_open(sweep_results *r, const char *path, long runs, const char *header)
 {
@@ -29,8 +32,9 @@ int sweep_results_open(sweep_results *r, const char *path, long runs, const char
     return 0;
 }
 
-// Writes the waiting lines that are next in order; the file is flushed after each batch so a
-// sweep that dies leaves every line written so far.
+// Writes the waiting lines that are next in order; the file is flushed at most every
+// FLUSH_SECONDS (one write per batch of lines would cost rank 0 a system call per message),
+// so a sweep that dies leaves every line written until shortly before.
 static void write_ready(sweep_results *r)
 {
     int wrote = 0;
@@ -42,8 +46,12 @@ static void write_ready(sweep_results *r)
         r->next++;
         wrote = 1;
     }
-    if (wrote && !r->error && fflush(r->file) == EOF)
-        r->error = errno ? errno : EIO;
+    double now = sweep_now();
+    if (wrote && !r->error && now - r->flushed > FLUSH_SECONDS) {
+        if (fflush(r->file) == EOF)
+            r->error = errno ? errno : EIO;
+        r->flushed = now;
+    }
 }
 
 void sweep_results_put(sweep_results *r, long index, char *line, sweep_status status)

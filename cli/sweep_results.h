@@ -17,6 +17,7 @@ typedef struct sweep_results {
     long done;          // lines received
     long not_ok;        // runs whose status is not "ok"
     int error;          // first errno of a failed write (0: none)
+    double flushed;     // sweep_now() of the last flush
 } sweep_results;
 
 /// Opens `path` ("-": standard output) and writes the header. Returns 0 or an errno value.

@@ -7,14 +7,19 @@
 // on a second thread, so one rank per core keeps every core busy. A worker asks for work with
 // its mean run time so far; rank 0 answers with a chunk of consecutive run indices worth about
 // CHUNK_SECONDS of work (at least 1, at most an even share of what is left: guided
-// self-scheduling), or with an empty chunk when nothing is left. Each result line goes to rank
-// 0 as soon as its run ends. A run that fails is a line with its status; it stops nothing.
+// self-scheduling), or with an empty chunk when nothing is left. The result lines of a chunk
+// travel with the request for the next one: one message per chunk, so rank 0 can serve about
+// 1000 ranks of 1 ms runs (bench/sweep.sh). A run that fails is a line with its status; it
+// stops nothing.
 //
 // Lost ranks (--rank-timeout S): when a rank holding unfinished runs has sent nothing for S
 // seconds, rank 0 declares it lost, runs its unfinished runs elsewhere, writes the complete
 // RESULTS, reports the rank, and ends the job with MPI_Abort (exit status 3), since MPI cannot
 // finalize with a dead rank. Open MPI's mpirun kills the whole job when a rank dies unless
 // it is started with --enable-recovery (docs/sweeps.md, "Lost ranks").
+//
+// --stats: rank 0 reports the messages it handled and its busy time per message, the measure
+// of how many ranks it can serve (bench/sweep.sh).
 //
 // Only the main thread calls MPI (MPI_THREAD_FUNNELED).
 #define _POSIX_C_SOURCE 200809L
@@ -33,8 +38,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define TAG_REQUEST 1   // worker → 0: double mean run seconds (0: none yet)
-#define TAG_RESULT 2    // worker → 0: "INDEX STATUS\n" + RESULTS line
+// worker → 0: the results of its last chunk and a request for the next one, as text:
+// "MEAN\n" (mean run seconds so far, 0 at first), then per run "INDEX STATUS LENGTH\n" and
+// the RESULTS line of LENGTH bytes
+#define TAG_REQUEST 1
+#define MEAN_WIDTH 32   // bytes of the MEAN field (%.17g and '\n' fit in 25)
 #define TAG_ASSIGN 3    // 0 → worker: long[2] {first index, count}; count 0: no more work
 #define CHUNK_SECONDS 0.02
 #define POLL_SECONDS 20e-6   // rank 0's pause when no message is waiting
@@ -105,6 +113,15 @@ typedef struct rank_state {
     double last_heard;
 } rank_state;
 
+// CPU time of the calling thread: rank 0's cost of a message, not the time it waited for a
+// core on a busy machine.
+static double thread_cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static void pause_briefly(void)
 {
     struct timespec ts = { 0, (long)(POLL_SECONDS * 1e9) };
@@ -138,9 +155,42 @@ static void requeue(queue *q, const rank_state *r)
     pthread_mutex_unlock(&q->lock);
 }
 
+// Stores the results carried by a request (the format of TAG_REQUEST) and reads the mean run
+// time. Returns 0, or -1 for a malformed message.
+static int take_results(queue *q, char *text, double *mean, long *results)
+{
+    char *end;
+    *mean = strtod(text, &end);
+    if (*end != '\n')
+        return -1;
+    for (char *p = end + 1; *p; ) {
+        long index = strtol(p, &end, 10);
+        int status = (int)strtol(end, &end, 10);
+        long length = strtol(end, &end, 10);
+        if (*end != '\n' || length < 0 || (size_t)length > strlen(end + 1))
+            return -1;
+        char *line = malloc((size_t)length + 1);
+        if (line) {
+            memcpy(line, end + 1, (size_t)length);
+            line[length] = '\0';
+        }
+        put(q, index, line, (sweep_status)status);
+        ++*results;
+        p = end + 1 + length;
+    }
+    return 0;
+}
+
 // Rank 0's MPI loop: answers requests, collects results, watches for lost ranks. Returns the
 // number of ranks lost.
-static int serve(queue *q, int ranks, double rank_timeout, const char *program)
+typedef struct serve_stats {
+    long messages;
+    long results;          // run results they carried
+    double busy_seconds;   // CPU time of handling messages (receive, answer, store, write)
+} serve_stats;
+
+static int serve(queue *q, int ranks, double rank_timeout, const char *program,
+                 serve_stats *stats)
 {
     rank_state *state = calloc((size_t)ranks, sizeof *state);
     if (!state) {
@@ -179,7 +229,9 @@ static int serve(queue *q, int ranks, double rank_timeout, const char *program)
         }
         rank_state *s = &state[st.MPI_SOURCE];
         s->last_heard = sweep_now();
-        if (st.MPI_TAG == TAG_RESULT) {
+        double handling = thread_cpu_seconds();
+        stats->messages++;
+        if (st.MPI_TAG == TAG_REQUEST) {
             int size = 0;
             MPI_Get_count(&st, MPI_CHAR, &size);
             if (size + 1 > capacity) {
@@ -191,23 +243,20 @@ static int serve(queue *q, int ranks, double rank_timeout, const char *program)
                 buffer = grown;
                 capacity = size + 1;
             }
-            MPI_Recv(buffer, size, MPI_CHAR, st.MPI_SOURCE, TAG_RESULT, MPI_COMM_WORLD,
+            MPI_Recv(buffer, size, MPI_CHAR, st.MPI_SOURCE, TAG_REQUEST, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
             buffer[size] = '\0';
-            char *end;
-            long index = strtol(buffer, &end, 10);
-            int status = (int)strtol(end, &end, 10);
-            if (*end == '\n' && !s->lost)
-                put(q, index, strdup(end + 1), (sweep_status)status);
-        } else if (st.MPI_TAG == TAG_REQUEST) {
             double mean = 0;
-            MPI_Recv(&mean, 1, MPI_DOUBLE, st.MPI_SOURCE, TAG_REQUEST, MPI_COMM_WORLD,
-                     MPI_STATUS_IGNORE);
+            if (!s->lost && take_results(q, buffer, &mean, &stats->results)) {
+                fprintf(stderr, "%s: error: a malformed message from rank %d\n", program,
+                        st.MPI_SOURCE);
+                q->out_of_memory = 1;
+            }
             long chunk[2] = { 0, 0 };
             pthread_mutex_lock(&q->lock);
             long want = chunk_size(q, mean, ranks);
             pthread_mutex_unlock(&q->lock);
-            chunk[1] = take(q, want, &chunk[0]);
+            chunk[1] = s->lost ? 0 : take(q, want, &chunk[0]);
             s->first = chunk[0];
             s->count = chunk[1];
             MPI_Send(chunk, 2, MPI_LONG, st.MPI_SOURCE, TAG_ASSIGN, MPI_COMM_WORLD);
@@ -220,54 +269,90 @@ static int serve(queue *q, int ranks, double rank_timeout, const char *program)
             MPI_Recv(NULL, 0, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
         }
+        stats->busy_seconds += thread_cpu_seconds() - handling;
     }
     free(buffer);
     free(state);
     return lost;
 }
 
-// A worker rank: asks for chunks until it gets an empty one, sends every run's line.
+// Appends text to a growing buffer; 0, or -1 when out of memory.
+static int append(char **buffer, size_t *len, size_t *capacity, const char *text, size_t n)
+{
+    if (*len + n + 1 > *capacity) {
+        size_t cap = *capacity ? *capacity : 4096;
+        while (cap < *len + n + 1)
+            cap *= 2;
+        char *grown = realloc(*buffer, cap);
+        if (!grown)
+            return -1;
+        *buffer = grown;
+        *capacity = cap;
+    }
+    memcpy(*buffer + *len, text, n);
+    *len += n;
+    (*buffer)[*len] = '\0';
+    return 0;
+}
+
+// A worker rank: asks for chunks (sending the results of the last one) until it gets an empty
+// one.
 static int work(const sweep_job *job)
 {
     double total = 0;
     long runs = 0;
+    char *message = NULL, head[96];
+    size_t len = 0, capacity = 0;
+    int rc = 0;
     for (;;) {
-        double mean = runs > 0 ? total / (double)runs : 0;
         long chunk[2];
-        if (MPI_Send(&mean, 1, MPI_DOUBLE, 0, TAG_REQUEST, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        if (MPI_Send(message ? message : "0\n", message ? (int)len : 2, MPI_CHAR, 0,
+                     TAG_REQUEST, MPI_COMM_WORLD) != MPI_SUCCESS ||
             MPI_Recv(chunk, 2, MPI_LONG, 0, TAG_ASSIGN, MPI_COMM_WORLD, MPI_STATUS_IGNORE) !=
-                MPI_SUCCESS)
-            return 3;
+                MPI_SUCCESS) {
+            rc = 3;
+            break;
+        }
         if (chunk[1] == 0)
-            return 0;
+            break;
+        // a field of MEAN_WIDTH bytes for the mean run time, filled in when the chunk is done
+        len = 0;
+        if (append(&message, &len, &capacity, "                                ", MEAN_WIDTH)) {
+            rc = 3;
+            break;
+        }
         for (long i = chunk[0]; i < chunk[0] + chunk[1]; i++) {
             double start = sweep_now();
             sweep_status status;
             char *line = sweep_run_line(job, i, &status);
             total += sweep_now() - start;
             runs++;
-            if (!line)
-                line = sweep_missing_line(job, i, SWEEP_LOST, "out of memory on a worker rank");
-            if (!line)
-                return 3;
-            size_t len = strlen(line) + 48;
-            char *message = malloc(len);
-            if (!message) {
-                free(line);
-                return 3;
+            if (!line) {
+                status = SWEEP_LOST;
+                line = sweep_missing_line(job, i, status, "out of memory on a worker rank");
             }
-            int n = snprintf(message, len, "%ld %d\n%s", i, (int)status, line);
+            int n = snprintf(head, sizeof head, "%ld %d %zu\n", i, (int)status,
+                             line ? strlen(line) : 0);
+            if (!line || append(&message, &len, &capacity, head, (size_t)n) ||
+                append(&message, &len, &capacity, line, strlen(line))) {
+                free(line);
+                rc = 3;
+                break;
+            }
             free(line);
-            int rc = MPI_Send(message, n, MPI_CHAR, 0, TAG_RESULT, MPI_COMM_WORLD);
-            free(message);
-            if (rc != MPI_SUCCESS)
-                return 3;
         }
+        if (rc)
+            break;
+        // the mean over all runs so far, right-aligned (strtod skips the leading spaces)
+        int n = snprintf(head, sizeof head, "%.17g\n", total / (double)runs);
+        memcpy(message + MEAN_WIDTH - n, head, (size_t)n);
     }
+    free(message);
+    return rc;
 }
 
 // Rank 0: the computing thread, the MPI loop, RESULTS. Returns the exit status.
-static int lead(sweep_cli *cli, int ranks, double rank_timeout, int *lost)
+static int lead(sweep_cli *cli, int ranks, double rank_timeout, int show_stats, int *lost)
 {
     const sweep_job *job = &cli->job;
     char *header = sweep_header_line(job);
@@ -287,7 +372,8 @@ static int lead(sweep_cli *cli, int ranks, double rank_timeout, int *lost)
     double start = sweep_now();
     pthread_t thread;
     int threaded = pthread_create(&thread, NULL, local_worker, &q) == 0;
-    *lost = serve(&q, ranks, rank_timeout, "dirac-mpi sweep");
+    serve_stats stats = { 0, 0, 0 };
+    *lost = serve(&q, ranks, rank_timeout, "dirac-mpi sweep", &stats);
     if (threaded)
         pthread_join(thread, NULL);
     else
@@ -311,6 +397,12 @@ static int lead(sweep_cli *cli, int ranks, double rank_timeout, int *lost)
     } else if (not_ok || *lost) {
         rc = 3;
     }
+    if (show_stats)
+        fprintf(stderr, "dirac-mpi sweep: rank 0 handled %ld messages carrying %ld results in "
+                        "%.6f s busy (%.3g us per message, %.3g us per result)\n",
+                stats.messages, stats.results, stats.busy_seconds,
+                stats.messages ? 1e6 * stats.busy_seconds / (double)stats.messages : 0.0,
+                stats.results ? 1e6 * stats.busy_seconds / (double)stats.results : 0.0);
     if (!cli->quiet)
         fprintf(stderr, "dirac-mpi sweep: %ld runs (%ld not ok) on %d rank%s in %.3g s; results "
                         "in %s\n", job->plan.runs, not_ok, ranks, ranks == 1 ? "" : "s", wall,
@@ -318,10 +410,19 @@ static int lead(sweep_cli *cli, int ranks, double rank_timeout, int *lost)
     return rc;
 }
 
-// Removes "--rank-timeout S" from the arguments (the rest is `dirac sweep`'s command line).
-static int take_rank_timeout(int *argc, char **argv, double *timeout)
+// Removes dirac-mpi's own options, "--rank-timeout S" and "--stats", from the arguments (the
+// rest is `dirac sweep`'s command line).
+static int take_mpi_options(int *argc, char **argv, double *timeout, int *stats)
 {
     for (int i = 1; i < *argc; i++) {
+        if (!strcmp(argv[i], "--stats")) {
+            *stats = 1;
+            for (int k = i; k + 1 <= *argc; k++)
+                argv[k] = argv[k + 1];
+            --*argc;
+            i--;
+            continue;
+        }
         if (strcmp(argv[i], "--rank-timeout"))
             continue;
         char *end = NULL;
@@ -335,7 +436,7 @@ static int take_rank_timeout(int *argc, char **argv, double *timeout)
         for (int k = i; k + 2 <= *argc; k++)
             argv[k] = argv[k + 2];
         *argc -= 2;
-        return 0;
+        i--;
     }
     return 0;
 }
@@ -352,7 +453,7 @@ int main(int argc, char **argv)
         openblas_set_num_threads(1);
     if (argc < 2 || strcmp(argv[1], "sweep")) {
         if (rank == 0)
-            fputs("usage: [mpirun -np P] dirac-mpi sweep [--rank-timeout S] ARGS...\n"
+            fputs("usage: [mpirun -np P] dirac-mpi sweep [--rank-timeout S] [--stats] ARGS...\n"
                   "(ARGS as for 'dirac sweep'; see 'dirac sweep --help')\n", stderr);
         MPI_Finalize();
         return 2;
@@ -370,7 +471,8 @@ int main(int argc, char **argv)
     }
     double rank_timeout = 0;
     int sweep_argc = argc - 1;
-    int rc = take_rank_timeout(&sweep_argc, argv + 1, &rank_timeout);
+    int show_stats = 0;
+    int rc = take_mpi_options(&sweep_argc, argv + 1, &rank_timeout, &show_stats);
     sweep_cli cli;
     memset(&cli, 0, sizeof cli);
     if (!rc)
@@ -391,7 +493,7 @@ int main(int argc, char **argv)
         fputs("dirac-mpi sweep: note: --jobs is ignored; each rank computes one run at a time "
               "(start more ranks instead)\n", stderr);
     int lost = 0;
-    rc = rank == 0 ? lead(&cli, ranks, rank_timeout, &lost) : work(&cli.job);
+    rc = rank == 0 ? lead(&cli, ranks, rank_timeout, show_stats, &lost) : work(&cli.job);
     sweep_cli_free(&cli);
     if (lost) {
         fflush(NULL);
