@@ -11,6 +11,29 @@ static const char *plural(int count, const char *one, const char *many)
     return count == 1 ? one : many;
 }
 
+// A nonholonomic constraint's integrability, saying how it is known: symbolically (everywhere)
+// or from the Frobenius defect max |dω(X, Y)| over X, Y in Δ at the initial state.
+static void print_integrability(dirac_integrability verdict, double defect)
+{
+    switch (verdict) {
+    case DIRAC_INTEGRABLE_CLOSED:
+        printf("  integrable: d(omega) = 0 identically");
+        break;
+    case DIRAC_INTEGRABLE_FROBENIUS:
+        printf("  integrable: omega ^ d(omega) = 0 identically");
+        break;
+    case DIRAC_NOT_INTEGRABLE:
+        printf("  non-integrable (Frobenius defect %.3e at the initial state)", defect);
+        break;
+    case DIRAC_DEFECT_ZERO_AT_INITIAL_STATE:
+        printf("  Frobenius defect %.3e: zero at the initial state, integrability elsewhere "
+               "not shown", defect);
+        break;
+    default:
+        break;
+    }
+}
+
 static void print_report(const dirac_model *m, const dirac_model_analysis *a)
 {
     int n = dirac_model_coordinate_count(m), mc = dirac_model_constraint_count(m);
@@ -29,9 +52,7 @@ static void print_report(const dirac_model *m, const dirac_model_analysis *a)
                    dirac_model_constraint_is_time_dependent(m, c) ? " (time-dependent)" : "",
                    a->residual[c], a->velocity_residual[c]);
             if (!holonomic)
-                printf("  %s (Frobenius defect %.3e)",
-                       a->integrable[c] ? "integrable" : "non-integrable",
-                       a->integrability_defect[c]);
+                print_integrability(a->integrability[c], a->integrability_defect[c]);
             printf("\n");
         }
         printf("constraint distribution: dimension %d\n", a->distribution_dim);

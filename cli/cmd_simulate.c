@@ -1,6 +1,6 @@
 // `dirac simulate MODEL [-p NAME=VALUE]... [--method NAME] [--dt H] [--t-end T] [--out FILE.csv]
 //                 [--every K] [--summary FILE.json|-] [--project-initial] [--tol R]
-//                 [--max-iter N] [--quiet]`
+//                 [--max-iter N] [--quiet] [--strict]`
 //
 // Runs a model with one of the library's integrators, writes the trajectory as CSV (row by row,
 // so a failed run leaves a complete file up to its last good step) and a JSON summary.
@@ -13,8 +13,13 @@
 // has the force on each coordinate it acts on, F.NAME.COORD, and its power P.NAME; the summary
 // has the interactions' names and interaction_power_max, the largest |sum_k P_k| over all nodes.
 //
+// After the run, the library's quality measures (dirac_sim_quality_get: energy balance,
+// constraint residuals, entropy production against the model's own scales) become warnings:
+// printed as `dirac simulate: warning: ...`, listed in the summary's "warnings".
+//
 // Exit status: 0 success; 2 bad arguments or model; 3 the simulation failed (message from
-// dirac_sim_errmsg; the CSV and the summary are still written); 130 interrupted (SIGINT).
+// dirac_sim_errmsg; the CSV and the summary are still written), or it warned and --strict was
+// given; 130 interrupted (SIGINT).
 #define _POSIX_C_SOURCE 200809L   // isatty, fileno, clock_gettime
 
 #include "commands.h"
@@ -45,7 +50,7 @@ static const char usage[] =
     "                      [--out FILE.csv|-] [--every K] [--summary FILE.json|-]\n"
     "                      [--project-initial] [--tol R] [--max-iter N] [--quiet]\n"
     "                      [--plot FILE.png|FILE.svg] [--rtol R] [--atol A]\n"
-    "                      [--max-steps N]\n";
+    "                      [--max-steps N] [--strict]\n";
 
 // Command-line settings; the has_ flags say which were given.
 typedef struct sim_args {
@@ -60,6 +65,7 @@ typedef struct sim_args {
     const char *summary;   // NULL: no summary
     int project_initial;
     int quiet;
+    int strict;            // warnings make the run fail (exit 3)
     const char *plot;      // NULL: no figure
     double rtol, atol;     // adaptive step size when either is > 0
     long max_steps;        // 0: no limit for fixed steps, DEFAULT_MAX_STEPS for adaptive ones
@@ -224,6 +230,8 @@ static int parse_args(int argc, char **argv, sim_args *a)
             a->plot = value;
         } else if (!strcmp(arg, "--project-initial")) {
             a->project_initial = 1;
+        } else if (!strcmp(arg, "--strict")) {
+            a->strict = 1;
         } else if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
             a->quiet = 1;
         } else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
@@ -497,6 +505,22 @@ static void write_summary(FILE *f, const sim_args *a, const sim_settings *s, con
         json_string(&w, NULL, dirac_model_interaction_name(m, k));
     json_end(&w);
     json_number(&w, "interaction_power_max", sim && ni > 0 ? st->run.interaction_power_max : missing);
+    // the run's errors relative to the model's scales, and the warnings they raise
+    dirac_sim_quality quality;
+    memset(&quality, 0, sizeof quality);
+    if (sim)
+        dirac_sim_quality_get(sim, &quality);
+    json_number(&w, "energy_error_relative", sim ? quality.energy_error : missing);
+    json_number(&w, "constraint_error_relative",
+                sim && dirac_model_constraint_count(m) > 0 ? quality.constraint_error : missing);
+    json_number(&w, "velocity_constraint_error_relative",
+                sim && dirac_model_constraint_count(m) > 0 ? quality.velocity_constraint_error
+                                                            : missing);
+    json_number(&w, "entropy_decrease_relative", sim && ns > 0 ? quality.entropy_decrease : missing);
+    json_array(&w, "warnings");
+    for (int k = 0, count = sim ? dirac_sim_warning_count(sim) : 0; k < count; k++)
+        json_string(&w, NULL, dirac_sim_warning(sim, k));
+    json_end(&w);
     if (sim) {
         int n = dirac_model_coordinate_count(m);
         const double *q = dirac_sim_q(sim), *v = dirac_sim_v(sim), *p = dirac_sim_p(sim);
@@ -673,6 +697,17 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
                             "(t = %.10g, step %ld) is in %s (%ld %s)\n",
                     dirac_sim_time(sim), st->run.steps, csv_path, st->rows,
                     st->rows == 1 ? "row" : "rows");
+    }
+    // the run's quality against the model's scales (also of a failed or interrupted run)
+    int warnings = dirac_sim_warning_count(sim);
+    for (int k = 0; k < warnings; k++)
+        print_message("warning: ", dirac_sim_warning(sim, k));
+    if (warnings > 0 && a->strict && rc == 0) {
+        st->failed = 1;
+        st->error = warnings == 1 ? "the run raised a warning and --strict was given"
+                                  : "the run raised warnings and --strict was given";
+        print_message("error: ", st->error);
+        rc = EXIT_FAILED;
     }
     return rc;
 }

@@ -221,6 +221,21 @@ const char *dirac_sim_method(const dirac_sim *sim);
 const char *dirac_sim_method_requested(const dirac_sim *sim);
 const char *dirac_sim_method_reason(const dirac_sim *sim);
 int dirac_sim_newton_iterations(const dirac_sim *sim);
+typedef struct dirac_sim_quality {
+    double energy_error;
+    double energy_error_time;
+    double constraint_error;
+    double constraint_error_time;
+    int constraint_error_index;
+    double velocity_constraint_error;
+    double velocity_constraint_error_time;
+    int velocity_constraint_error_index;
+    double entropy_decrease;
+    double entropy_decrease_time;
+} dirac_sim_quality;
+void dirac_sim_quality_get(const dirac_sim *sim, dirac_sim_quality *out);
+int dirac_sim_warning_count(const dirac_sim *sim);
+const char *dirac_sim_warning(const dirac_sim *sim, int i);
 
 int dirac_model_column_count(const dirac_model *model);
 int dirac_model_column_name(const dirac_model *model, int k, char *buf, size_t size);

@@ -244,4 +244,13 @@ typedef const char *(*expr_name_fn)(int32_t index, void *user);
 dirac_status expr_print(const expr_pool *pool, expr_id e, expr_print_style style,
                         expr_name_fn name, void *user, char **text, dirac_error *err);
 
+/// Prints e as a term of a sum (in equations built from pieces): the text is e's magnitude
+/// and *negative says whether e is to be subtracted — the leading sign of a negative constant,
+/// a negation, or a product or quotient whose first factor carries one, is taken out
+/// (−2*x prints "2*x" with *negative = 1; -(a - b) prints "a - b"). *is_sum is 1 when the
+/// text is a sum or difference (it needs parentheses as a factor or after a minus).
+dirac_status expr_print_term(const expr_pool *pool, expr_id e, expr_print_style style,
+                             expr_name_fn name, void *user, char **text, int *negative,
+                             int *is_sum, dirac_error *err);
+
 #endif

@@ -36,7 +36,19 @@ typedef struct printer {
     char *out;
     size_t length, size;
     dirac_status status;
+    // nodes printed without their sign (expr_print_term): the negative constants and
+    // negations on the path of leading factors from the root
+    expr_id marks[32];
+    int mark_count;
 } printer;
+
+static int marked(const printer *p, expr_id id)
+{
+    for (int k = 0; k < p->mark_count; k++)
+        if (p->marks[k] == id)
+            return 1;
+    return 0;
+}
 
 static void push(printer *p, expr_id node, int parens, const char *text)
 {
@@ -135,6 +147,12 @@ static void emit_name(printer *p, int32_t index)
 static int precedence(const printer *p, expr_id id)
 {
     const expr_node *n = &p->pool->nodes[id];
+    while (n->kind == EXPR_NEG && marked(p, id)) {   // prints as its operand
+        id = n->a;
+        n = &p->pool->nodes[id];
+    }
+    if (n->kind == EXPR_CONST && marked(p, id))
+        return PREC_ATOM;
     switch ((expr_kind)n->kind) {
     case EXPR_CONST:
         return n->value < 0.0 || (n->value == 0.0 && signbit(n->value)) ? PREC_UNARY : PREC_ATOM;
@@ -211,6 +229,14 @@ static void expand(printer *p, expr_id id)
     const expr_node *n = &p->pool->nodes[id];
     int latex = p->style == EXPR_PRINT_LATEX;
     expr_kind kind = (expr_kind)n->kind;
+    if (marked(p, id) && (kind == EXPR_CONST || kind == EXPR_NEG)) {
+        // the magnitude: the sign went to the term's + or −
+        if (kind == EXPR_CONST)
+            emit_number(p, -n->value);
+        else
+            push(p, n->a, 0, NULL);
+        return;
+    }
     switch (kind) {
     case EXPR_CONST:
         emit_number(p, n->value);
@@ -300,14 +326,11 @@ static void expand(printer *p, expr_id id)
     }
 }
 
-dirac_status expr_print(const expr_pool *pool, expr_id e, expr_print_style style,
-                        expr_name_fn name, void *user, char **text, dirac_error *err)
+// Prints e with the printer's marks (see expr_print_term).
+static dirac_status print_marked(printer *pp, expr_id e, char **text, dirac_error *err)
 {
-    *text = NULL;
-    if (!expr_valid(pool, e))
-        return error_set(err, DIRAC_ERR_ARGUMENT, "expr_print: expression id %d out of range",
-                         (int)e);
-    printer p = { pool, style, name, user, NULL, 0, 0, NULL, 0, 0, DIRAC_OK };
+    printer p = *pp;
+    expr_print_style style = p.style;
     emit(&p, "", 0);
     push(&p, e, 0, NULL);
     while (p.depth > 0 && p.status == DIRAC_OK) {
@@ -333,4 +356,50 @@ dirac_status expr_print(const expr_pool *pool, expr_id e, expr_print_style style
     }
     *text = p.out;
     return DIRAC_OK;
+}
+
+dirac_status expr_print(const expr_pool *pool, expr_id e, expr_print_style style,
+                        expr_name_fn name, void *user, char **text, dirac_error *err)
+{
+    *text = NULL;
+    if (!expr_valid(pool, e))
+        return error_set(err, DIRAC_ERR_ARGUMENT, "expr_print: expression id %d out of range",
+                         (int)e);
+    printer p = { .pool = pool, .style = style, .name = name, .user = user, .status = DIRAC_OK };
+    return print_marked(&p, e, text, err);
+}
+
+dirac_status expr_print_term(const expr_pool *pool, expr_id e, expr_print_style style,
+                             expr_name_fn name, void *user, char **text, int *negative,
+                             int *is_sum, dirac_error *err)
+{
+    *text = NULL;
+    *negative = 0;
+    *is_sum = 0;
+    if (!expr_valid(pool, e))
+        return error_set(err, DIRAC_ERR_ARGUMENT,
+                         "expr_print_term: expression id %d out of range", (int)e);
+    printer p = { .pool = pool, .style = style, .name = name, .user = user, .status = DIRAC_OK };
+    // the leading sign: follow negations and first factors of products and quotients from the
+    // root; each negation or negative constant on the way flips it and prints unsigned
+    expr_id id = e;
+    while (p.mark_count < (int)(sizeof p.marks / sizeof p.marks[0])) {
+        const expr_node *n = &pool->nodes[id];
+        if (n->kind == EXPR_CONST) {
+            if (n->value < 0.0) {
+                p.marks[p.mark_count++] = id;
+                *negative ^= 1;
+            }
+            break;
+        }
+        if (n->kind == EXPR_NEG) {
+            p.marks[p.mark_count++] = id;
+            *negative ^= 1;
+        } else if (n->kind != EXPR_MUL && n->kind != EXPR_DIV) {
+            break;
+        }
+        id = n->a;
+    }
+    *is_sum = precedence(&p, e) < PREC_PRODUCT;
+    return print_marked(&p, e, text, err);
 }

@@ -116,4 +116,10 @@ struct dirac_model {
 /// Evaluates a group at x into values (work: model->work_size doubles).
 void model_group_eval(const model_group *g, const double *x, double *work, double *values);
 
+/// The symbolic Frobenius test of every constraint (src/model_frobenius.c): verdict[a] is
+/// DIRAC_INTEGRABLE_HOLONOMIC, _CLOSED or _FROBENIUS where shown, else
+/// DIRAC_DEFECT_ZERO_AT_INITIAL_STATE (not shown; the numerical test decides the rest).
+dirac_status model_frobenius_symbolic(const dirac_model *m, dirac_integrability *verdict,
+                                      dirac_error *err);
+
 #endif

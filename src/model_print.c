@@ -6,6 +6,7 @@
 #include "error.h"
 #include "text.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,21 +92,47 @@ static void put_expr(print_ctx *p, expr_id e)
     free(text);
 }
 
-// " + (e)" unless e is the constant 0; `first` tracks whether anything was printed yet.
-static void put_term(print_ctx *p, expr_id e, const char *factor, int *first)
+// Where a term's factor stands: before the coefficient (μ ω) or after it (κ (T_b − T_a)).
+enum { FACTOR_BEFORE, FACTOR_AFTER };
+
+// One term of a sum, ±coefficient·factor (factor NULL: the coefficient alone; `negate`: the
+// term is subtracted). A zero coefficient prints nothing; a coefficient ±1 prints only the
+// factor; the coefficient's leading sign goes into the + or − (expr_print_term), and it is
+// parenthesized only when it is a sum that would otherwise run into a factor or a minus.
+// `first` tracks whether anything was printed yet.
+static void put_term(print_ctx *p, expr_id coefficient, int negate, const char *factor,
+                     int where, int *first)
 {
-    if (expr_is_const(p->m->pool, e, 0.0))
+    if (p->status != DIRAC_OK || expr_is_const(p->m->pool, coefficient, 0.0))
         return;
     int latex = p->style == DIRAC_EQUATIONS_LATEX;
-    fputs(*first ? "" : " + ", p->out);
-    if (factor)
-        fprintf(p->out, latex ? "%s \\left(" : "%s*(", factor);
-    else if (!*first)
-        fputs(latex ? "\\left(" : "(", p->out);
-    put_expr(p, e);
-    if (factor || !*first)
-        fputs(latex ? "\\right)" : ")", p->out);
+    char *text = NULL;
+    int negative = 0, is_sum = 0;
+    p->status = expr_print_term(p->m->pool, coefficient, latex ? EXPR_PRINT_LATEX : EXPR_PRINT_INFIX,
+                                name_of, p, &text, &negative, &is_sum, p->err);
+    if (p->status != DIRAC_OK)
+        return;
+    negative ^= negate;
+    fputs(*first ? (negative ? "-" : "") : (negative ? " - " : " + "), p->out);
     *first = 0;
+    int unit = factor && (expr_is_const(p->m->pool, coefficient, 1.0) ||
+                          expr_is_const(p->m->pool, coefficient, -1.0));
+    int parens = is_sum && (factor || negative);
+    const char *open = parens ? (latex ? "\\left(" : "(") : "";
+    const char *close = parens ? (latex ? "\\right)" : ")") : "";
+    if (!factor) {
+        fprintf(p->out, "%s%s%s", open, text, close);
+    } else if (unit) {
+        fputs(factor, p->out);
+    } else if (where == FACTOR_BEFORE) {
+        // LaTeX juxtaposes, except before a number (μ \cdot 2 x)
+        const char *times = !latex ? "*" : !parens && (isdigit((unsigned char)text[0]) ||
+                                                      text[0] == '.') ? " \\cdot " : " ";
+        fprintf(p->out, "%s%s%s%s%s", factor, times, open, text, close);
+    } else {
+        fprintf(p->out, "%s%s%s%s%s", open, text, close, latex ? " " : "*", factor);
+    }
+    free(text);
 }
 
 static void print_equations(print_ctx *p)
@@ -128,13 +155,14 @@ static void print_equations(print_ctx *p)
     for (int i = 0; i < m->n; i++) {
         fprintf(p->out, latex ? "\\dot p_{%s}%s" : "  d/dt p.%s%s", p->names[i], eq);
         int first = 1;
-        put_term(p, m->gradient.ids[i], NULL, &first);
-        put_term(p, m->forces.ids[i], NULL, &first);
+        put_term(p, m->gradient.ids[i], 0, NULL, FACTOR_AFTER, &first);
+        put_term(p, m->forces.ids[i], 0, NULL, FACTOR_AFTER, &first);
         const model_sparse *f = &m->constraint_forms;
         for (int a = 0; a < m->m; a++)
             for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
                 if (f->col[k] == i)
-                    put_term(p, f->values.ids[k], p->names[m->first_mu + a], &first);
+                    put_term(p, f->values.ids[k], 0, p->names[m->first_mu + a], FACTOR_BEFORE,
+                             &first);
         if (first)
             fputs("0", p->out);
         fputs(eol, p->out);
@@ -155,28 +183,35 @@ static void print_equations(print_ctx *p)
         fputs("entropy (T = -dL/dS; T S' = -friction power + heat):\n", p->out);
     for (int j = 0; j < m->ns; j++) {
         const char *s = p->names[m->first_s + j];
-        fprintf(p->out, latex ? "T_{%s}%s-\\left(" : "  T.%s%s-(", s, eq);
-        put_expr(p, m->gradient.ids[m->first_s + j]);
-        fputs(latex ? "\\right)" : ")", p->out);
+        fprintf(p->out, latex ? "T_{%s}%s" : "  T.%s%s", s, eq);
+        int first_t = 1;
+        put_term(p, m->gradient.ids[m->first_s + j], 1, NULL, FACTOR_AFTER, &first_t);
+        if (first_t)
+            fputs("0", p->out);
         fputs(eol, p->out);
         fprintf(p->out, latex ? "T_{%s} \\dot %s%s" : "  T.%s * %s'%s", s, s, eq);
         int first = 1;
-        for (int k = 0; k < m->friction_count; k++) {
-            if (m->friction_entropy[k] != j)
-                continue;
-            put_term(p, m->friction[k], latex ? "-" : "-1", &first);
-            fprintf(p->out, latex ? " %s" : "*%s", p->names[m->first_v + m->friction_coord[k]]);
-        }
-        for (int k = 0; k < m->heat_count; k++) {
+        for (int k = 0; k < m->friction_count; k++)   // −F^fr·v
+            if (m->friction_entropy[k] == j)
+                put_term(p, m->friction[k], 1, p->names[m->first_v + m->friction_coord[k]],
+                         FACTOR_AFTER, &first);
+        for (int k = 0; k < m->heat_count; k++) {     // κ (T_other − T_j)
             int a = m->heat_pair[2 * k], b = m->heat_pair[2 * k + 1];
             if (a != j && b != j)
                 continue;
-            int other = a == j ? b : a;
-            put_term(p, m->heat_conductance[k], NULL, &first);
-            fprintf(p->out, latex ? " (T_{%s} - T_{%s})" : "*(T.%s - T.%s)",
-                    p->names[m->first_s + other], s);
+            char *difference = text_concat(latex ? "\\left(T_{" : "(T.",
+                                           p->names[m->first_s + (a == j ? b : a)],
+                                           latex ? "} - T_{" : " - T.");
+            char *factor = difference ? text_concat(difference, s, latex ? "}\\right)" : ")")
+                                      : NULL;
+            if (!factor)
+                p->status = error_set(p->err, DIRAC_ERR_NOMEM, "out of memory");
+            else
+                put_term(p, m->heat_conductance[k], 0, factor, FACTOR_AFTER, &first);
+            free(difference);
+            free(factor);
         }
-        put_term(p, m->heat_input[j], NULL, &first);
+        put_term(p, m->heat_input[j], 0, NULL, FACTOR_AFTER, &first);
         if (first)
             fputs("0", p->out);
         fputs(eol, p->out);

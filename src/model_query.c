@@ -260,6 +260,7 @@ void dirac_model_analysis_free(dirac_model_analysis *a)
         return;
     free(a->integrability_defect);
     free(a->integrable);
+    free(a->integrability);
     free(a->residual);
     free(a->velocity_residual);
     memset(a, 0, sizeof *a);
@@ -284,12 +285,15 @@ dirac_status dirac_model_analyze(const dirac_model *m, dirac_model_analysis *out
     double *curv = calloc(nn, sizeof *curv);
     out->integrability_defect = calloc((size_t)mc + 1, sizeof *out->integrability_defect);
     out->integrable = calloc((size_t)mc + 1, sizeof *out->integrable);
+    out->integrability = calloc((size_t)mc + 1, sizeof *out->integrability);
     out->residual = calloc((size_t)mc + 1, sizeof *out->residual);
     out->velocity_residual = calloc((size_t)mc + 1, sizeof *out->velocity_residual);
     dirac_status status = DIRAC_OK;
     if (!x || !work || !vals || !dense || !curv || !out->integrability_defect ||
-        !out->integrable || !out->residual || !out->velocity_residual)
+        !out->integrable || !out->integrability || !out->residual || !out->velocity_residual)
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    if (status == DIRAC_OK)
+        status = model_frobenius_symbolic(m, out->integrability, err);
     double *hess = vals, *forms = hess + m->hessian.nnz, *curvature = forms + m->constraint_forms.nnz;
     double *gradient = curvature + m->form_curvature.nnz, *values = gradient + 2 * n + m->ns + 1;
     double *rates = values + mc, *lagrangian = rates + mc;
@@ -328,7 +332,10 @@ dirac_status dirac_model_analyze(const dirac_model *m, dirac_model_analysis *out
             g += forms[k] * m->v0[m->constraint_forms.col[k]];
         out->residual[a] = fabs(values[a]);
         out->velocity_residual[a] = fabs(g);
-        out->integrable[a] = 1;
+        dirac_integrability *verdict = &out->integrability[a];
+        out->integrable[a] = *verdict == DIRAC_INTEGRABLE_HOLONOMIC ||
+                             *verdict == DIRAC_INTEGRABLE_CLOSED ||
+                             *verdict == DIRAC_INTEGRABLE_FROBENIUS;
         if (m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC)
             continue;
         // Frobenius: dω^a(X, Y) = Y^T (C − C^T) X with C_ij = ∂ω_a,i/∂q_j, for X, Y ∈ Δ;
@@ -349,7 +356,11 @@ dirac_status dirac_model_analyze(const dirac_model *m, dirac_model_analysis *out
                 defect = fabs(value) > defect ? fabs(value) : defect;
             }
         out->integrability_defect[a] = defect;
-        out->integrable[a] = defect <= 1e-10 * (1.0 + scale);
+        // a defect at rounding level at one point shows nothing beyond that point; one above
+        // it shows that Δ is not integrable
+        if (!out->integrable[a])
+            *verdict = defect <= 1e-10 * (1.0 + scale) ? DIRAC_DEFECT_ZERO_AT_INITIAL_STATE
+                                                       : DIRAC_NOT_INTEGRABLE;
     }
     out->interconnection_angle = NAN;
     out->subsystem_count = m->subsystem_count;

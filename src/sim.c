@@ -325,6 +325,7 @@ void dirac_sim_destroy(dirac_sim *sim)
     for (int k = 0; k < 3; k++)
         eval_free(&sim->eval[k]);
     newton_free(&sim->nw);
+    run_quality_free(&sim->quality);
     free(sim);
 }
 
@@ -643,6 +644,8 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
                                    "temperatures -dL/dS must be positive",
                                    model->entropy_names[j], sim->temperature[j]);
     }
+    if (status == DIRAC_OK)
+        status = run_quality_start(sim, err);
     if (status == DIRAC_OK && method->check && method->check(sim) != DIRAC_OK)
         status = error_set(err, DIRAC_ERR_UNSUPPORTED, "%s", sim->errmsg);
     if (status != DIRAC_OK) {
@@ -729,6 +732,8 @@ static dirac_status raw_step(dirac_sim *sim, double t_after)
         sim->t = t_after;
         sim_update_diagnostics(sim);
         status = check_finite(sim);
+        if (status == DIRAC_OK)
+            status = run_quality_check_outputs(sim);
         if (status != DIRAC_OK)
             sim->t = t_before;
     }
@@ -895,6 +900,7 @@ dirac_status dirac_sim_step(dirac_sim *sim)
         return status;
     }
     sim->steps++;
+    run_quality_observe(sim);
     return DIRAC_OK;
 }
 

@@ -7,6 +7,7 @@
 
 #include "model.h"
 #include "newton.h"
+#include "run_quality.h"
 
 #include <stdbool.h>
 
@@ -84,6 +85,7 @@ struct dirac_sim {
     double block_scale[4];           // largest |q|, |v|, |p|, |S| so far (default atol)
     unsigned char *constrained;      // per coordinate: appears in some constraint's form
     bool started;                 // dirac2: first step done
+    run_quality quality;          // the run's errors against the model's scales (warnings)
 };
 
 struct sim_method {

@@ -27,9 +27,26 @@ out=$("$dirac" check "$src/examples/pendulum.dirac")
 check "pendulum: sizes" grep -q '^sizes: 2 coordinates, 1 constraint, 0 entropy variables, 0 components$' <<<"$out"
 check "pendulum: holonomic rod at residual 0" grep -Eq '^  rod +holonomic +residual 0.000e\+00' <<<"$out"
 check "pendulum: regular Lagrangian" grep -q 'Lagrangian: regular (rank of d2L/dv2 = 2 of 2)' <<<"$out"
-check "pendulum: momentum balance" grep -q 'd/dt p.y = -9.81 + mu.rod\*(2\*y)' <<<"$out"
+check "pendulum: momentum balance" grep -q 'd/dt p.y = -9.81 + mu.rod\*2\*y' <<<"$out"
 out=$("$dirac" check "$src/examples/pendulum.dirac" -p m=2 --latex)
 check "-p m=2 changes the equations" grep -q 'p_{x} &= 2 \\dot{x}' <<<"$out"
+
+# integrability: how it is known (symbolically everywhere, or numerically at the initial state)
+out=$("$dirac" check "$src/examples/knife_edge.dirac")
+check "knife edge: non-integrable at the initial state" \
+  grep -q 'blade .*non-integrable (Frobenius defect 1.000e+00 at the initial state)$' <<<"$out"
+out=$("$dirac" check "$src/examples/lc_circuit.dirac")
+check "KCL: integrable, shown symbolically" grep -q 'kcl .*integrable: d(omega) = 0 identically$' <<<"$out"
+printf 'model h\ncoordinate x, y, z\nlagrangian (x'"'"'^2 + y'"'"'^2 + z'"'"'^2)/2\nconstraint c: z'"'"' - x^2*y'"'"' = 0\n' >"$tmp/h.dirac"
+out=$("$dirac" check "$tmp/h.dirac")
+check "defect zero only at the initial state is said so" \
+  grep -q 'c .*Frobenius defect 0.000e+00: zero at the initial state, integrability elsewhere not shown$' <<<"$out"
+
+# a zero conductance is no term: the entropy balance is 0 (text and LaTeX)
+out=$("$dirac" check "$src/examples/thermo/two_bodies.dirac" -p kappa=0)
+check "zero conductance: T.S1 * S1' = 0" grep -qx "  T.S1 \* S1' = 0" <<<"$out"
+out=$("$dirac" check "$src/examples/thermo/two_bodies.dirac" -p kappa=0 --latex)
+check "zero conductance (LaTeX): = 0" grep -qx 'T_{\\mathrm{S1}} \\dot \\mathrm{S1} &= 0 \\\\' <<<"$out"
 
 printf 'model broken\ncoordinate x\nlagrangian x'"'"'^2 + y\n' >"$tmp/broken.dirac"
 err=$("$dirac" check "$tmp/broken.dirac" 2>&1 >/dev/null); rc=$?

@@ -165,12 +165,37 @@ steps=$(json_value blowup.json steps)
 check "blow-up: the last row is the last good step" \
   awk -F, -v s="$steps" 'END { exit !(s > 1000 && $1 > s * 1e-3 - 1e-9 && $1 < s * 1e-3 + 1e-9) }' blowup.csv
 
+# warnings (docs/cli.md): rk4 on a constraint that has no solution for t > 1
+printf 'model dep2\ncoordinate x, y\nlagrangian (x'"'"'^2 + y'"'"'^2)/2\nconstraint circle: x^2 + y^2 = 1\nconstraint drive: y = t\ninitial x = 1, y'"'"' = 1\nsimulate dt = 0.125, t_end = 2\n' >dep2.dirac
+"$dirac" simulate dep2.dirac --method rk4 --out dep2.csv --summary dep2.json -q 2>err; rc=$?
+check "warnings: a nonsense run still exits 0" test $rc -eq 0
+check "warnings: printed as 'dirac simulate: warning: ...'" \
+  grep -q "^dirac simulate: warning: constraint 'circle' is violated" err
+check "warnings: listed in the summary" python3 -c "
+import json, sys
+s = json.load(open('dep2.json'))
+sys.exit(not (s['status'] == 'ok' and any('constraint \\'circle\\'' in w for w in s['warnings'])))"
+"$dirac" simulate dep2.dirac --method rk4 --out dep2.csv --summary dep2.json -q --strict 2>err; rc=$?
+check "warnings: --strict exits 3" test $rc -eq 3
+check "warnings: --strict says why" grep -q "^dirac simulate: error: the run raised warnings and --strict was given" err
+check "warnings: --strict marks the summary failed" grep -q '^  "status": "failed",$' dep2.json
+check "warnings: --strict keeps the CSV" csv_ok dep2.csv
+# a non-finite output fails the step where it appears (x = cos t, sqrt(x) from t > pi/2)
+printf 'model o\ncoordinate x\nlagrangian x'"'"'^2/2 - x^2/2\ninitial x = 1\noutput s = sqrt(x)\nsimulate dt = 0.01, t_end = 4\n' >o.dirac
+"$dirac" simulate o.dirac --out o.csv -q 2>err; rc=$?
+check "non-finite output: exit 3" test $rc -eq 3
+check "non-finite output: message names the step, time and output" \
+  grep -q "^dirac simulate: error: step 158 at t = 1\.58[0-9]* (midpoint): output 's' became NaN" err
+check "non-finite output: the CSV ends at the last good step, finite" csv_ok o.csv
+check "non-finite output: last row t = 1.57" test "$(tail -n 1 o.csv | cut -d, -f1)" = 1.5700000000000001
+
 # every example runs with its own simulate settings
 while IFS= read -r -d '' model; do
   name=${model#$src/}
-  "$dirac" simulate "$model" --out ex.csv --summary ex.json -q 2>err; rc=$?
-  check "simulate $name exits 0" test $rc -eq 0
+  "$dirac" simulate "$model" --out ex.csv --summary ex.json -q --strict 2>err; rc=$?
+  check "simulate $name exits 0 without warnings (--strict)" test $rc -eq 0
   [ $rc -eq 0 ] || cat err
+  check "simulate $name: \"warnings\": [] in the summary" grep -q '^  "warnings": \[\],$' ex.json
   check "simulate $name: CSV complete and finite" csv_ok ex.csv
 done < <(find "$src/examples" -name '*.dirac' -print0 | sort -z)
 exit $fail

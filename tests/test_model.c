@@ -174,8 +174,8 @@ static void pendulum(void)
     ENSURE(dirac_model_write_equations(m, DIRAC_EQUATIONS_TEXT, out, NULL) == DIRAC_OK);
     fclose(out);
     ENSURE_CONTAINS(text_out, "p.x = 1.5*x'");
-    ENSURE_CONTAINS(text_out, "d/dt p.x = mu.rod*(2*x)");
-    ENSURE_CONTAINS(text_out, "d/dt p.y = -14.715 + mu.rod*(2*y)");
+    ENSURE_CONTAINS(text_out, "d/dt p.x = mu.rod*2*x");
+    ENSURE_CONTAINS(text_out, "d/dt p.y = -14.715 + mu.rod*2*y");
     ENSURE_CONTAINS(text_out, "rod (holonomic): ");
     free(text_out);
     out = open_memstream(&text_out, &size);
@@ -207,6 +207,7 @@ static void lc_circuit_degenerate(void)
     ENSURE_EQ_INT(a.velocity_hessian_rank, 1);
     ENSURE_EQ_INT(a.constraint_rank, 1);
     ENSURE(a.integrable[0]);
+    ENSURE(a.integrability[0] == DIRAC_INTEGRABLE_CLOSED);   // ω = dq1 − dq2 = d(q1 − q2)
     ENSURE_LE(a.integrability_defect[0], 1e-15);
     ENSURE_NEAR(a.energy, 1e-6 / 4e-3, 1e-15);   // q2²/(2C)
     dirac_model_analysis_free(&a);
@@ -233,6 +234,7 @@ static void knife_edge_nonintegrable(void)
     dirac_model_analysis a;
     ENSURE(dirac_model_analyze(m, &a, NULL) == DIRAC_OK);
     ENSURE(!a.integrable[0]);
+    ENSURE(a.integrability[0] == DIRAC_NOT_INTEGRABLE);
     ENSURE_NEAR(a.integrability_defect[0], 1.0, 1e-12);
     ENSURE_EQ_INT(a.distribution_dim, 2);
     ENSURE_LE(a.residual[0], 1e-14);   // the initial velocity is along the blade
@@ -314,6 +316,64 @@ static void compile_errors(void)
                     "bad.dirac:4:10: error: simulate setting 'dt' evaluates to NaN");
 }
 
+// The integrability verdict of constraint 0 of `text` (with -p `override`, may be NULL) and its
+// numerical Frobenius defect at the initial state.
+static dirac_integrability integrability_of(const char *text, const char *override,
+                                            double *defect)
+{
+    dirac_model *m = compile_text(text, override ? &override : NULL, override ? 1 : 0);
+    dirac_integrability verdict = DIRAC_INTEGRABLE_HOLONOMIC;
+    *defect = -1;
+    if (!m)
+        return verdict;
+    dirac_model_analysis a;
+    ENSURE(dirac_model_analyze(m, &a, NULL) == DIRAC_OK);
+    verdict = a.integrability[0];
+    *defect = a.integrability_defect[0];
+    ENSURE_EQ_INT(a.integrable[0], verdict == DIRAC_INTEGRABLE_CLOSED ||
+                                       verdict == DIRAC_INTEGRABLE_FROBENIUS);
+    dirac_model_analysis_free(&a);
+    dirac_model_destroy(m);
+    return verdict;
+}
+
+static void frobenius_symbolic(void)
+{
+    double defect;
+    // d/dt of the holonomic φ = x² y + z sin x: ω = dφ = (2xy + z cos x) dx + x² dy + sin x dz
+    // is closed (dω = d²φ = 0); shown symbolically everywhere, not only at the initial state
+    ENSURE(integrability_of("model exact\ncoordinate x, y, z\n"
+                            "lagrangian (x'^2 + y'^2 + z'^2)/2\n"
+                            "constraint c: (2*x*y + z*cos(x))*x' + x^2*y' + sin(x)*z' = 0\n"
+                            "initial x = 0.3, y = 0.7, z = -0.2\n",
+                            NULL, &defect) == DIRAC_INTEGRABLE_CLOSED);
+    ENSURE_LE(defect, 1e-14);
+    // ω = y dx − x dy (the level sets of x/y, with the integrating factor y²): dω = −2 dx∧dy
+    // is not zero, but ω ∧ dω = 0 (a 3-form with ω_z = 0 and dω only in dx∧dy)
+    ENSURE(integrability_of("model factor\ncoordinate x, y, z\n"
+                            "lagrangian (x'^2 + y'^2 + z'^2)/2\n"
+                            "constraint c: y*x' - x*y' = 0\n"
+                            "initial x = 0.3, y = 0.7\n",
+                            NULL, &defect) == DIRAC_INTEGRABLE_FROBENIUS);
+    ENSURE_LE(defect, 1e-14);
+    // ω = dz − x² dy: dω = −2x dx∧dy and ω ∧ dω = −2x dx∧dy∧dz, zero only where x = 0. On
+    // Δ = span{∂x, (∂y + x² ∂z)/√(1 + x⁴)} (orthonormal), |dω(X, Y)| = 2|x|/√(1 + x⁴): zero at
+    // x0 = 0, which shows nothing about other points; √2 at x0 = 1 (non-integrable)
+    const char *heisenberg = "model heisenberg\nparameter x0 = 0\ncoordinate x, y, z\n"
+                             "lagrangian (x'^2 + y'^2 + z'^2)/2\n"
+                             "constraint c: z' - x^2*y' = 0\n"
+                             "initial x = x0\n";
+    ENSURE(integrability_of(heisenberg, NULL, &defect) == DIRAC_DEFECT_ZERO_AT_INITIAL_STATE);
+    ENSURE_LE(defect, 1e-14);
+    ENSURE(integrability_of(heisenberg, "x0=1", &defect) == DIRAC_NOT_INTEGRABLE);
+    ENSURE_NEAR(defect, sqrt(2.0), 1e-12);
+    // a time-dependent form is tested at each fixed t: ω = cos t dx + sin t dy is closed in q
+    ENSURE(integrability_of("model rheonomic\ncoordinate x, y\nlagrangian (x'^2 + y'^2)/2\n"
+                            "constraint c: cos(t)*x' + sin(t)*y' = 0\n",
+                            NULL, &defect) == DIRAC_INTEGRABLE_CLOSED);
+}
+
 TEST_MAIN(TEST(harmonic_and_damped_oscillator), TEST(pendulum), TEST(lc_circuit_degenerate),
-          TEST(knife_edge_nonintegrable), TEST(time_dependent_constraint),
+          TEST(knife_edge_nonintegrable), TEST(frobenius_symbolic),
+          TEST(time_dependent_constraint),
           TEST(thermodynamic_pieces), TEST(parameter_overrides), TEST(compile_errors))

@@ -78,6 +78,10 @@ static void steps_do_not_allocate(void)
                     ENSURE(dirac_sim_step(sim) == DIRAC_OK);
                     dirac_sim_outputs(sim, outputs);
                 }
+                // the run-quality verdict is formatted into the simulation's own buffers
+                dirac_sim_quality quality;
+                dirac_sim_quality_get(sim, &quality);
+                ENSURE(dirac_sim_warning_count(sim) >= 0);
                 if (allocations != before)
                     fprintf(stderr, "  model %zu, %s: %ld allocations in 200 steps\n", k,
                             methods[j], allocations - before);

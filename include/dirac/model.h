@@ -103,6 +103,18 @@ typedef struct dirac_simulate_defaults {
 
 void dirac_model_simulate_defaults(const dirac_model *model, dirac_simulate_defaults *out);
 
+/// What is known about the integrability of a constraint (dirac_model_analysis): whether its
+/// one-form ω^a vanishes on the constraint distribution Δ (Frobenius), and how that is known.
+typedef enum dirac_integrability {
+    DIRAC_INTEGRABLE_HOLONOMIC,          ///< holonomic: integrable by definition
+    DIRAC_INTEGRABLE_CLOSED,             ///< dω^a = 0 identically (shown symbolically)
+    DIRAC_INTEGRABLE_FROBENIUS,          ///< ω^a ∧ dω^a = 0 identically (shown symbolically)
+    DIRAC_NOT_INTEGRABLE,                ///< dω^a ≠ 0 on Δ at the initial state: Δ is not
+                                         ///< integrable
+    DIRAC_DEFECT_ZERO_AT_INITIAL_STATE,  ///< dω^a = 0 on Δ at the initial state, but not shown
+                                         ///< elsewhere (numbers at one point prove nothing more)
+} dirac_integrability;
+
 /// Facts about the model at its initial state (t = 0), as printed by `dirac check`.
 typedef struct dirac_model_analysis {
     int constraint_rank;              ///< rank of the m x n matrix of constraint one-forms ω
@@ -110,7 +122,9 @@ typedef struct dirac_model_analysis {
     int distribution_dim;             ///< dim Δ = n − constraint_rank
     double *integrability_defect;     ///< per constraint: max |dω^a(X_i, X_j)| over an
                                       ///< orthonormal basis X of Δ (0 for holonomic ones)
-    int *integrable;                  ///< per constraint: 1 if the defect is at rounding level
+    int *integrable;                  ///< per constraint: 1 if shown integrable (holonomic,
+                                      ///< closed or ω∧dω = 0 identically: see integrability)
+    dirac_integrability *integrability;   ///< per constraint: what is known, and how
     double *residual;                 ///< per constraint: |φ(q0, 0)| (holonomic) or
                                       ///< |⟨ω, v0⟩ + b| (nonholonomic)
     double *velocity_residual;        ///< per constraint: |⟨ω(q0), v0⟩ + b| (holonomic: dφ/dt)

@@ -128,7 +128,53 @@ double dirac_sim_projection_distance(const dirac_sim *sim);
 void dirac_sim_interaction_force(const dirac_sim *sim, int k, double *force, double *power);
 
 /// Values of the model's `output` expressions at the current node (output_count values).
+/// A step after which an output is not finite fails with DIRAC_ERR_NOT_FINITE (naming the
+/// output and the time), like a non-finite state.
 void dirac_sim_outputs(const dirac_sim *sim, double *values);
+
+/// Quality of the run so far, measured against the model's own scales after every step
+/// (docs/cli.md, "Warnings"): each number is an error divided by its scale, and a warning is
+/// due when it exceeds its threshold (DIRAC_WARN_*).
+typedef struct dirac_sim_quality {
+    /// max_t |E − E0 − W| / E_scale, E_scale = max(|E0|, max_t |⟨p, v⟩|, Σ_steps |ΔW|)
+    double energy_error;
+    double energy_error_time;           ///< when the largest error occurred
+    /// max over holonomic constraints a and nodes of (|φ_a| / |∇φ_a|) / ℓ_a: the distance to
+    /// the constraint set (first order) relative to the constraint's length scale ℓ_a, the
+    /// largest |q_i| of its coordinates over the run
+    double constraint_error;
+    double constraint_error_time;
+    int constraint_error_index;         ///< the constraint (−1: none)
+    /// the same for the velocity level: (|⟨ω_a, v⟩ + b_a| / |ω_a|) / ν_a, ν_a the largest
+    /// |v_i| of its coordinates (and |b_a| / |ω_a|) over the run; all constraints
+    double velocity_constraint_error;
+    double velocity_constraint_error_time;
+    int velocity_constraint_error_index;
+    /// largest decrease of the entropy produced, Π = Σ_steps (ΔS − h P/T) with the heat input P
+    /// and T = −∂L/∂S at each step's midpoint, below its earlier maximum, relative to the
+    /// entropy variables' total range over the run; 0 without entropy variables
+    double entropy_decrease;
+    double entropy_decrease_time;
+} dirac_sim_quality;
+
+/// Thresholds of the warnings (relative errors as in dirac_sim_quality).
+#define DIRAC_WARN_ENERGY 1e-2
+#define DIRAC_WARN_CONSTRAINT 1e-3
+#define DIRAC_WARN_VELOCITY_CONSTRAINT 1e-2
+#define DIRAC_WARN_ENTROPY 1e-3
+
+/// The quality measures of the run so far.
+void dirac_sim_quality_get(const dirac_sim *sim, dirac_sim_quality *out);
+
+/// Warnings about the run so far: one per measure of dirac_sim_quality beyond its threshold
+/// (a NaN measure counts as beyond), each a sentence naming the quantity, its value, the time,
+/// its scale and the threshold ("energy balance error |E - E0 - W| = 4e+12 at t = 2 is 0.5 of
+/// the model's energy scale 8e+12 (threshold 0.01): ..."). The count is 0 for a trustworthy
+/// run. The messages are formatted by dirac_sim_warning_count (the steps only update maxima,
+/// without allocating) and stay valid until the next step or call.
+int dirac_sim_warning_count(const dirac_sim *sim);
+/// Warning i (0 .. count-1) of the last dirac_sim_warning_count; NULL for a bad index.
+const char *dirac_sim_warning(const dirac_sim *sim, int i);
 
 #ifdef __cplusplus
 }

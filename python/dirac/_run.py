@@ -125,6 +125,19 @@ def _summary(model, sim, s, t_end, every, stats, rows, wall, status, error):
         "interactions": list(model.interactions),
         "interaction_power_max": (_number(stats.interaction_power_max)
                                   if model.interactions else None),
+    })
+    # the run's errors relative to the model's scales and the warnings they raise
+    quality = ffi.new("dirac_sim_quality *")
+    lib.dirac_sim_quality_get(sim, quality)
+    constrained = len(model.constraints) > 0
+    out.update({
+        "energy_error_relative": _number(quality.energy_error),
+        "constraint_error_relative": _number(quality.constraint_error) if constrained else None,
+        "velocity_constraint_error_relative": (_number(quality.velocity_constraint_error)
+                                               if constrained else None),
+        "entropy_decrease_relative": _number(quality.entropy_decrease) if ns > 0 else None,
+        "warnings": [_text(lib.dirac_sim_warning(sim, k))
+                     for k in range(lib.dirac_sim_warning_count(sim))],
         "final_state": {k: _number(v) for k, v in final.items()},
     })
     return out

@@ -26,6 +26,9 @@ CASES = [
     ("knife_edge.dirac", {"t_end": 1.0}, ["--t-end", "1"], {}),
     (("scale", "chain.dirac"), {"t_end": 0.2, "every": 5}, ["--t-end", "0.2", "--every", "5"],
      {"N": 4}),
+    # a run that raises warnings (first-order Euler stretches the rod): the same sentences
+    ("pendulum.dirac", {"t_end": 5.0, "method": "euler"}, ["--t-end", "5", "--method", "euler"],
+     {}),
 ]
 
 
