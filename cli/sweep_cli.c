@@ -16,7 +16,7 @@ const char sweep_usage[] =
     "                   --out RESULTS.csv [--trajectories DIR] [--quiet]\n"
     "                   [-p NAME=VALUE]... [--method NAME] [--dt H] [--t-end T] [--every K]\n"
     "                   [--project-initial] [--tol R] [--max-iter N] [--rtol R] [--atol A]\n"
-    "                   [--max-steps N]\n"
+    "                   [--max-steps N] [--strict]\n"
     "VALUES: A:B:N (N values, linear, ends included), A:B:N:log, V1,V2,... (a list),\n"
     "        or with --samples: uniform(A,B), loguniform(A,B), normal(MEAN,SD)\n";
 
@@ -133,6 +133,8 @@ static int simulate_option(int argc, char **argv, int *ip, sweep_options *o, int
         o->has_max_iter = 1;
     } else if (!strcmp(arg, "--project-initial")) {
         o->project_initial = 1;
+    } else if (!strcmp(arg, "--strict")) {
+        o->strict = 1;
     } else {
         *handled = 0;
     }

@@ -236,6 +236,8 @@ char *sweep_header_line(const sweep_job *job)
     if (job->has_entropy)
         field_text(&l, "entropy_step_min");
     field_text(&l, "newton_iterations_max");
+    field_text(&l, "warnings");
+    field_text(&l, "warning_messages");
     for (int k = 1; k < job->columns; k++)   // the final row of the trajectory, t excluded
         field_text(&l, job->column_names[k]);
     field_text(&l, "wall_seconds");
@@ -250,6 +252,8 @@ typedef struct run_result {
     dirac_run_stats stats;
     int have_stats;
     double *final;          // the last row (job->columns values), NaN if none
+    int warnings;           // dirac_sim_warning_count at the end
+    char warning_text[2048];   // the warnings, joined by "; " (truncated if longer)
     double wall_seconds;
 } run_result;
 
@@ -271,6 +275,8 @@ static char *format_line(const sweep_job *job, long index, const run_result *r)
     if (job->has_entropy)
         field_number(&l, r->have_stats && s->steps > 0 ? s->entropy_step_min : missing);
     field_integer(&l, r->have_stats ? s->newton_iterations_max : 0);
+    field_integer(&l, r->warnings);
+    field_text(&l, r->warning_text);
     for (int k = 1; k < job->columns; k++)
         field_number(&l, r->final ? r->final[k] : missing);
     field_number(&l, r->wall_seconds);
@@ -505,6 +511,17 @@ static void simulate(const sweep_job *job, long index, const dirac_model *model,
     dirac_run_row(run, r->final);
     r->stats = *dirac_run_statistics(run);
     r->have_stats = 1;
+    // the run's quality warnings, as `dirac simulate` prints them; --strict fails the run
+    r->warnings = dirac_sim_warning_count(sim);
+    size_t used = 0;
+    for (int k = 0; k < r->warnings && used < sizeof r->warning_text; k++) {
+        int n = snprintf(r->warning_text + used, sizeof r->warning_text - used, "%s%s",
+                         k ? "; " : "", dirac_sim_warning(sim, k));
+        used += n > 0 ? (size_t)n : 0;
+    }
+    if (r->warnings > 0 && job->opt.strict && r->status == SWEEP_OK)
+        fail(r, SWEEP_FAILED, r->warnings == 1 ? "the run raised a warning and --strict was given"
+                                               : "the run raised warnings and --strict was given");
     if (t) {
         int e = csv_close(t);
         if (e && r->status == SWEEP_OK)

@@ -22,6 +22,7 @@ typedef struct sweep_options {
     long every, max_iter;
     int has_dt, has_t_end, has_every, has_tol, has_max_iter;
     int project_initial;
+    int strict;             // a run with quality warnings is "failed"
     double rtol, atol;      // adaptive step size when either is > 0
     long max_steps;         // 0: none for fixed steps, 1e6 for adaptive ones (as simulate)
     const char *trajectories;   // directory for one CSV per run, or NULL

@@ -112,6 +112,24 @@ assert math.isnan(float(rows[1]["x"]))
 assert float(rows[2]["t_final"]) == 0 and int(rows[2]["steps"]) == 0
 PY
 
+# ---- quality warnings as `dirac simulate` raises them: dirac1 at 20 times the model's step
+# stretches the rod (docs/cli.md, "Warnings"); --strict makes such runs failed
+"$dirac" sweep "$pendulum" --vary l=1,2 --method dirac1 --dt 0.02 --t-end 10 --out warn.csv -q
+check "warnings: the sweep exits 0 without --strict" test $? -eq 0
+"$dirac" sweep "$pendulum" --vary l=1,2 --method dirac1 --dt 0.02 --t-end 10 --strict \
+  --out strict.csv -q
+check "warnings: --strict exits 3" test $? -eq 3
+check "warnings: counted and listed; --strict marks the runs failed" python3 - <<'PY'
+import csv
+w = list(csv.DictReader(open("warn.csv")))
+s = list(csv.DictReader(open("strict.csv")))
+assert all(r["status"] == "ok" and int(r["warnings"]) >= 1 for r in w), w
+assert all("constraint 'rod' is violated" in r["warning_messages"] for r in w)
+assert all(r["status"] == "failed" and "--strict" in r["message"] for r in s)
+g = list(csv.DictReader(open("grid.csv")))
+assert all(r["warnings"] == "0" and r["warning_messages"] == "" for r in g)
+PY
+
 # ---- Latin hypercube: with N samples every stratum [k/N, (k+1)/N) of each distribution
 # function holds exactly one sample
 "$dirac" sweep "$pendulum" --samples 40 --seed 11 --vary 'l=uniform(0.5,2)' \
