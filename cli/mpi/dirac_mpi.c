@@ -352,18 +352,24 @@ static int work(const sweep_job *job)
 }
 
 // Rank 0: the computing thread, the MPI loop, RESULTS. Returns the exit status.
-static int lead(sweep_cli *cli, int ranks, double rank_timeout, int show_stats, int *lost)
+// Opens RESULTS on rank 0 (before the ranks agree to start, so a failure stops them all).
+static int open_results(const sweep_cli *cli, sweep_results *results)
+{
+    char *header = sweep_header_line(&cli->job);
+    int e = header ? sweep_results_open(results, cli->out, cli->job.plan.runs, header) : ENOMEM;
+    free(header);
+    if (!e)
+        return 0;
+    fprintf(stderr, "dirac-mpi sweep: error: cannot write '%s': %s\n", cli->out, strerror(e));
+    return 2;
+}
+
+static int lead(sweep_cli *cli, sweep_results *results_file, int ranks, double rank_timeout,
+                int show_stats, int *lost)
 {
     const sweep_job *job = &cli->job;
-    char *header = sweep_header_line(job);
-    sweep_results results;
-    int e = header ? sweep_results_open(&results, cli->out, job->plan.runs, header) : ENOMEM;
-    free(header);
-    if (e) {
-        fprintf(stderr, "dirac-mpi sweep: error: cannot write '%s': %s\n", cli->out,
-                strerror(e));
-        return 2;
-    }
+    sweep_results results = *results_file;
+    int e;
     queue q;
     memset(&q, 0, sizeof q);
     q.job = job;
@@ -482,9 +488,15 @@ int main(int argc, char **argv)
         dup2(saved_stderr, 2);
         close(saved_stderr);
     }
+    sweep_results results;
+    memset(&results, 0, sizeof results);
+    if (!rc && rank == 0)
+        rc = open_results(&cli, &results);
     int worst = rc;
     MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (worst) {
+        if (!rc && rank == 0)
+            sweep_results_close(&results);
         sweep_cli_free(&cli);
         MPI_Finalize();
         return rc < 0 ? 0 : rc ? rc : worst;
@@ -493,7 +505,7 @@ int main(int argc, char **argv)
         fputs("dirac-mpi sweep: note: --jobs is ignored; each rank computes one run at a time "
               "(start more ranks instead)\n", stderr);
     int lost = 0;
-    rc = rank == 0 ? lead(&cli, ranks, rank_timeout, show_stats, &lost) : work(&cli.job);
+    rc = rank == 0 ? lead(&cli, &results, ranks, rank_timeout, show_stats, &lost) : work(&cli.job);
     sweep_cli_free(&cli);
     if (lost) {
         fflush(NULL);
