@@ -193,6 +193,40 @@ if [ -n "$mpi" ] && command -v mpirun >/dev/null 2>&1; then
     --seed 11 --vary 'l=uniform(0.5,2)' --vary 'theta0=normal(0.5,0.1)' --vary 'g=loguniform(1,100)' \
     --t-end 0.01 --out mlhs.csv -q
   check "MPI: samples equal the serial ones" same_results lhs.csv mlhs.csv
+  # A rank killed during the sweep (SIGKILL): with mpirun --enable-recovery the others go on;
+  # rank 0 takes the silent rank as lost after --rank-timeout, reruns its unfinished runs,
+  # and RESULTS is complete and equal to the serial one.
+  "$dirac" sweep "$pendulum" --vary l=0.5:2:400 --t-end 0.5 --out kserial.csv -q
+  timeout 300 mpirun --oversubscribe --allow-run-as-root --enable-recovery -np 3 "$mpi" sweep \
+    --rank-timeout 1 "$pendulum" --vary l=0.5:2:400 --t-end 0.5 --out "$tmp/killed.csv" -q \
+    2> killed.err &
+  job=$!
+  victim=
+  for _ in $(seq 600); do   # wait until runs are coming in, then kill the last rank
+    lines=$(cat "$tmp/killed.csv" 2>/dev/null | wc -l)
+    if [ "$lines" -ge 20 ]; then
+      # the process of rank 2 (Open MPI puts the rank in OMPI_COMM_WORLD_RANK)
+      for pid in $(pgrep -f -- "--out $tmp/killed.csv"); do
+        if [ "$(cat /proc/$pid/comm 2>/dev/null)" = dirac-mpi ] &&
+           tr '\0' '\n' < /proc/$pid/environ 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=2; then
+          victim=$pid
+        fi
+      done
+      [ -n "$victim" ] && break
+    fi
+    sleep 0.05
+  done
+  lines=$(wc -l < "$tmp/killed.csv")
+  if [ -n "$victim" ] && [ "$lines" -lt 300 ]; then
+    kill -9 "$victim"
+    wait "$job"
+    check "MPI: a killed rank is reported as lost" grep -q "taken as lost" killed.err
+    check "MPI: with a killed rank RESULTS is still complete and equal to the serial one" \
+      same_results kserial.csv killed.csv
+  else
+    wait "$job"
+    echo "skip   MPI killed rank (the sweep ended before a rank could be killed: $lines lines)"
+  fi
 else
   echo "skip   MPI (dirac-mpi not built)"
 fi
