@@ -28,19 +28,22 @@ wall = time.monotonic() - start
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
 print("%.3f %.3f" % (wall, r.ru_utime + r.ru_stime))' "$@"
 }
-# the sweep of 1000 runs of the pendulum over its length, to t_end = $1
-sweep_args() { echo sweep "$model" --vary l=0.5:2:$runs --t-end "$1" -q; }
+# the sweep of 1000 (or $2) runs of the pendulum over its length, to t_end = $1
+sweep_args() { echo sweep "$model" --vary l=0.5:2:${2:-$runs} --t-end "$1" -q; }
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), cores: $(nproc)"
 
 # A run's stepping cost: t_end such that the steps of one run take about 1 ms of CPU.
+# the sweep's own cost per run: 3000 runs minus 1000 runs of no steps (the process's start,
+# e.g. loading OpenBLAS, cancels)
 read -r _ cpu0 < <(timed "$dirac" $(sweep_args 0) --out "$tmp/r.csv")
+read -r _ cpu3 < <(timed "$dirac" $(sweep_args 0 3000) --out "$tmp/r.csv")
 read -r _ cpu1 < <(timed "$dirac" $(sweep_args 0.2) --out "$tmp/r.csv")
 step_ms=$(awk -v a="$cpu0" -v b="$cpu1" -v n=$runs 'BEGIN { print (b - a) / n / 200 * 1000 }')
 t_end=$(awk -v s="$step_ms" 'BEGIN { n = 1 / s; if (n < 10) n = 10; printf "%.3f", n / 1000 }')
-overhead_us=$(awk -v a="$cpu0" -v n=$runs 'BEGIN { printf "%.0f", a / n * 1e6 }')
+overhead_us=$(awk -v a="$cpu0" -v b="$cpu3" 'BEGIN { printf "%.0f", (b - a) / 2000 * 1e6 }')
 echo "one step: $(awk -v s="$step_ms" 'BEGIN { printf "%.2f", s * 1000 }') us of CPU; a 1 ms run: t_end = $t_end (dt = 1e-3)"
-echo "sweep cost per run (load, override, compile, create, RESULTS line; t_end = 0):" \
+echo "sweep cost per run (load, override, compile, create, RESULTS line; 3000 - 1000 runs of t_end = 0):" \
      "$overhead_us us of CPU = $(awk -v o="$overhead_us" 'BEGIN { printf "%.1f", o / 10 }') % of 1 ms"
 
 echo
