@@ -394,8 +394,10 @@ static int same_columns(const sweep_job *job, const dirac_model *m)
     char buf[512];
     for (int k = 0; k < job->columns; k++) {
         int len = dirac_model_column_name(m, k, buf, sizeof buf);
-        if (len < 0 || (size_t)len >= sizeof buf ? strncmp(buf, job->column_names[k], sizeof buf - 1)
-                                                 : strcmp(buf, job->column_names[k]))
+        if (len < 0 || (size_t)len != strlen(job->column_names[k]))
+            return 0;
+        // a name longer than buf is compared by its first sizeof buf - 1 characters
+        if (strncmp(buf, job->column_names[k], sizeof buf - 1))
             return 0;
     }
     return 1;

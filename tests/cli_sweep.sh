@@ -112,6 +112,18 @@ assert math.isnan(float(rows[1]["x"]))
 assert float(rows[2]["t_final"]) == 0 and int(rows[2]["steps"]) == 0
 PY
 
+# a parameter that sizes a family changes the columns: such runs are invalid rows; with
+# -p N=3 the base model has 3 links and the run with N = 3 is ok
+"$dirac" sweep "$src/examples/scale/chain.dirac" -p N=3 --vary N=3,4 --t-end 0.01 \
+  --out family.csv -q 2>/dev/null
+check "family size varied: exit 3" test $? -eq 3
+check "family size varied: N = 3 ok, N = 4 invalid (variables differ)" python3 - <<'PY'
+import csv
+rows = list(csv.DictReader(open("family.csv")))
+assert [r["status"] for r in rows] == ["ok", "invalid"], rows
+assert "variables differ" in rows[1]["message"]
+PY
+
 # ---- quality warnings as `dirac simulate` raises them: dirac1 at 20 times the model's step
 # stretches the rod (docs/cli.md, "Warnings"); --strict makes such runs failed
 "$dirac" sweep "$pendulum" --vary l=1,2 --method dirac1 --dt 0.02 --t-end 10 --out warn.csv -q
