@@ -760,10 +760,12 @@ static bool estimated(const dirac_sim *sim, int block, int i)
 {
     const sim_method *m = sim->method;
     switch (block) {
-    case BLOCK_V:
-        return !m->lagged_velocity && !(m->unconstrained_node_velocity && sim->constrained[i]);
-    case BLOCK_P:   // dirac1: (q, p) is its state (symplectic Euler without constraints)
-        return m->lagged_velocity && !(m->unconstrained_node_velocity && sim->constrained[i]);
+    case BLOCK_V:   // dgrad: the alternating mode reaches every velocity the mass matrix
+                    // couples to a constrained one, so with constraints none is compared
+        return !m->lagged_velocity && !(m->unconstrained_node_velocity && sim->mc > 0);
+    case BLOCK_P:   // dirac1: (q, p) is its state (symplectic Euler without constraints); the
+                    // constraint impulses enter only the constrained coordinates' momenta
+        return m->lagged_velocity && !sim->constrained[i];
     default:
         return true;
     }
@@ -840,14 +842,14 @@ static dirac_status step_size_failure(dirac_sim *sim, double t, double h, const 
 // methods with an embedded estimate take one step and check it; the others take a step of h
 // and two of h/2 and keep the half steps. Rejected trials restore the start and retry with
 // h·clamp(0.9 err^(−1/(k+1)), 0.2, 4) (k: the order of the estimate); a step size below
-// 64 ε max(|t|, |h_0|) or 30 rejections in a row stop with DIRAC_ERR_STEP_SIZE.
+// 8 ε max(|t|, |t_0| + h_last) or 30 rejections in a row stop with DIRAC_ERR_STEP_SIZE.
 static dirac_status adaptive_step(dirac_sim *sim)
 {
     const sim_method *m = sim->method;
     bool doubling = m->estimate_order == 0;
     int order = doubling ? m->info.order : m->estimate_order;
     double t_start = sim->t, h = sim->h_next;
-    double h_floor = 64.0 * DBL_EPSILON * fmax(fabs(t_start), fabs(sim->t0) + sim->h);
+    double h_floor = 8.0 * DBL_EPSILON * fmax(fabs(t_start), fabs(sim->t0) + sim->h);
     copy_state(sim, sim->trial_start);
     for (int attempt = 0; attempt < 30; attempt++) {
         if (!(h > h_floor))
