@@ -15,6 +15,8 @@ static const cli_command commands[] = {
       cli_simulate },
     { "sweep", "run a model over a grid or samples of parameters (threads; MPI: dirac-mpi)",
       cli_sweep },
+    { "import", "translate a SPICE netlist into a .dirac model (dirac import spice FILE.cir)",
+      cli_import },
     { "methods", "list the integrators: name, order, what each preserves", cli_methods },
     { "plot", "draw CSV trajectories with gnuplot (PNG or SVG): columns, phase, x-y, errors",
       cli_plot },

@@ -848,10 +848,17 @@ static dirac_status adaptive_step(dirac_sim *sim)
     const sim_method *m = sim->method;
     bool doubling = m->estimate_order == 0;
     int order = doubling ? m->info.order : m->estimate_order;
-    double t_start = sim->t, h = sim->h_next;
+    double t_start = sim->t, h = sim->h_next, wanted = h;
     double h_floor = 8.0 * DBL_EPSILON * fmax(fabs(t_start), fabs(sim->t0) + sim->h);
+    // land on the next breakpoint in time rather than step over it (model_breakpoints.c)
+    double next = model_next_breakpoint(sim->model, t_start + 1e-12 * (1.0 + fabs(t_start)));
+    bool clipped = false;
     copy_state(sim, sim->trial_start);
     for (int attempt = 0; attempt < 30; attempt++) {
+        if (t_start + h > next) {
+            h = next - t_start;
+            clipped = true;
+        }
         if (!(h > h_floor))
             return step_size_failure(sim, t_start, h,
                                      "the adaptive step size fell below the resolution of t");
@@ -874,6 +881,8 @@ static dirac_status adaptive_step(dirac_sim *sim)
         if (status == DIRAC_OK && error <= 1.0) {
             sim->h_last = h;
             sim->h_next = h * factor;
+            if (clipped && sim->h_next < wanted)
+                sim->h_next = wanted;   // the breakpoint, not the error, shortened this step
             sim->h = h;
             sim->errmsg[0] = '\0';
             update_block_scales(sim);
