@@ -16,6 +16,7 @@ int cli_check(int argc, char **argv);
 int cli_simulate(int argc, char **argv);
 int cli_methods(int argc, char **argv);
 int cli_plot(int argc, char **argv);
+int cli_sweep(int argc, char **argv);
 int cli_import(int argc, char **argv);
 
 #endif

@@ -15,6 +15,8 @@ static const cli_command commands[] = {
       cli_demo, 1 },
     { "simulate", "run a model with an integrator; write a CSV trajectory and a JSON summary",
       cli_simulate, 1 },
+    { "sweep", "run a model over a grid or samples of parameters (threads; MPI: dirac-mpi)",
+      cli_sweep, 1 },
     { "import", "translate a SPICE netlist into a .dirac model (dirac import spice FILE.cir)",
       cli_import, 0 },
     { "methods", "list the integrators: name, order, what each preserves", cli_methods, 0 },

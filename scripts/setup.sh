@@ -10,7 +10,9 @@ packages=(cmake make gcc clang libclang-rt-14-dev libc6-dev pkg-config gnuplot-n
           # matplotlib and pandas are optional there (their features' tests are skipped without);
           # numpy and pandas also run docs/cli.md's CSV recipes (tests/cli_csv_recipes.sh)
           python3 python3-dev python3-venv python3-setuptools python3-cffi python3-numpy
-          python3-pytest python3-matplotlib python3-pandas)
+          python3-pytest python3-matplotlib python3-pandas
+          # dirac-mpi (the MPI sweep, docs/sweeps.md) and its test; the build works without them
+          libopenmpi-dev openmpi-bin)
 # extra packages asked for by the caller (e.g. scripts/setup.sh gnuplot-nox)
 packages+=("$@")
 

@@ -1,0 +1,516 @@
+// `dirac-mpi sweep ...`: the sweep of `dirac sweep` (same arguments, same RESULTS) over the
+// ranks of an MPI job, e.g. `mpirun -np 64 dirac-mpi sweep model.dirac --vary ... --out R.csv`.
+//
+// Every rank parses the arguments and builds the same plan (the samples are drawn from the
+// seed, not communicated). Rank 0 hands out runs on request (dynamic load balancing: runs may
+// differ in cost by orders of magnitude) and writes RESULTS in index order; it also computes,
+// on a second thread, so one rank per core keeps every core busy. A worker asks for work with
+// its mean run time so far; rank 0 answers with a chunk of consecutive run indices worth about
+// CHUNK_SECONDS of work (at least 1, at most an even share of what is left: guided
+// self-scheduling), or with an empty chunk when nothing is left. The result lines of a chunk
+// travel with the request for the next one: one message per chunk, so rank 0 can serve about
+// 1000 ranks of 1 ms runs (bench/sweep.sh). A run that fails is a line with its status; it
+// stops nothing.
+//
+// Lost ranks (--rank-timeout S): when a rank holding unfinished runs has sent nothing for S
+// seconds, rank 0 declares it lost, runs its unfinished runs elsewhere, writes the complete
+// RESULTS, reports the rank, and ends the job with MPI_Abort (exit status 3), since MPI cannot
+// finalize with a dead rank. Open MPI's mpirun kills the whole job when a rank dies unless
+// it is started with --enable-recovery (docs/sweeps.md, "Lost ranks").
+//
+// --stats: rank 0 reports the messages it handled and its busy time per message, the measure
+// of how many ranks it can serve (bench/sweep.sh).
+//
+// Only the main thread calls MPI (MPI_THREAD_FUNNELED).
+#define _POSIX_C_SOURCE 200809L
+
+#include "sweep_cli.h"
+#include "sweep_results.h"
+
+#include <mpi.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+// worker → 0: the results of its last chunk and a request for the next one, as text:
+// "MEAN\n" (mean run seconds so far, 0 at first), then per run "INDEX STATUS LENGTH\n" and
+// the RESULTS line of LENGTH bytes
+#define TAG_REQUEST 1
+#define MEAN_WIDTH 32   // bytes of the MEAN field (%.17g and '\n' fit in 25)
+#define TAG_ASSIGN 3    // 0 → worker: long[2] {first index, count}; count 0: no more work
+#define CHUNK_SECONDS 0.02
+#define POLL_SECONDS 20e-6   // rank 0's pause when no message is waiting
+
+// OpenBLAS's own threads slow the small solves of a run and compete with the sweep's ranks.
+void openblas_set_num_threads(int threads) __attribute__((weak));
+
+// The work queue of rank 0 (the MPI thread and the computing thread share it).
+typedef struct queue {
+    const sweep_job *job;
+    sweep_results *results;
+    pthread_mutex_t lock;
+    long next;                 // next index never handed out
+    long *retry;               // indices of lost ranks' runs, handed out first
+    long retry_count;
+    int local_done;
+    int out_of_memory;
+} queue;
+
+// Takes up to `want` indices: a retried one, or consecutive new ones. Returns the count.
+static long take(queue *q, long want, long *first)
+{
+    long count = 0;
+    pthread_mutex_lock(&q->lock);
+    if (q->retry_count > 0) {
+        *first = q->retry[--q->retry_count];
+        count = 1;
+    } else if (q->next < q->job->plan.runs) {
+        *first = q->next;
+        count = q->job->plan.runs - q->next < want ? q->job->plan.runs - q->next : want;
+        q->next += count;
+    }
+    pthread_mutex_unlock(&q->lock);
+    return count;
+}
+
+static void put(queue *q, long index, char *line, sweep_status status)
+{
+    pthread_mutex_lock(&q->lock);
+    if (line)
+        sweep_results_put(q->results, index, line, status);
+    else
+        q->out_of_memory = 1;
+    pthread_mutex_unlock(&q->lock);
+}
+
+// Rank 0's computing thread: one run at a time from the queue.
+static void *local_worker(void *arg)
+{
+    queue *q = arg;
+    long first;
+    while (take(q, 1, &first) == 1) {
+        sweep_status status;
+        char *line = sweep_run_line(q->job, first, &status);
+        put(q, first, line, status);
+    }
+    pthread_mutex_lock(&q->lock);
+    q->local_done = 1;
+    pthread_mutex_unlock(&q->lock);
+    return NULL;
+}
+
+// What rank 0 knows of a worker rank.
+typedef struct rank_state {
+    int finished;        // got its empty chunk (or lost)
+    int lost;
+    long first, count;   // its current chunk
+    double last_heard;
+} rank_state;
+
+// CPU time of the calling thread: rank 0's cost of a message, not the time it waited for a
+// core on a busy machine.
+static double thread_cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void pause_briefly(void)
+{
+    struct timespec ts = { 0, (long)(POLL_SECONDS * 1e9) };
+    nanosleep(&ts, NULL);
+}
+
+// Chunk for a worker whose runs take `mean` seconds: about CHUNK_SECONDS of work, at least
+// one run, at most the remaining runs shared among all ranks.
+static long chunk_size(const queue *q, double mean, int ranks)
+{
+    long left = q->job->plan.runs - q->next, share = left / (2L * ranks);
+    long n = mean > 0 ? (long)(CHUNK_SECONDS / mean) : 1;
+    if (n > share)
+        n = share;
+    return n < 1 ? 1 : n;
+}
+
+// Requeues the runs of a lost rank that have no result yet.
+static void requeue(queue *q, const rank_state *r)
+{
+    pthread_mutex_lock(&q->lock);
+    long *grown = realloc(q->retry, (size_t)(q->retry_count + r->count) * sizeof *grown);
+    if (grown) {
+        q->retry = grown;
+        for (long i = r->first + r->count - 1; i >= r->first; i--)
+            if (!sweep_results_has(q->results, i))
+                q->retry[q->retry_count++] = i;
+    } else {
+        q->out_of_memory = 1;
+    }
+    pthread_mutex_unlock(&q->lock);
+}
+
+// Stores the results carried by a request (the format of TAG_REQUEST) and reads the mean run
+// time. Returns 0, or -1 for a malformed message.
+static int take_results(queue *q, char *text, double *mean, long *results)
+{
+    char *end;
+    *mean = strtod(text, &end);
+    if (*end != '\n')
+        return -1;
+    for (char *p = end + 1; *p; ) {
+        long index = strtol(p, &end, 10);
+        int status = (int)strtol(end, &end, 10);
+        long length = strtol(end, &end, 10);
+        if (*end != '\n' || length < 0 || (size_t)length > strlen(end + 1))
+            return -1;
+        char *line = malloc((size_t)length + 1);
+        if (line) {
+            memcpy(line, end + 1, (size_t)length);
+            line[length] = '\0';
+        }
+        put(q, index, line, (sweep_status)status);
+        ++*results;
+        p = end + 1 + length;
+    }
+    return 0;
+}
+
+// Rank 0's MPI loop: answers requests, collects results, watches for lost ranks. Returns the
+// number of ranks lost.
+typedef struct serve_stats {
+    long messages;
+    long results;          // run results they carried
+    double busy_seconds;   // CPU time of handling messages (receive, answer, store, write)
+} serve_stats;
+
+static int serve(queue *q, int ranks, double rank_timeout, const char *program,
+                 serve_stats *stats)
+{
+    rank_state *state = calloc((size_t)ranks, sizeof *state);
+    if (!state) {
+        q->out_of_memory = 1;
+        return 0;
+    }
+    int busy = ranks - 1, lost = 0;
+    double now = sweep_now();
+    for (int r = 1; r < ranks; r++)
+        state[r].last_heard = now;
+    char *buffer = NULL;
+    int capacity = 0;
+    while (busy > 0) {
+        int flag = 0;
+        MPI_Status st;
+        if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st) != MPI_SUCCESS)
+            break;
+        if (!flag) {
+            pause_briefly();
+            if (rank_timeout > 0) {
+                now = sweep_now();
+                for (int r = 1; r < ranks; r++) {
+                    rank_state *s = &state[r];
+                    if (s->finished || now - s->last_heard < rank_timeout)
+                        continue;
+                    fprintf(stderr, "%s: error: rank %d sent nothing for %.3g s; it is taken "
+                                    "as lost, its unfinished runs go to other ranks\n",
+                            program, r, now - s->last_heard);
+                    s->finished = s->lost = 1;
+                    busy--;
+                    lost++;
+                    requeue(q, s);
+                }
+            }
+            continue;
+        }
+        rank_state *s = &state[st.MPI_SOURCE];
+        s->last_heard = sweep_now();
+        double handling = thread_cpu_seconds();
+        stats->messages++;
+        if (st.MPI_TAG == TAG_REQUEST) {
+            int size = 0;
+            MPI_Get_count(&st, MPI_CHAR, &size);
+            if (size + 1 > capacity) {
+                char *grown = realloc(buffer, (size_t)size + 1);
+                if (!grown) {
+                    q->out_of_memory = 1;
+                    break;
+                }
+                buffer = grown;
+                capacity = size + 1;
+            }
+            MPI_Recv(buffer, size, MPI_CHAR, st.MPI_SOURCE, TAG_REQUEST, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+            buffer[size] = '\0';
+            double mean = 0;
+            if (!s->lost && take_results(q, buffer, &mean, &stats->results)) {
+                fprintf(stderr, "%s: error: a malformed message from rank %d\n", program,
+                        st.MPI_SOURCE);
+                q->out_of_memory = 1;
+            }
+            long chunk[2] = { 0, 0 };
+            pthread_mutex_lock(&q->lock);
+            long want = chunk_size(q, mean, ranks);
+            pthread_mutex_unlock(&q->lock);
+            chunk[1] = s->lost ? 0 : take(q, want, &chunk[0]);
+            s->first = chunk[0];
+            s->count = chunk[1];
+            MPI_Send(chunk, 2, MPI_LONG, st.MPI_SOURCE, TAG_ASSIGN, MPI_COMM_WORLD);
+            if (chunk[1] == 0 && !s->finished) {
+                s->finished = 1;
+                busy--;
+            }
+        } else {
+            // unknown message: receive and drop it
+            MPI_Recv(NULL, 0, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+        }
+        stats->busy_seconds += thread_cpu_seconds() - handling;
+    }
+    free(buffer);
+    free(state);
+    return lost;
+}
+
+// Appends text to a growing buffer; 0, or -1 when out of memory.
+static int append(char **buffer, size_t *len, size_t *capacity, const char *text, size_t n)
+{
+    if (*len + n + 1 > *capacity) {
+        size_t cap = *capacity ? *capacity : 4096;
+        while (cap < *len + n + 1)
+            cap *= 2;
+        char *grown = realloc(*buffer, cap);
+        if (!grown)
+            return -1;
+        *buffer = grown;
+        *capacity = cap;
+    }
+    memcpy(*buffer + *len, text, n);
+    *len += n;
+    (*buffer)[*len] = '\0';
+    return 0;
+}
+
+// A worker rank: asks for chunks (sending the results of the last one) until it gets an empty
+// one.
+static int work(const sweep_job *job)
+{
+    double total = 0;
+    long runs = 0;
+    char *message = NULL, head[96];
+    size_t len = 0, capacity = 0;
+    int rc = 0;
+    for (;;) {
+        long chunk[2];
+        if (MPI_Send(message ? message : "0\n", message ? (int)len : 2, MPI_CHAR, 0,
+                     TAG_REQUEST, MPI_COMM_WORLD) != MPI_SUCCESS ||
+            MPI_Recv(chunk, 2, MPI_LONG, 0, TAG_ASSIGN, MPI_COMM_WORLD, MPI_STATUS_IGNORE) !=
+                MPI_SUCCESS) {
+            rc = 3;
+            break;
+        }
+        if (chunk[1] == 0)
+            break;
+        // a field of MEAN_WIDTH bytes for the mean run time, filled in when the chunk is done
+        len = 0;
+        if (append(&message, &len, &capacity, "                                ", MEAN_WIDTH)) {
+            rc = 3;
+            break;
+        }
+        for (long i = chunk[0]; i < chunk[0] + chunk[1]; i++) {
+            double start = sweep_now();
+            sweep_status status;
+            char *line = sweep_run_line(job, i, &status);
+            total += sweep_now() - start;
+            runs++;
+            if (!line) {
+                status = SWEEP_LOST;
+                line = sweep_missing_line(job, i, status, "out of memory on a worker rank");
+            }
+            int n = snprintf(head, sizeof head, "%ld %d %zu\n", i, (int)status,
+                             line ? strlen(line) : 0);
+            if (!line || append(&message, &len, &capacity, head, (size_t)n) ||
+                append(&message, &len, &capacity, line, strlen(line))) {
+                free(line);
+                rc = 3;
+                break;
+            }
+            free(line);
+        }
+        if (rc)
+            break;
+        // the mean over all runs so far, right-aligned (strtod skips the leading spaces)
+        int n = snprintf(head, sizeof head, "%.17g\n", total / (double)runs);
+        memcpy(message + MEAN_WIDTH - n, head, (size_t)n);
+    }
+    free(message);
+    return rc;
+}
+
+// Rank 0: the computing thread, the MPI loop, RESULTS. Returns the exit status.
+// Opens RESULTS on rank 0 (before the ranks agree to start, so a failure stops them all).
+static int open_results(const sweep_cli *cli, sweep_results *results)
+{
+    char *header = sweep_header_line(&cli->job);
+    int e = header ? sweep_results_open(results, cli->out, cli->job.plan.runs, header) : ENOMEM;
+    free(header);
+    if (!e)
+        return 0;
+    fprintf(stderr, "dirac-mpi sweep: error: cannot write '%s': %s\n", cli->out, strerror(e));
+    return 2;
+}
+
+static int lead(sweep_cli *cli, sweep_results *results_file, int ranks, double rank_timeout,
+                int show_stats, int *lost)
+{
+    const sweep_job *job = &cli->job;
+    sweep_results results = *results_file;
+    int e;
+    queue q;
+    memset(&q, 0, sizeof q);
+    q.job = job;
+    q.results = &results;
+    pthread_mutex_init(&q.lock, NULL);
+    double start = sweep_now();
+    pthread_t thread;
+    int threaded = pthread_create(&thread, NULL, local_worker, &q) == 0;
+    serve_stats stats = { 0, 0, 0 };
+    *lost = serve(&q, ranks, rank_timeout, "dirac-mpi sweep", &stats);
+    if (threaded)
+        pthread_join(thread, NULL);
+    else
+        local_worker(&q);
+    if (*lost)   // runs requeued after the computing thread ended: run them here
+        local_worker(&q);
+    double wall = sweep_now() - start;
+    long not_ok = results.not_ok, done = results.done;
+    e = sweep_results_close(&results);
+    pthread_mutex_destroy(&q.lock);
+    free(q.retry);
+    int rc = 0;
+    if (q.out_of_memory || done < job->plan.runs) {
+        fprintf(stderr, "dirac-mpi sweep: error: %ld of %ld runs have no result (out of memory "
+                        "or a lost rank)\n", job->plan.runs - done, job->plan.runs);
+        rc = 3;
+    } else if (e) {
+        fprintf(stderr, "dirac-mpi sweep: error: writing '%s' failed: %s\n", cli->out,
+                strerror(e));
+        rc = 3;
+    } else if (not_ok || *lost) {
+        rc = 3;
+    }
+    if (show_stats)
+        fprintf(stderr, "dirac-mpi sweep: rank 0 handled %ld messages carrying %ld results in "
+                        "%.6f s busy (%.3g us per message, %.3g us per result)\n",
+                stats.messages, stats.results, stats.busy_seconds,
+                stats.messages ? 1e6 * stats.busy_seconds / (double)stats.messages : 0.0,
+                stats.results ? 1e6 * stats.busy_seconds / (double)stats.results : 0.0);
+    if (!cli->quiet)
+        fprintf(stderr, "dirac-mpi sweep: %ld runs (%ld not ok) on %d rank%s in %.3g s; results "
+                        "in %s\n", job->plan.runs, not_ok, ranks, ranks == 1 ? "" : "s", wall,
+                cli->out);
+    return rc;
+}
+
+// Removes dirac-mpi's own options, "--rank-timeout S" and "--stats", from the arguments (the
+// rest is `dirac sweep`'s command line).
+static int take_mpi_options(int *argc, char **argv, double *timeout, int *stats)
+{
+    for (int i = 1; i < *argc; i++) {
+        if (!strcmp(argv[i], "--stats")) {
+            *stats = 1;
+            for (int k = i; k + 1 <= *argc; k++)
+                argv[k] = argv[k + 1];
+            --*argc;
+            i--;
+            continue;
+        }
+        if (strcmp(argv[i], "--rank-timeout"))
+            continue;
+        char *end = NULL;
+        if (i + 1 < *argc)
+            *timeout = strtod(argv[i + 1], &end);
+        if (!end || *end || !(*timeout > 0)) {
+            fputs("dirac-mpi sweep: error: --rank-timeout needs a positive number of seconds\n",
+                  stderr);
+            return 2;
+        }
+        for (int k = i; k + 2 <= *argc; k++)
+            argv[k] = argv[k + 2];
+        *argc -= 2;
+        i--;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int provided = 0, rank = 0, ranks = 1;
+    if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+        return 3;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    if (openblas_set_num_threads)
+        openblas_set_num_threads(1);
+    if (argc < 2 || strcmp(argv[1], "sweep")) {
+        if (rank == 0)
+            fputs("usage: [mpirun -np P] dirac-mpi sweep [--rank-timeout S] [--stats] ARGS...\n"
+                  "(ARGS as for 'dirac sweep'; see 'dirac sweep --help')\n", stderr);
+        MPI_Finalize();
+        return 2;
+    }
+    // only rank 0 reports problems with the arguments or the model (all ranks find the same)
+    int saved_stderr = -1;
+    if (rank != 0) {
+        fflush(stderr);
+        saved_stderr = dup(2);
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0) {
+            dup2(devnull, 2);
+            close(devnull);
+        }
+    }
+    double rank_timeout = 0;
+    int sweep_argc = argc - 1;
+    int show_stats = 0;
+    int rc = take_mpi_options(&sweep_argc, argv + 1, &rank_timeout, &show_stats);
+    sweep_cli cli;
+    memset(&cli, 0, sizeof cli);
+    if (!rc)
+        rc = sweep_cli_setup(sweep_argc, argv + 1, "dirac-mpi sweep", &cli);
+    if (saved_stderr >= 0) {
+        fflush(stderr);
+        dup2(saved_stderr, 2);
+        close(saved_stderr);
+    }
+    sweep_results results;
+    memset(&results, 0, sizeof results);
+    if (!rc && rank == 0)
+        rc = open_results(&cli, &results);
+    int worst = rc;
+    MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (worst) {
+        if (!rc && rank == 0)
+            sweep_results_close(&results);
+        sweep_cli_free(&cli);
+        MPI_Finalize();
+        return rc < 0 ? 0 : rc ? rc : worst;
+    }
+    if (cli.jobs > 1 && rank == 0)
+        fputs("dirac-mpi sweep: note: --jobs is ignored; each rank computes one run at a time "
+              "(start more ranks instead)\n", stderr);
+    int lost = 0;
+    rc = rank == 0 ? lead(&cli, &results, ranks, rank_timeout, show_stats, &lost) : work(&cli.job);
+    sweep_cli_free(&cli);
+    if (lost) {
+        fflush(NULL);
+        MPI_Abort(MPI_COMM_WORLD, rc);   // a lost rank cannot take part in MPI_Finalize
+    }
+    MPI_Finalize();
+    return rc;
+}

@@ -1,0 +1,71 @@
+// One run of `dirac sweep`: the model loaded with the sweep's -p options and the run's varied
+// values (dirac_spec_set_parameter, as `dirac simulate -p` does), compiled, simulated with the
+// run API (dirac/run.h) exactly as `dirac simulate` runs it, and summarised as one line of the
+// RESULTS CSV (docs/sweeps.md). Runs share nothing mutable: any number may run at once in
+// separate threads or processes.
+#ifndef DIRAC_CLI_SWEEP_RUN_H
+#define DIRAC_CLI_SWEEP_RUN_H
+
+#include "sweep_plan.h"
+
+#include <stdatomic.h>
+
+#define SWEEP_MAX_OVERRIDES 256
+
+// The `dirac simulate` options a sweep passes to every run; the has_ flags say which were given.
+typedef struct sweep_options {
+    const char *path;
+    const char *overrides[SWEEP_MAX_OVERRIDES];
+    int override_count;
+    const char *method;
+    double dt, t_end, tol;
+    long every, max_iter;
+    int has_dt, has_t_end, has_every, has_tol, has_max_iter;
+    int project_initial;
+    int strict;             // a run with quality warnings is "failed"
+    double rtol, atol;      // adaptive step size when either is > 0
+    long max_steps;         // 0: none for fixed steps, 1e6 for adaptive ones (as simulate)
+    const char *trajectories;   // directory for one CSV per run, or NULL
+} sweep_options;
+
+// Everything a run needs; read-only while runs execute.
+typedef struct sweep_job {
+    sweep_options opt;
+    sweep_plan plan;
+    int columns;            // of the trajectory table of the base model
+    char **column_names;
+    int has_entropy;
+    int trajectory_digits;  // width of the run number in trajectory file names
+    atomic_int *stop;       // set (e.g. by SIGINT): runs end early as "interrupted"
+} sweep_job;
+
+// Status of a run, the RESULTS column `status`.
+typedef enum sweep_status {
+    SWEEP_OK,
+    SWEEP_FAILED,        // the simulation failed (a step, or the initial state)
+    SWEEP_INVALID,       // the model or the settings are invalid with these values
+    SWEEP_INTERRUPTED,   // stopped before the end (SIGINT)
+    SWEEP_LOST,          // MPI: the rank running it was lost and it could not be rerun
+} sweep_status;
+
+const char *sweep_status_name(sweep_status status);
+
+/// Compiles the base model (the file with the -p options, no varied value) for the column
+/// names, and checks that every varied name is a parameter. Prints the reason on failure and
+/// returns the exit status (2), else 0.
+int sweep_job_prepare(sweep_job *job);
+
+void sweep_job_free(sweep_job *job);
+
+/// The RESULTS header line (with '\n'), malloc'd; NULL when out of memory.
+char *sweep_header_line(const sweep_job *job);
+
+/// Performs run `index` and returns its RESULTS line (with '\n'), malloc'd, and its status;
+/// NULL only when out of memory.
+char *sweep_run_line(const sweep_job *job, long index, sweep_status *status);
+
+/// A RESULTS line for a run that did not run (status INTERRUPTED or LOST) with a message.
+char *sweep_missing_line(const sweep_job *job, long index, sweep_status status,
+                         const char *message);
+
+#endif
