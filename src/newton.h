@@ -20,7 +20,8 @@ typedef struct newton {
     double *residual, *delta;
     double *scale;          // per unknown: |z_j| + its block's scale (row magnitudes' weights)
     double *row_scale;      // per equation: Σ_j |J_ij| scale_j + |r_i at the guess|
-    double *floor;          // per unknown: NEWTON_ROUNDING ε max_i row_scale_i / |J_ij|
+    double *floor;          // per unknown: NEWTON_ROUNDING ε max_i row_scale_i / |J_ij|, at
+                            // least |J⁻¹ (±NEWTON_ROUNDING ε row_scale)|_j
     // per equation: magnitude of terms the Jacobian times |z| cannot see, added by the
     // assembly (zeroed before each Jacobian assembly); see newton_solve
     double *hidden_magnitude;
@@ -42,6 +43,10 @@ void newton_free(newton *nw);
 /// NEWTON_ROUNDING ε max_j R_j / |J_ji| over the equations j that contain z_i with a coefficient
 /// of at least 1e-8 of its largest, R_j the magnitude of equation j's terms: rounding in
 /// equation j alone makes z_i uncertain by about ε R_j / |J_ji|, so smaller updates are noise.
+/// The floor is then raised to |J⁻¹ (±NEWTON_ROUNDING ε R)| (two sign patterns): the noise the
+/// equations' rounding passes to each unknown through the whole system, invariant under any
+/// scaling of rows and unknowns (at small h the momentum rows scale like 1/h, a constraint's
+/// like 1, and the per-equation reach drops the constraint as a weak coupling).
 /// This absolute floor comes from the model's own magnitudes and keeps exact zeros and
 /// all-zero blocks (a mechanism at rest, momenta of a Lagrangian without velocities)
 /// convergent. Converged when
