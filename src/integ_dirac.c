@@ -173,6 +173,9 @@ static int assemble_dirac2(void *context, const double *z, double *r, linsolve *
     sim_add_hessian_block(sim, plus, n, n, n, n, 1.0 / h, jac, 0, 0);
     sim_add_hessian_block(sim, node, 0, n, n, n, -0.5, jac, 0, 0);
     sim_add_sparse_block(&m->force_jacobian, node->force_jac, 0, n, n, n, -0.5, jac, 0, 0);
+    // φ(q_{k+2}) is rounded at the scale of the absolute positions, not of Δq (newton.h)
+    if (holonomic)
+        sim_add_position_magnitude(sim, next, q2, 1.0, sim->nw.hidden_magnitude + n);
     // ∂R1/∂λ = −h ω(q_{k+1})ᵀ; constraint rows: ω(q_{k+2}) (holonomic), ½ ∂g/∂q + ω / h at the
     // midpoint (nonholonomic)
     const model_sparse *f = &m->constraint_forms;

@@ -190,9 +190,13 @@ static int assemble_stages(void *context, const double *z, double *r, linsolve *
         add_targets(&m->force_jacobian, e->force_jac, 0, n, 0, n, &fq, jac);
         if (mc > 0 && fq.count > 0)
             add_targets(&m->form_curvature, e->curvature, 0, n, 0, n, &fq, jac);
-        // constraint rows of stage j: ∂(φ(Q_j)/h)/∂V_k = a_jk ω(Q_j)
-        if (j > 0)
+        // constraint rows of stage j: ∂(φ(Q_j)/h)/∂V_k = a_jk ω(Q_j); φ(Q_j) is rounded at the
+        // scale of the absolute positions Q_j, not of the stage velocities (newton.h)
+        if (j > 0) {
             add_targets(forms, e->forms, 0, mc, 0, n, &cq, jac);
+            sim_add_position_magnitude(sim, e, Qj, 1.0 / h,
+                                       sim->nw.hidden_magnitude + zl + (j - 1) * mc);
+        }
         // Λ_j's columns: −h â_ij ω(Q_j)ᵀ
         for (int row = 0; lambda && row < s; row++) {
             double w = -h * tb->ahat[row][j];

@@ -95,6 +95,8 @@ static int assemble_positions(void *context, const double *z, double *r, linsolv
     for (int a = 0; a < mc; a++)
         for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
             linsolve_add(jac, f->col[k], (zl + a), -0.5 * h * start->forms[k]);
+    // φ(q_{k+1}) is rounded at the scale of the absolute positions, not of Δq (newton.h)
+    sim_add_position_magnitude(sim, end, q1, 1.0, sim->nw.hidden_magnitude + zl);
     // ∂R2/∂q_{k+1}: ω(q_{k+1}) for holonomic rows; ½ ∂c/∂q + ω / h at the midpoint otherwise
     for (int a = 0; a < mc; a++) {
         if (m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC) {

@@ -19,7 +19,9 @@ dirac_status newton_init(newton *nw, int capacity, dirac_error *err)
     nw->scale = malloc(c * sizeof *nw->scale);
     nw->row_scale = malloc(c * sizeof *nw->row_scale);
     nw->floor = malloc(c * sizeof *nw->floor);
-    if (!nw->residual || !nw->delta || !nw->scale || !nw->row_scale || !nw->floor) {
+    nw->hidden_magnitude = malloc(c * sizeof *nw->hidden_magnitude);
+    if (!nw->residual || !nw->delta || !nw->scale || !nw->row_scale || !nw->floor ||
+        !nw->hidden_magnitude) {
         newton_free(nw);
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory for a Newton solver of size %d",
                          capacity);
@@ -34,6 +36,7 @@ void newton_free(newton *nw)
     free(nw->scale);
     free(nw->row_scale);
     free(nw->floor);
+    free(nw->hidden_magnitude);
     memset(nw, 0, sizeof *nw);
 }
 
@@ -101,7 +104,8 @@ static int converged(const update_ratios *u, int iteration, double previous_mult
 
 // The magnitudes R_i of the equations' terms at z (Jacobian assembled, not yet factorized):
 // R_i = Σ_j |J_ij| (|z_j| + block scale) + |r_i(guess)| (the guess's residual carries the
-// constant terms, e.g. −p_k, that the Jacobian does not see), and from them the rounding
+// constant terms, e.g. −p_k, that the Jacobian does not see) + the hidden magnitude the
+// assembly reported (absolute positions behind increments), and from them the rounding
 // floor of each unknown (newton.h).
 static void measure_rows(newton *nw, const linsolve *ls, int size, const double *z,
                          const int *block, int first)
@@ -118,11 +122,33 @@ static void measure_rows(newton *nw, const linsolve *ls, int size, const double 
         nw->delta[i] = first ? fabs(nw->residual[i]) : nw->row_scale[i];
     linsolve_row_magnitudes(ls, nw->scale, nw->row_scale);
     for (int i = 0; i < size; i++)
+        nw->row_scale[i] += nw->hidden_magnitude[i];
+    for (int i = 0; i < size; i++)
         nw->row_scale[i] = first ? nw->row_scale[i] + nw->delta[i]
                                  : fmax(nw->row_scale[i], nw->delta[i]);
     linsolve_column_reach(ls, nw->row_scale, nw->floor);
     for (int j = 0; j < size; j++)
         nw->floor[j] *= NEWTON_ROUNDING * DBL_EPSILON;
+}
+
+// Raises each unknown's floor to the rounding noise the equations pass to it through the
+// whole factorized Jacobian: x = J⁻¹ (±NEWTON_ROUNDING ε R) for two sign patterns (all +, and
+// alternating), floor_j = max(floor_j, |x_j|), an estimate of (|J⁻¹| ρ)_j that, unlike the
+// column reach, is invariant under any scaling of rows and unknowns: at tiny steps the
+// momentum rows' entries grow like 1/h and a holonomic constraint's stay O(1), yet the
+// constraint alone fixes the normal part of Δq to ε |q|. Uses nw->scale as its buffer (free
+// after measure_rows).
+static void propagate_rounding(newton *nw, linsolve *ls, int size)
+{
+    for (int pattern = 0; pattern < 2; pattern++) {
+        for (int i = 0; i < size; i++)
+            nw->scale[i] = (pattern == 1 && (i & 1) ? -1.0 : 1.0) * NEWTON_ROUNDING *
+                           DBL_EPSILON * nw->row_scale[i];
+        linsolve_solve(ls, nw->scale);
+        for (int j = 0; j < size; j++)
+            if (isfinite(nw->scale[j]) && fabs(nw->scale[j]) > nw->floor[j])
+                nw->floor[j] = fabs(nw->scale[j]);
+    }
 }
 
 dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const int *block,
@@ -149,6 +175,7 @@ dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const i
                 return DIRAC_ERR_NOMEM;
         }
         linsolve_zero(ls);
+        memset(nw->hidden_magnitude, 0, (size_t)size * sizeof *nw->hidden_magnitude);
         int where = 0;
         if (assemble(context, z, nw->residual, ls) != 0 ||
             !all_finite(nw->residual, size, &where)) {
@@ -164,6 +191,7 @@ dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const i
             nw->worst_value = 0.0;
             return factored;
         }
+        propagate_rounding(nw, ls, size);
         memcpy(nw->delta, nw->residual, (size_t)size * sizeof *nw->delta);
         linsolve_solve(ls, nw->delta);
         if (!all_finite(nw->delta, size, &where)) {

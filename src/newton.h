@@ -20,7 +20,11 @@ typedef struct newton {
     double *residual, *delta;
     double *scale;          // per unknown: |z_j| + its block's scale (row magnitudes' weights)
     double *row_scale;      // per equation: Σ_j |J_ij| scale_j + |r_i at the guess|
-    double *floor;          // per unknown: NEWTON_ROUNDING ε max_i row_scale_i / |J_ij|
+    double *floor;          // per unknown: NEWTON_ROUNDING ε max_i row_scale_i / |J_ij|, at
+                            // least |J⁻¹ (±NEWTON_ROUNDING ε row_scale)|_j
+    // per equation: magnitude of terms the Jacobian times |z| cannot see, added by the
+    // assembly (zeroed before each Jacobian assembly); see newton_solve
+    double *hidden_magnitude;
     double block_floor[NEWTON_MAX_BLOCKS];   // largest magnitude seen per block (scales)
     // outcome of the last solve
     int iterations;
@@ -39,6 +43,10 @@ void newton_free(newton *nw);
 /// NEWTON_ROUNDING ε max_j R_j / |J_ji| over the equations j that contain z_i with a coefficient
 /// of at least 1e-8 of its largest, R_j the magnitude of equation j's terms: rounding in
 /// equation j alone makes z_i uncertain by about ε R_j / |J_ji|, so smaller updates are noise.
+/// The floor is then raised to |J⁻¹ (±NEWTON_ROUNDING ε R)| (two sign patterns): the noise the
+/// equations' rounding passes to each unknown through the whole system, invariant under any
+/// scaling of rows and unknowns (at small h the momentum rows scale like 1/h, a constraint's
+/// like 1, and the per-equation reach drops the constraint as a weak coupling).
 /// This absolute floor comes from the model's own magnitudes and keeps exact zeros and
 /// all-zero blocks (a mechanism at rest, momenta of a Lagrangian without velocities)
 /// convergent. Converged when
@@ -47,7 +55,11 @@ void newton_free(newton *nw);
 /// unknowns have converged: their accuracy is limited by the conditioning (ε/h²); updates
 /// that stagnate below NEWTON_STAGNATION_LEVEL (relative) are accepted as rounding noise. R_j
 /// = Σ_k |J_jk| (|z_k| + block scale) + |r_j(guess)| (the guess's residual carries constant
-/// terms). Returns DIRAC_OK, DIRAC_ERR_NEWTON (no convergence
+/// terms) + nw->hidden_magnitude[j]. The last is for unknowns that are increments (Δq = q_{k+1}
+/// − q_k, stage velocities): an equation evaluated at the absolute positions q_k + Δq, such as
+/// a holonomic constraint φ(q_{k+1}) = 0, is rounded at ε Σ |∂φ/∂q| |q|, which |J| |Δq| misses
+/// (the assembly adds it, sim_add_position_magnitude); without it the floor of Δq would be
+/// ε |Δq| where rounding allows only ε |q|, and tiny steps could not converge. Returns DIRAC_OK, DIRAC_ERR_NEWTON (no convergence
 /// within max_iterations), DIRAC_ERR_SINGULAR (LU found a zero pivot: nw->worst is its column)
 /// or DIRAC_ERR_NOT_FINITE (nw->worst is the equation). `ls` must have been initialised for
 /// `size` unknowns; a sparse one records its pattern at its first solve.

@@ -127,6 +127,16 @@ void sim_add_forms_transposed(const dirac_sim *sim, const sim_eval *e, const dou
             r[f->col[k]] += scale * mu[a] * e->forms[k];
 }
 
+void sim_add_position_magnitude(const dirac_sim *sim, const sim_eval *e, const double *q,
+                                double scale, double *out)
+{
+    const model_sparse *f = &sim->model->constraint_forms;
+    for (int a = 0; a < sim->mc; a++)
+        if (sim->model->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC)
+            for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
+                out[a] += fabs(scale * e->forms[k] * q[f->col[k]]);
+}
+
 void sim_entropy_residual(const dirac_sim *sim, const double *temperature,
                           const double *thermal, const double *vbar, const double *s1,
                           double h, double *r)

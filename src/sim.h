@@ -186,6 +186,12 @@ void sim_velocity_constraint(const dirac_sim *sim, const sim_eval *e, const doub
 void sim_add_forms_transposed(const dirac_sim *sim, const sim_eval *e, const double *mu,
                               double scale, double *r);
 
+/// out_a += scale Σ_i |ω_a,i(e)| |q_i| for the holonomic constraints a (others: nothing): the
+/// magnitude of φ_a's terms at the absolute positions q, which Newton's rounding floor needs
+/// when the unknowns are increments of q (newton.h, hidden_magnitude).
+void sim_add_position_magnitude(const dirac_sim *sim, const sim_eval *e, const double *q,
+                                double scale, double *out);
+
 /// Residual of the discrete entropy balance (second law by construction when T > 0):
 ///   r_j = T_j (s1_j − S_j) − h (−Σ_{friction → j} F^fr·v̄ + Σ κ (T_i − T_j) + P_j)
 /// with the friction forces, conductances and heat inputs in `thermal` (model->thermal).

@@ -1,0 +1,194 @@
+// Newton's stopping rule at tiny steps (issue 12, item 3: "smaller dt must never make a result
+// worse"). Every implicit method runs 2000 steps at h = 1e-3, 1e-5, 1e-7, 1e-9 and 1e-10 on a
+// pendulum in Cartesian coordinates (holonomic rod); the angle at t = 2000 h is compared with
+// the minimal-coordinate ODE θ'' = −(g/l) sin θ integrated here by classical RK4 (independent of
+// dirac). The bound is truncation plus rounding accumulation,
+//   |θ − θ_ref| ≤ C h^p t + n_steps ε_acc,
+// with p the method's order, C from the measured h = 1e-3 error (times a margin) and ε_acc =
+// 8 ε l (each step rounds q_{k+1} = q_k + Δq at ε |q| and the constraint fixes Δq's normal
+// part only to the rounding of φ, ~ε l²/|∇φ|; 8 covers the few such roundings per step;
+// measured at most 2.6e-14 = 0.06 ε per step, at h = 1e-10).
+// Before the rounding floor was made invariant under the 1/h scaling of the momentum rows,
+// midpoint, dirac2, dgrad and lobatto3/4 stopped at h <= 1e-5 ("did not converge").
+// Also a Cartesian double pendulum and a DC motor (gyrator two-form, far from the origin) at
+// h = 1e-9: they must complete, within the same kind of bound.
+#include "harness.h"
+#include "sim_run.h"
+
+#include <float.h>
+
+#define G 9.81
+#define L 1.0
+#define THETA0 0.5
+#define STEPS 2000L
+
+static void reference_angle(double t_end, double *theta)
+{
+    // RK4 on (θ, ω); at least 2000 steps and at most 1e-4 per step: error far below 1e-14 here
+    long n = lround(fmax(2000.0, t_end / 1e-4));
+    double h = t_end / (double)n, y[2] = { THETA0, 0.0 };
+    for (long s = 0; s < n; s++) {
+        double k1[2] = { y[1], -G / L * sin(y[0]) };
+        double a[2] = { y[0] + 0.5 * h * k1[0], y[1] + 0.5 * h * k1[1] };
+        double k2[2] = { a[1], -G / L * sin(a[0]) };
+        double b[2] = { y[0] + 0.5 * h * k2[0], y[1] + 0.5 * h * k2[1] };
+        double k3[2] = { b[1], -G / L * sin(b[0]) };
+        double c[2] = { y[0] + h * k3[0], y[1] + h * k3[1] };
+        double k4[2] = { c[1], -G / L * sin(c[0]) };
+        y[0] += h / 6.0 * (k1[0] + 2.0 * k2[0] + 2.0 * k3[0] + k4[0]);
+        y[1] += h / 6.0 * (k1[1] + 2.0 * k2[1] + 2.0 * k3[1] + k4[1]);
+    }
+    *theta = y[0];
+}
+
+static const char pendulum_text[] =
+    "model pendulum\n"
+    "parameter m = 1, g = 9.81, l = 1, theta0 = 0.5\n"
+    "coordinate x, y\n"
+    "lagrangian m/2*(x'^2 + y'^2) - m*g*y\n"
+    "constraint rod: x^2 + y^2 = l^2\n"
+    "initial x = l*sin(theta0), y = -l*cos(theta0)\n";
+
+static void pendulum_every_step_size(void)
+{
+    static const struct { const char *name; int order; double c; } methods[] = {
+        // c: measured error / (h^p t) at h = 1e-3 (1e-5 for dirac1), times ~10 (margin):
+        // midpoint 0.098, dirac1 2.4, dirac2 0.098, dgrad 0.15, lobatto3 0.014; lobatto4 is at
+        // rounding already at h = 1e-3 (1.1e-16)
+        { "midpoint", 2, 1.0 }, { "dirac1", 1, 25.0 }, { "dirac2", 2, 1.0 },
+        { "dgrad", 2, 2.0 },    { "lobatto3", 4, 0.2 }, { "lobatto4", 6, 1.0 },
+    };
+    static const double steps_sizes[] = { 1e-3, 1e-5, 1e-7, 1e-9, 1e-10 };
+    for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++)
+        for (size_t j = 0; j < sizeof steps_sizes / sizeof steps_sizes[0]; j++) {
+            double h = steps_sizes[j];
+            dirac_sim_options options = { 0 };
+            options.method = methods[k].name;
+            options.dt = h;
+            run r;
+            if (!run_open_with(&r, pendulum_text, NULL, 0, &options))
+                continue;
+            if (run_steps(&r, STEPS)) {
+                double t = dirac_sim_time(r.sim), theta_ref;
+                reference_angle(t, &theta_ref);
+                const double *q = dirac_sim_q(r.sim);
+                double error = fabs(atan2(q[0], -q[1]) - theta_ref);
+                double bound = methods[k].c * pow(h, methods[k].order) * t +
+                               (double)STEPS * 8.0 * DBL_EPSILON * L;
+                printf("  %-8s h = %-6g t = %-8g angle error %.2e (bound %.1e) C %.3g\n",
+                       methods[k].name, h, t, error, bound, error / (pow(h, methods[k].order) * t));
+                ENSURE_LE(error, bound);
+            }
+            run_close(&r);
+        }
+}
+
+// The double pendulum in angles (a1, a2) from rest, for the reference.
+#define M1 1.0
+#define M2 0.5
+#define L1 1.0
+#define L2 0.7
+
+static void double_pendulum_rhs(const double *y, double *dy)
+{
+    double a1 = y[0], a2 = y[1], w1 = y[2], w2 = y[3], d = a1 - a2;
+    // [A B; C D] [a1''; a2''] = [e; f] (Lagrange's equations in the two angles)
+    double A = (M1 + M2) * L1, B = M2 * L2 * cos(d), C = L1 * cos(d), D = L2;
+    double e = -M2 * L2 * w2 * w2 * sin(d) - (M1 + M2) * G * sin(a1);
+    double f = L1 * w1 * w1 * sin(d) - G * sin(a2);
+    double det = A * D - B * C;
+    dy[0] = w1;
+    dy[1] = w2;
+    dy[2] = (e * D - B * f) / det;
+    dy[3] = (A * f - C * e) / det;
+}
+
+static void double_pendulum_reference(double t_end, double *y)
+{
+    y[0] = 0.9, y[1] = -0.4, y[2] = 0.0, y[3] = 0.0;
+    long n = 2000;
+    double h = t_end / (double)n, k1[4], k2[4], k3[4], k4[4], tmp[4];
+    for (long s = 0; s < n; s++) {
+        double_pendulum_rhs(y, k1);
+        for (int i = 0; i < 4; i++) tmp[i] = y[i] + 0.5 * h * k1[i];
+        double_pendulum_rhs(tmp, k2);
+        for (int i = 0; i < 4; i++) tmp[i] = y[i] + 0.5 * h * k2[i];
+        double_pendulum_rhs(tmp, k3);
+        for (int i = 0; i < 4; i++) tmp[i] = y[i] + h * k3[i];
+        double_pendulum_rhs(tmp, k4);
+        for (int i = 0; i < 4; i++) y[i] += h / 6.0 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
+    }
+}
+
+static const char *const implicit_methods[] = { "midpoint", "dirac1", "dirac2", "dgrad",
+                                                "lobatto3", "lobatto4" };
+
+// At h = 1e-9 the truncation error (≤ C h t = 2.5e-14 for dirac1, less for the others) is below
+// the rounding bound 2000 · 8 ε (|l1| + |l2|).
+static void double_pendulum_tiny_step(void)
+{
+    const char *text =
+        "model double_pendulum\n"
+        "parameter m1 = 1, m2 = 0.5, l1 = 1, l2 = 0.7, g = 9.81, a1 = 0.9, a2 = -0.4\n"
+        "coordinate x1, y1, x2, y2\n"
+        "lagrangian m1/2*(x1'^2 + y1'^2) + m2/2*(x2'^2 + y2'^2) - m1*g*y1 - m2*g*y2\n"
+        "constraint rod1: x1^2 + y1^2 = l1^2\n"
+        "constraint rod2: (x2 - x1)^2 + (y2 - y1)^2 = l2^2\n"
+        "initial x1 = l1*sin(a1), y1 = -l1*cos(a1), x2 = l1*sin(a1) + l2*sin(a2),\n"
+        "        y2 = -l1*cos(a1) - l2*cos(a2)\n";
+    for (size_t k = 0; k < sizeof implicit_methods / sizeof implicit_methods[0]; k++) {
+        dirac_sim_options options = { 0 };
+        options.method = implicit_methods[k];
+        options.dt = 1e-9;
+        run r;
+        if (!run_open_with(&r, text, NULL, 0, &options))
+            continue;
+        if (run_steps(&r, STEPS)) {
+            double y[4];
+            double_pendulum_reference(dirac_sim_time(r.sim), y);
+            const double *q = dirac_sim_q(r.sim);
+            double a1 = atan2(q[0], -q[1]), a2 = atan2(q[2] - q[0], -(q[3] - q[1]));
+            double error = fmax(fabs(a1 - y[0]), fabs(a2 - y[1]));
+            double bound = 25.0 * 1e-9 * dirac_sim_time(r.sim) +
+                           (double)STEPS * 8.0 * DBL_EPSILON * (L1 + L2) / L2;
+            printf("  %-8s double pendulum h = 1e-9: angle error %.2e (bound %.1e)\n",
+                   implicit_methods[k], error, bound);
+            ENSURE_LE(error, bound);
+        }
+        run_close(&r);
+    }
+}
+
+// A DC motor (armature and rotor joined by the gyrator two-form K dq ∧ dθ) at its analytic
+// steady state ω = V0 K / (R b + K²) = 150 rad/s, far from the origin (θ0 = 1e4), at h = 1e-9:
+// a fixed point of every scheme (linear forces), so the speed must stay at ω to rounding
+// (bound 1e-12 ω = 4500 ε ω, as at the larger steps of test_newton_scales).
+static void motor_tiny_step(void)
+{
+    const char *text = "model motor\n"
+                       "parameter K = 0.05, La = 0.01, R = 2, V0 = 8.1, J = 1e-3, b = 1e-4\n"
+                       "parameter w_ss = V0*K/(R*b + K^2), i_ss = b*w_ss/K\n"
+                       "coordinate q, theta\n"
+                       "lagrangian La/2*q'^2 + J/2*theta'^2\n"
+                       "force q: V0 - R*q'\n"
+                       "force theta: -b*theta'\n"
+                       "twoform motor: K * d(q) ^ d(theta)\n"
+                       "initial q = 1e3, theta = 1e4, q' = i_ss, theta' = w_ss\n";
+    const double omega = 8.1 * 0.05 / (2.0 * 1e-4 + 0.05 * 0.05);
+    for (size_t k = 0; k < sizeof implicit_methods / sizeof implicit_methods[0]; k++) {
+        dirac_sim_options options = { 0 };
+        options.method = implicit_methods[k];
+        options.dt = 1e-9;
+        run r;
+        if (!run_open_with(&r, text, NULL, 0, &options))
+            continue;
+        if (run_steps(&r, STEPS)) {
+            double error = fabs(dirac_sim_v(r.sim)[1] - omega);
+            printf("  %-8s motor h = 1e-9: |omega - omega_ss| %.2e\n", implicit_methods[k], error);
+            ENSURE_LE(error, 1e-12 * omega);
+        }
+        run_close(&r);
+    }
+}
+
+TEST_MAIN(TEST(pendulum_every_step_size), TEST(double_pendulum_tiny_step), TEST(motor_tiny_step))
