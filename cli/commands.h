@@ -15,5 +15,8 @@ int cli_check(int argc, char **argv);
 int cli_simulate(int argc, char **argv);
 int cli_methods(int argc, char **argv);
 int cli_plot(int argc, char **argv);
+int cli_equilibrium(int argc, char **argv);
+int cli_linearize(int argc, char **argv);
+int cli_modes(int argc, char **argv);
 
 #endif

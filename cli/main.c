@@ -16,6 +16,11 @@ static const cli_command commands[] = {
     { "methods", "list the integrators: name, order, what each preserves", cli_methods },
     { "plot", "draw CSV trajectories with gnuplot (PNG or SVG): columns, phase, x-y, errors",
       cli_plot },
+    { "equilibrium", "solve for a static equilibrium consistent with the constraints",
+      cli_equilibrium },
+    { "linearize", "linearised descriptor system (E, A, B, C, D) and reduced M, K, as JSON",
+      cli_linearize },
+    { "modes", "undamped natural frequencies and mode shapes about the equilibrium", cli_modes },
     { "help", "list the commands", cli_help },
 };
 
@@ -27,7 +32,7 @@ int cli_help(int argc, char **argv)
            "usage: dirac COMMAND [ARGS]...\n       dirac --version\n\ncommands:\n",
            dirac_version());
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        printf("  %-10s %s\n", commands[i].name, commands[i].summary);
+        printf("  %-12s %s\n", commands[i].name, commands[i].summary);
     return 0;
 }
 

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(cmake make gcc clang libc6-dev pkg-config gnuplot-nox ngspice
-          liblapacke-dev libopenblas-dev libsuitesparse-dev
+          liblapacke-dev libopenblas-dev libsuitesparse-dev libarpack2-dev
           # the Python package (python/, docs/python.md): build, install into a venv, test;
           # matplotlib and pandas are optional there (their features' tests are skipped without)
           python3 python3-dev python3-venv python3-setuptools python3-cffi python3-numpy

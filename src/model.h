@@ -101,6 +101,7 @@ struct dirac_model {
     model_group forces;               // [F_i + F^fr_i]
     model_sparse force_jacobian;      // ∂F_i/∂(q, v, S) (n x (2n+ns))
     model_group outputs;              // [output_k]
+    model_sparse output_jacobian;     // ∂output_k/∂x over all inputs (linearisation's C)
     model_group thermal;              // [friction forces (friction_count) | conductances
                                       //  (heat_count) | heat inputs (ns)]
     int work_size;                    // doubles of scratch the largest tape needs

@@ -611,7 +611,9 @@ static int compile_outputs(compile_state *c)
             if ((m->outputs.ids[o] = lower_expr(&in->scope, &in->sm->outputs[j].value)) == EXPR_NONE)
                 return 0;
     }
-    if (group_compile(m, &m->outputs, &err))
+    if (group_compile(m, &m->outputs, &err) ||
+        sparse_jacobian(m, &m->output_jacobian, m->output_count, m->outputs.ids, 0, m->n_inputs,
+                        &err))
         return fail_status(c, &err);
     return 1;
 }
@@ -945,6 +947,7 @@ void dirac_model_destroy(dirac_model *m)
     group_free(&m->constraint_rates);
     sparse_free(&m->constraint_jacobian);
     sparse_free(&m->form_curvature);
+    sparse_free(&m->output_jacobian);
     group_free(&m->forces);
     sparse_free(&m->force_jacobian);
     group_free(&m->outputs);
