@@ -476,6 +476,13 @@ int cli_modes(int argc, char **argv)
     dirac_modes modes = { 0 };
     dirac_error err;
     rc = 3;
+    if ((n > DIRAC_MODES_DENSE_MAX || o.sparse) && o.count == 0) {
+        fprintf(stderr, "dirac modes: error: the sparse eigensolver (models with more than %d "
+                        "coordinates, or --sparse) computes the lowest modes: give --count K\n",
+                DIRAC_MODES_DENSE_MAX);
+        rc = 2;
+        goto done;
+    }
     if (!solve_equilibrium(&o, m, &eq))
         goto done;
     if (dirac_model_modes(m, &eq, o.count, o.sparse, &modes, &err) != DIRAC_OK) {

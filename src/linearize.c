@@ -73,20 +73,23 @@ static void builder_add(void *ctx, int row, int col, double value)
     a->nnz++;
 }
 
-static const dirac_matrix *sort_target;
+typedef struct entry {
+    int row, col, seq;   // seq: the order of addition (a deterministic order of summation)
+    double value;
+} entry;
 
 static int by_position(const void *x, const void *y)
 {
-    int i = *(const int *)x, j = *(const int *)y;
-    const dirac_matrix *a = sort_target;
-    if (a->row[i] != a->row[j])
-        return a->row[i] < a->row[j] ? -1 : 1;
-    if (a->col[i] != a->col[j])
-        return a->col[i] < a->col[j] ? -1 : 1;
-    return (i > j) - (i < j);
+    const entry *a = x, *b = y;
+    if (a->row != b->row)
+        return a->row < b->row ? -1 : 1;
+    if (a->col != b->col)
+        return a->col < b->col ? -1 : 1;
+    return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-// Sorts by (row, col), sums duplicates and drops exact zeros. Returns 0 when out of memory.
+// Sorts by (row, col), sums duplicates in the order they were added and drops exact zeros.
+// Returns 0 when out of memory.
 static int builder_finish(builder *b)
 {
     dirac_matrix *a = b->mat;
@@ -94,34 +97,29 @@ static int builder_finish(builder *b)
         return 0;
     if (a->nnz == 0)
         return 1;
-    int *order = malloc((size_t)a->nnz * sizeof *order);
-    int *rows = malloc((size_t)a->nnz * sizeof *rows), *cols = malloc((size_t)a->nnz * sizeof *cols);
-    double *values = malloc((size_t)a->nnz * sizeof *values);
-    if (!order || !rows || !cols || !values) {
-        free(order), free(rows), free(cols), free(values);
+    entry *e = malloc((size_t)a->nnz * sizeof *e);
+    if (!e)
         return 0;
-    }
     for (int k = 0; k < a->nnz; k++)
-        order[k] = k;
-    sort_target = a;
-    qsort(order, (size_t)a->nnz, sizeof *order, by_position);
+        e[k] = (entry){ a->row[k], a->col[k], k, a->value[k] };
+    qsort(e, (size_t)a->nnz, sizeof *e, by_position);
     int count = 0;
     for (int k = 0; k < a->nnz; k++) {
-        int i = order[k];
-        if (count > 0 && rows[count - 1] == a->row[i] && cols[count - 1] == a->col[i]) {
-            values[count - 1] += a->value[i];
-            continue;
-        }
-        rows[count] = a->row[i], cols[count] = a->col[i], values[count] = a->value[i];
-        count++;
+        if (count > 0 && e[count - 1].row == e[k].row && e[count - 1].col == e[k].col)
+            e[count - 1].value += e[k].value;
+        else
+            e[count++] = e[k];
     }
     int kept = 0;
     for (int k = 0; k < count; k++)
-        if (values[k] != 0.0)
-            rows[kept] = rows[k], cols[kept] = cols[k], values[kept] = values[k], kept++;
-    free(order);
-    free(a->row), free(a->col), free(a->value);
-    a->row = rows, a->col = cols, a->value = values, a->nnz = kept;
+        if (e[k].value != 0.0) {
+            a->row[kept] = e[k].row;
+            a->col[kept] = e[k].col;
+            a->value[kept] = e[k].value;
+            kept++;
+        }
+    a->nnz = kept;
+    free(e);
     return 1;
 }
 
