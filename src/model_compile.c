@@ -604,13 +604,34 @@ static int compile_outputs(compile_state *c)
     dirac_error err;
     if (group_alloc(&m->outputs, m->output_count, &err))
         return fail_status(c, &err);
-    int o = 0;
-    for (int k = 0; k < c->tree.count; k++) {
-        const instance *in = c->tree.items[k];
-        for (int j = 0; j < in->sm->output_count; j++, o++)
-            if ((m->outputs.ids[o] = lower_expr(&in->scope, &in->sm->outputs[j].value)) == EXPR_NONE)
-                return 0;
+    // what outputs may name besides the model's own symbols (spec_resolve.c: derived_name):
+    // p_i = ∂L/∂v_i, T_j = −∂L/∂S_j, E = Σ v_i ∂L/∂v_i − L, the multipliers
+    if (m->output_count == 0)
+        return 1;
+    expr_id *temperature = calloc((size_t)m->n_inputs + 1, sizeof *temperature);
+    if (!temperature)
+        return fail_nomem(c);
+    for (int j = 0; j < m->ns; j++)
+        temperature[m->first_s + j] = expr_neg(m->pool, m->gradient.ids[2 * m->n + j]);
+    expr_id energy = expr_neg(m->pool, m->lagrangian);
+    for (int i = 0; i < m->n; i++)
+        energy = expr_add(m->pool, energy, expr_mul(m->pool, expr_var(m->pool, m->first_v + i),
+                                                    m->gradient.ids[m->n + i]));
+    int o = 0, first_mu = m->first_mu, ok = pool_ok(c);
+    for (int k = 0; ok && k < c->tree.count; k++) {
+        instance *in = c->tree.items[k];
+        in->scope.first_mu = first_mu;
+        in->scope.momentum = m->gradient.ids + m->n;
+        in->scope.temperature = temperature;
+        in->scope.energy = energy;
+        for (int j = 0; ok && j < in->sm->output_count; j++, o++)
+            ok = (m->outputs.ids[o] = lower_expr(&in->scope, &in->sm->outputs[j].value)) != EXPR_NONE;
+        in->scope.momentum = in->scope.temperature = NULL;
+        first_mu += in->sm->constraint_count;
     }
+    free(temperature);
+    if (!ok)
+        return 0;
     if (group_compile(m, &m->outputs, &err) ||
         sparse_jacobian(m, &m->output_jacobian, m->output_count, m->outputs.ids, 0, m->n_inputs,
                         &err))

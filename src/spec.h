@@ -111,6 +111,11 @@ typedef enum spec_sym_kind {
     SPEC_SYM_PI,          // the built-in `pi`
     SPEC_SYM_QUALIFIED,   // `comp.name`: see spec_ref
     SPEC_SYM_INDEX,       // an index of a sum or of an indexed statement (SPEC_EXPR_INDEX)
+    // quantities of the solution that `output` expressions may name like the CSV columns
+    SPEC_SYM_MULTIPLIER,  // `mu.C`: index of constraint C
+    SPEC_SYM_MOMENTUM,    // `p.X`: ∂L/∂X', index of coordinate X
+    SPEC_SYM_TEMPERATURE, // `T.S`: −∂L/∂S, index of entropy variable S
+    SPEC_SYM_ENERGY,      // `E`: the generalized energy ⟨∂L/∂v, v⟩ − L
     SPEC_SYM_KIND_COUNT
 } spec_sym_kind;
 
