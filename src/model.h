@@ -108,6 +108,7 @@ struct dirac_model {
 
     // initial state and simulate defaults
     double *q0, *v0, *s0;
+    unsigned char *q0_fixed, *v0_fixed;   // `initial ... fixed`: kept by the projection
     char method[32];
     double dt, t_end, tol;
     int every, max_iter;

@@ -646,7 +646,9 @@ static int compile_initial(compile_state *c)
     m->q0 = calloc((size_t)m->n + 1, sizeof *m->q0);
     m->v0 = calloc((size_t)m->n + 1, sizeof *m->v0);
     m->s0 = calloc((size_t)m->ns + 1, sizeof *m->s0);
-    if (!m->q0 || !m->v0 || !m->s0)
+    m->q0_fixed = calloc((size_t)m->n + 1, 1);
+    m->v0_fixed = calloc((size_t)m->n + 1, 1);
+    if (!m->q0 || !m->v0 || !m->s0 || !m->q0_fixed || !m->v0_fixed)
         return fail_nomem(c);
     for (int k = c->tree.count - 1; k >= 0; k--) {
         const instance *in = c->tree.items[k];
@@ -660,12 +662,19 @@ static int compile_initial(compile_state *c)
                 return 0;
             int s = resolve_variable(in, init->var.name, SPEC_SYM_ENTROPY);
             int q = resolve_variable(in, init->var.name, SPEC_SYM_COORDINATE);
+            unsigned char fixed = init->start == SPEC_START_FIXED;
+            if (s >= 0 && fixed) {
+                spec_error(c->spec, DIRAC_ERR_PARSE, init->var.loc, "'fixed' applies to "
+                           "coordinates and velocities (the projection of the initial state "
+                           "does not move entropy variables)");
+                return 0;
+            }
             if (s >= 0)
                 m->s0[s] = value;
             else if (q >= 0 && init->velocity)
-                m->v0[q] = value;
+                m->v0[q] = value, m->v0_fixed[q] = fixed;
             else if (q >= 0)
-                m->q0[q] = value;
+                m->q0[q] = value, m->q0_fixed[q] = fixed;
         }
     }
     return 1;
@@ -975,6 +984,8 @@ void dirac_model_destroy(dirac_model *m)
     group_free(&m->thermal);
     free(m->q0);
     free(m->v0);
+    free(m->q0_fixed);
+    free(m->v0_fixed);
     free(m->s0);
     expr_pool_destroy(m->pool);
     free(m);

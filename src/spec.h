@@ -261,7 +261,12 @@ typedef struct spec_initial {
     spec_name_ref var;   // a coordinate (velocity when `velocity`) or an entropy variable
     bool velocity;
     spec_expr value;
+    uint8_t start;       // spec_start: what --project-initial may do with the value
 } spec_initial;
+
+/// The word after an initial value: none (free), `fixed` (never moved by the projection of
+/// the initial state), `guess` (free, said explicitly).
+typedef enum spec_start { SPEC_START_FREE, SPEC_START_FIXED, SPEC_START_GUESS } spec_start;
 
 /// One `simulate KEY = VALUE`: `word` for `method` (a name), else `value`.
 typedef struct spec_setting {
