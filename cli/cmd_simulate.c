@@ -24,6 +24,7 @@
 
 #include "projection_report.h"
 #include "commands.h"
+#include "spice_import.h"
 #include "plot.h"
 #include "csv_output.h"
 #include "json_output.h"
@@ -358,7 +359,19 @@ static int resolve_settings(const dirac_model *model, const sim_args *a, sim_set
 // Loads, overrides and compiles; prints the spec's message on failure.
 static int load_model(const sim_args *a, dirac_spec **spec, dirac_model **model)
 {
-    dirac_status status = dirac_spec_load(a->path, spec);
+    dirac_status status;
+    if (spice_is_netlist(a->path)) {   // a SPICE netlist: its model (docs/circuits.md)
+        char *text = NULL, *message = NULL;
+        if (spice_import(a->path, &text, &message) != 0) {
+            fputs(message ? message : "error: out of memory\n", stderr);
+            free(message);
+            return EXIT_BAD_INPUT;
+        }
+        status = dirac_spec_parse(a->path, text, strlen(text), spec);
+        free(text);
+    } else {
+        status = dirac_spec_load(a->path, spec);
+    }
     for (int k = 0; status == DIRAC_OK && k < a->override_count; k++)
         status = dirac_spec_set_parameter(*spec, a->overrides[k]);
     if (status == DIRAC_OK)

@@ -18,5 +18,6 @@ int cli_plot(int argc, char **argv);
 int cli_equilibrium(int argc, char **argv);
 int cli_linearize(int argc, char **argv);
 int cli_modes(int argc, char **argv);
+int cli_import(int argc, char **argv);
 
 #endif

@@ -625,6 +625,19 @@ expr_id expr_make(expr_pool *pool, expr_kind kind, expr_id a, expr_id b)
     if (!expr_valid(pool, a) || (arity == 2 && !expr_valid(pool, b)))
         return expr_pool_fail(pool, DIRAC_ERR_ARGUMENT, "expr_make(%s): child id %d out of range",
                               expr_kind_name(kind), (int)(expr_valid(pool, a) ? b : a));
+    // a selected factor selects the product: WHEN(c, a)*b = WHEN(c, a*b), and likewise for
+    // a/b and -a; equal where c holds, and 0 (not 0*inf) where it does not, so a derivative
+    // chained through the branch not taken stays 0 (reverse mode multiplies the masked
+    // adjoint by that branch's partials)
+    if ((kind == EXPR_MUL || kind == EXPR_DIV || kind == EXPR_NEG) &&
+        pool->nodes[a].kind == EXPR_WHEN) {
+        expr_id c = pool->nodes[a].a, inner = pool->nodes[a].b;
+        return expr_make(pool, EXPR_WHEN, c, expr_make(pool, kind, inner, b));
+    }
+    if (kind == EXPR_MUL && pool->nodes[b].kind == EXPR_WHEN) {
+        expr_id c = pool->nodes[b].a, inner = pool->nodes[b].b;
+        return expr_make(pool, EXPR_WHEN, c, expr_make(pool, kind, a, inner));
+    }
     switch (kind) {
     case EXPR_ADD:
         return make_add(pool, a, b);
@@ -636,13 +649,24 @@ expr_id expr_make(expr_pool *pool, expr_kind kind, expr_id a, expr_id b)
         return make_div(pool, a, b);
     case EXPR_POW:
         return make_pow(pool, a, b);
+    case EXPR_WHEN:
+        // a known condition picks its branch; nothing is taken from a zero branch
+        if (is_const(pool, a) && value_of(pool, a) == value_of(pool, a))
+            return value_of(pool, a) != 0.0 ? b : expr_const(pool, 0.0);
+        if (expr_is_const(pool, b, 0.0))
+            return b;
+        return intern(pool, kind, a, b, 0.0);
+    case EXPR_LT:
+    case EXPR_LE:
+    case EXPR_EQ:
+    case EXPR_NE:
     case EXPR_ATAN2:
         if (is_const(pool, a) && is_const(pool, b)) {
-            expr_id r = fold(pool, EXPR_ATAN2, a, b);
+            expr_id r = fold(pool, kind, a, b);
             if (r != EXPR_NONE)
                 return r;
         }
-        return intern(pool, EXPR_ATAN2, a, b, 0.0);
+        return intern(pool, kind, a, b, 0.0);
     default:
         return make_function(pool, kind, a);
     }

@@ -260,8 +260,10 @@ static void name_end_rows(const dirac_sim *sim, int index, char *buf, size_t siz
 }
 
 // The guess for the stages: the previous step's stage velocities extrapolated along their
-// interpolation polynomial, V_i ≈ Σ_j ℓ_j(1 + c_i) V_j^prev (error O(h^s)), and its Λ_j; at
-// the first step V_j = v_k, Λ_j = μ_k.
+// interpolation polynomial, V_i ≈ Σ_j ℓ_j(θ_i) V_j^prev with θ_i = (t_k + c_i h − t_prev)/h_prev
+// (1 + c_i for equal steps; error O(h^s)), and its Λ_j; at the first step V_j = v_k, Λ_j = μ_k.
+// t_prev, h_prev: start and size of the step whose stages are kept (adaptive runs change h, and
+// a rejected trial leaves stages that start at t_k itself).
 static void stage_guess(dirac_sim *sim, const lobatto_tableau *tb, const double *previous,
                         double *z)
 {
@@ -275,7 +277,8 @@ static void stage_guess(dirac_sim *sim, const lobatto_tableau *tb, const double 
     }
     const double *pv = previous + 1;
     for (int i = 0; i < s; i++) {
-        double ell[LOBATTO_MAX_STAGES], theta = 1.0 + tb->c[i];
+        double ell[LOBATTO_MAX_STAGES];
+        double theta = (sim->t + tb->c[i] * sim->h - sim->stage_guess_t) / sim->stage_guess_h;
         for (int j = 0; j < s; j++) {
             ell[j] = 1.0;
             for (int k = 0; k < s; k++)
@@ -348,6 +351,8 @@ static dirac_status lobatto_step(dirac_sim *sim)
     sim_add_forms_transposed(sim, e, lambda_s, h * tb->b[s - 1], sim->p);
     previous[0] = 1.0;
     memcpy(previous + 1, z, (size_t)size * sizeof *z);
+    sim->stage_guess_t = sim->t;
+    sim->stage_guess_h = h;
     // the reported multipliers: Λ_s is only an O(h^{s−1}) approximation of μ(t_{k+1}); the
     // index-reduced equations at the new node give it to the order of the state
     double *a = sim->scratch, *mu = a + n, power;

@@ -112,8 +112,15 @@ struct dirac_model {
     char method[32];
     double dt, t_end, tol;
     int every, max_iter;
+    double *breakpoints;              // sorted times where a comparison of t alone switches
+    int breakpoint_count;
     int has_method, has_dt, has_t_end, has_every, has_tol, has_max_iter;
 };
+
+/// Collects the model's breakpoints in time (model_breakpoints.c): after compilation.
+dirac_status model_find_breakpoints(dirac_model *m);
+/// The first breakpoint after t, or +infinity.
+double model_next_breakpoint(const dirac_model *m, double t);
 
 /// Evaluates a group at x into values (work: model->work_size doubles).
 void model_group_eval(const model_group *g, const double *x, double *work, double *values);

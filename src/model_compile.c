@@ -917,6 +917,10 @@ dirac_status dirac_model_compile(dirac_spec *ds, dirac_model **out)
     instance_tree_free(&c.tree);
     free(c.constraint_spec);
     free(c.constraint_owner);
+    if (ok && model_find_breakpoints(m) != DIRAC_OK) {
+        spec_out_of_memory(s);
+        ok = 0;
+    }
     if (!ok) {
         dirac_model_destroy(m);
         return spec_status(s) != DIRAC_OK ? spec_status(s) : DIRAC_ERR_PARSE;
@@ -983,6 +987,7 @@ void dirac_model_destroy(dirac_model *m)
     group_free(&m->outputs);
     group_free(&m->thermal);
     free(m->q0);
+    free(m->breakpoints);
     free(m->v0);
     free(m->q0_fixed);
     free(m->v0_fixed);

@@ -782,10 +782,12 @@ static bool estimated(const dirac_sim *sim, int block, int i)
 {
     const sim_method *m = sim->method;
     switch (block) {
-    case BLOCK_V:
-        return !m->lagged_velocity && !(m->unconstrained_node_velocity && sim->constrained[i]);
-    case BLOCK_P:   // dirac1: (q, p) is its state (symplectic Euler without constraints)
-        return m->lagged_velocity && !(m->unconstrained_node_velocity && sim->constrained[i]);
+    case BLOCK_V:   // dgrad: the alternating mode reaches every velocity the mass matrix
+                    // couples to a constrained one, so with constraints none is compared
+        return !m->lagged_velocity && !(m->unconstrained_node_velocity && sim->mc > 0);
+    case BLOCK_P:   // dirac1: (q, p) is its state (symplectic Euler without constraints); the
+                    // constraint impulses enter only the constrained coordinates' momenta
+        return m->lagged_velocity && !sim->constrained[i];
     default:
         return true;
     }
@@ -862,16 +864,23 @@ static dirac_status step_size_failure(dirac_sim *sim, double t, double h, const 
 // methods with an embedded estimate take one step and check it; the others take a step of h
 // and two of h/2 and keep the half steps. Rejected trials restore the start and retry with
 // h·clamp(0.9 err^(−1/(k+1)), 0.2, 4) (k: the order of the estimate); a step size below
-// 64 ε max(|t|, |h_0|) or 30 rejections in a row stop with DIRAC_ERR_STEP_SIZE.
+// 8 ε max(|t|, |t_0| + h_last) or 30 rejections in a row stop with DIRAC_ERR_STEP_SIZE.
 static dirac_status adaptive_step(dirac_sim *sim)
 {
     const sim_method *m = sim->method;
     bool doubling = m->estimate_order == 0;
     int order = doubling ? m->info.order : m->estimate_order;
-    double t_start = sim->t, h = sim->h_next;
-    double h_floor = 64.0 * DBL_EPSILON * fmax(fabs(t_start), fabs(sim->t0) + sim->h);
+    double t_start = sim->t, h = sim->h_next, wanted = h;
+    double h_floor = 8.0 * DBL_EPSILON * fmax(fabs(t_start), fabs(sim->t0) + sim->h);
+    // land on the next breakpoint in time rather than step over it (model_breakpoints.c)
+    double next = model_next_breakpoint(sim->model, t_start + 1e-12 * (1.0 + fabs(t_start)));
+    bool clipped = false;
     copy_state(sim, sim->trial_start);
     for (int attempt = 0; attempt < 30; attempt++) {
+        if (t_start + h > next) {
+            h = next - t_start;
+            clipped = true;
+        }
         if (!(h > h_floor))
             return step_size_failure(sim, t_start, h,
                                      "the adaptive step size fell below the resolution of t");
@@ -894,6 +903,8 @@ static dirac_status adaptive_step(dirac_sim *sim)
         if (status == DIRAC_OK && error <= 1.0) {
             sim->h_last = h;
             sim->h_next = h * factor;
+            if (clipped && sim->h_next < wanted)
+                sim->h_next = wanted;   // the breakpoint, not the error, shortened this step
             sim->h = h;
             sim->errmsg[0] = '\0';
             update_block_scales(sim);

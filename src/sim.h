@@ -85,6 +85,7 @@ struct dirac_sim {
     double block_scale[4];           // largest |q|, |v|, |p|, |S| so far (default atol)
     unsigned char *constrained;      // per coordinate: appears in some constraint's form
     bool started;                 // dirac2: first step done
+    double stage_guess_t, stage_guess_h;   // lobatto: start and size of the kept stages' step
     run_quality quality;          // the run's errors against the model's scales (warnings)
 };
 
@@ -100,11 +101,11 @@ struct sim_method {
     int estimate_order;
     /// Node velocities that are not a state of the method, so not an error signal for the
     /// controller: dirac1's v_{k+1} is the last interval's mean velocity (its momenta are
-    /// compared instead, lagged_velocity); the node velocities (dgrad) and momenta (dirac1)
-    /// of constrained coordinates are not consistent to the method's local order: dgrad's
-    /// carry an undamped alternating component normal to the constraints (v_{k+1} = 2 v̄ − v_k),
-    /// dirac1's are tangent at q_k instead of q_{k+1}, an O(h) error that does not accumulate
-    /// (unconstrained_node_velocity). Their positions carry the estimate.
+    /// compared instead, lagged_velocity, except those of constrained coordinates: tangent at
+    /// q_k instead of q_{k+1}, an O(h) error that does not accumulate); with constraints,
+    /// dgrad's node velocities carry an undamped alternating component (v_{k+1} = 2 v̄ − v_k)
+    /// normal to the constraints and, through the mass matrix, in the velocities coupled to
+    /// them (unconstrained_node_velocity). The positions carry the estimate.
     bool lagged_velocity, unconstrained_node_velocity;
     /// Optional: can the method run this model from its initial state? (message in errmsg)
     dirac_status (*check)(dirac_sim *sim);

@@ -173,28 +173,6 @@ static bool to_index(xctx *c, double v, spec_loc loc, const char *what, int64_t 
     return true;
 }
 
-static double apply_func(int f, double a, double b)
-{
-    switch ((spec_func)f) {
-    case SPEC_FUNC_SIN: return sin(a);
-    case SPEC_FUNC_COS: return cos(a);
-    case SPEC_FUNC_TAN: return tan(a);
-    case SPEC_FUNC_ASIN: return asin(a);
-    case SPEC_FUNC_ACOS: return acos(a);
-    case SPEC_FUNC_ATAN: return atan(a);
-    case SPEC_FUNC_ATAN2: return atan2(a, b);
-    case SPEC_FUNC_SINH: return sinh(a);
-    case SPEC_FUNC_COSH: return cosh(a);
-    case SPEC_FUNC_TANH: return tanh(a);
-    case SPEC_FUNC_EXP: return exp(a);
-    case SPEC_FUNC_LOG: return log(a);
-    case SPEC_FUNC_SQRT: return sqrt(a);
-    case SPEC_FUNC_ABS: return fabs(a);
-    case SPEC_FUNC_COUNT: break;
-    }
-    return NAN;
-}
-
 static double apply_op(int op, double a, double b)
 {
     switch ((spec_op)op) {
@@ -204,8 +182,8 @@ static double apply_op(int op, double a, double b)
     case SPEC_OP_DIV: return a / b;
     case SPEC_OP_POW: return pow(a, b);
     case SPEC_OP_NEG: return -a;
+    default: return spec_compare_value(op, a, b);
     }
-    return NAN;
 }
 
 // the value of a name (with its new index) in an expanded expression: parameters and constant
@@ -249,7 +227,7 @@ static bool eval_flat(xctx *c, const spec_expr *e, double *out)
         switch (n->kind) {
         case SPEC_EXPR_NUMBER: val[i] = n->u.number; break;
         case SPEC_EXPR_UNARY: case SPEC_EXPR_BINARY: val[i] = apply_op(n->op, a, b); break;
-        case SPEC_EXPR_CALL: val[i] = apply_func(n->op, a, b); break;
+        case SPEC_EXPR_CALL: val[i] = spec_call_value(e, n, val); break;
         default: val[i] = name_value(c, n); break;
         }
     }
@@ -501,7 +479,7 @@ static bool eval_node(xctx *c, xin *in, int32_t i)
     case SPEC_EXPR_NUMBER: in->val[i] = n->u.number; return true;
     case SPEC_EXPR_INDEX: in->val[i] = (double)c->env[n->u.sym.ref.index]; return true;
     case SPEC_EXPR_UNARY: case SPEC_EXPR_BINARY: in->val[i] = apply_op(n->op, a, b); return true;
-    case SPEC_EXPR_CALL: in->val[i] = apply_func(n->op, a, b); return true;
+    case SPEC_EXPR_CALL: in->val[i] = spec_call_value(in->e, n, in->val); return true;
     case SPEC_EXPR_RANGE: in->val[i] = 0; return true;
     case SPEC_EXPR_NAME: {
         spec_expr_node tmp = *n;

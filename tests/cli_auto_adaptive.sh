@@ -53,6 +53,15 @@ for m in midpoint dgrad dirac1 lobatto3 lobatto4 rk4 euler; do
   check "$m --rtol 1e-6 finishes (rc $rc, t_final $(json_value a.json t_final))" \
     test $rc -eq 0 -a "$(json_value a.json t_final)" = 2
 done
+# constrained textbook models: dgrad on a mass-coupled nonholonomic sleigh and a closed loop,
+# lobatto4 on the closed loop (both used to collapse their step size mid-run)
+for case in "chaplygin_sleigh dgrad" "four_bar dgrad" "four_bar lobatto4" "slider_crank lobatto3"; do
+  set -- $case
+  "$dirac" simulate "$src/tests/textbook/$1.dirac" --method "$2" --rtol 1e-6 --atol 1e-9 \
+    --dt 1e-3 --t-end 2 --out t.csv --summary t.json -q; rc=$?
+  check "$2 --rtol on $1 finishes (rc $rc, t_final $(json_value t.json t_final))" \
+    test $rc -eq 0 -a "$(json_value t.json t_final)" = 2
+done
 err=$("$dirac" simulate "$src/examples/pendulum.dirac" --method dirac2 --rtol 1e-6 --out d.csv 2>&1); rc=$?
 check "dirac2 refuses --rtol at once" test $rc -eq 2
 check "with the reason" grep -q "two-step method" <<<"$err"

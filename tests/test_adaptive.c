@@ -68,7 +68,7 @@ static outcome adaptive_run(const char *text, const char *method, double rtol)
     run r;
     if (!run_open_with(&r, text, NULL, 0, &options))
         return o;
-    while (dirac_sim_time(r.sim) < t_end - 1e-14) {
+    while (dirac_sim_time(r.sim) < t_end * (1 - 1e-12)) {
         double rest = t_end - dirac_sim_time(r.sim);
         if (dirac_sim_next_step_size(r.sim) > rest)
             dirac_sim_set_next_step_size(r.sim, rest);
