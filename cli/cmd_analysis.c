@@ -299,6 +299,7 @@ static void write_linearization(json_writer *w, const dirac_model *m,
     json_vector(w, "x0", lin->state_count, lin->x0);
     json_vector(w, "f0", lin->state_count, lin->f0);
     json_vector(w, "y0", lin->output_count, lin->y0);
+    json_number(w, "stiffness_asymmetry", lin->stiffness_asymmetry);
     if (with_matrices) {
         const char *names[] = { "E", "A", "B", "C", "D", "M", "K", "G" };
         const dirac_matrix *mats[] = { &lin->E, &lin->A, &lin->B, &lin->C,

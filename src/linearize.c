@@ -282,6 +282,29 @@ static int build_mechanical(dirac_linearization *lin, const analysis_point *pt)
     return builder_finish(&mb) & builder_finish(&kb) & builder_finish(&gb);
 }
 
+// max |a_ij − a_ji| / max |a_ij| of a square matrix whose entries are sorted by (row, col).
+static double matrix_asymmetry(const dirac_matrix *a)
+{
+    double largest = linalg_max_abs(a->value, (size_t)a->nnz), worst = 0.0;
+    for (int k = 0; k < a->nnz; k++) {
+        int lo = 0, hi = a->nnz - 1, i = a->row[k], j = a->col[k];
+        double mirror = 0.0;   // a_ji (0 when not stored)
+        while (lo <= hi) {
+            int mid = (lo + hi) / 2;
+            if (a->row[mid] == j && a->col[mid] == i) {
+                mirror = a->value[mid];
+                break;
+            }
+            if (a->row[mid] < j || (a->row[mid] == j && a->col[mid] < i))
+                lo = mid + 1;
+            else
+                hi = mid - 1;
+        }
+        worst = fmax(worst, fabs(a->value[k] - mirror));
+    }
+    return largest > 0.0 ? worst / largest : 0.0;
+}
+
 static void to_dense(const dirac_matrix *a, double *dense)
 {
     memset(dense, 0, (size_t)a->rows * (size_t)a->cols * sizeof *dense);
@@ -342,8 +365,8 @@ static dirac_status build_reduced(dirac_linearization *lin, const dirac_model *m
             to_dense(src[k], full);
             linalg_matmul(n, n, r, full, lin->T, tmp);        // X T (n x r)
             linalg_matmul_tn(r, n, r, lin->T, tmp, dst[k]);   // Tᵀ X T
-            for (int i = 0; i < r; i++)                         // symmetric to rounding
-                for (int j = 0; j < i; j++) {
+            for (int i = 0; i < r && lin->stiffness_asymmetry <= DIRAC_SYMMETRY_RTOL; i++)
+                for (int j = 0; j < i; j++) {   // symmetric to rounding: make it exactly so
                     double mean = 0.5 * (dst[k][(size_t)i * (size_t)r + (size_t)j] +
                                          dst[k][(size_t)j * (size_t)r + (size_t)i]);
                     dst[k][(size_t)i * (size_t)r + (size_t)j] = mean;
@@ -352,9 +375,12 @@ static dirac_status build_reduced(dirac_linearization *lin, const dirac_model *m
         }
     }
     lin->has_reduced = 1;
-    snprintf(lin->reduced_note, sizeof lin->reduced_note, "%s",
+    snprintf(lin->reduced_note, sizeof lin->reduced_note, "%s%s",
              m->friction_count || m->wedge_count
-                 ? "velocity-dependent forces (friction, two-forms) are not in M_r, K_r"
+                 ? "velocity-dependent forces (friction, two-forms) are not in M_r, K_r; "
+                 : "",
+             lin->stiffness_asymmetry > DIRAC_SYMMETRY_RTOL
+                 ? "K_r is not symmetric: nonconservative position forces (follower loads)"
                  : "");
 done:
     free(g), free(full), free(tmp);
@@ -414,6 +440,7 @@ dirac_status dirac_model_linearize(const dirac_model *m, const double *q, const 
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
         goto done;
     }
+    out->stiffness_asymmetry = matrix_asymmetry(&out->K);
     status = build_reduced(out, m, err);
 done:
     analysis_point_free(&pt);

@@ -77,7 +77,11 @@ static dirac_status dense_modes(const dirac_linearization *lin, int count, dirac
                                (int)info);
             goto done;
         }
-        memcpy(out->omega2, w, (size_t)count * sizeof *w);
+        // eigenvalues within 1e-12 of the largest are zero to rounding (dsygv's backward error
+        // is ~1e-16 ‖K‖ ‖M⁻¹‖): reported as 0 rather than as tiny instabilities
+        double largest = fmax(fabs(w[0]), fabs(w[r - 1]));
+        for (int j = 0; j < count; j++)
+            out->omega2[j] = fabs(w[j]) <= 1e-12 * largest ? 0.0 : w[j];
         linalg_matmul(n, r, count, lin->T, k, out->shapes);   // δq = T z
     }
     out->count = count;
@@ -239,6 +243,15 @@ dirac_status dirac_model_modes(const dirac_model *m, const dirac_equilibrium *eq
     free(zero);
     if (status != DIRAC_OK)
         return status;
+    if (lin.stiffness_asymmetry > DIRAC_SYMMETRY_RTOL) {
+        status = error_set(err, DIRAC_ERR_UNSUPPORTED, "modes: the stiffness is not symmetric "
+                           "(relative asymmetry %.2e): nonconservative position forces such as "
+                           "follower loads have no undamped normal modes; `dirac linearize` "
+                           "gives the full system (the eigenvalues of the pencil (A, E))",
+                           lin.stiffness_asymmetry);
+        dirac_linearization_free(&lin);
+        return status;
+    }
     if (force_sparse || m->n > DIRAC_MODES_DENSE_MAX)
         status = sparse_modes(&lin, count, out, err);
     else

@@ -321,6 +321,36 @@ static void refusals(void)
     dirac_model_destroy(m);
 }
 
-TEST_MAIN(TEST(double_pendulum_frequencies), TEST(spring_chain_frequencies),
+// A circulatory force (F = −k q + c J q, J skew) makes K non-symmetric: no undamped normal
+// modes; the linearisation reports the asymmetry c / k.
+static void circulatory_refused(void)
+{
+    const char *text = "model circ\nparameter k = 4, c = 1\ncoordinate x, y\n"
+                       "lagrangian (x'^2 + y'^2)/2 - k/2*(x^2 + y^2)\n"
+                       "force x: c*y\nforce y: -c*x\ninitial x = 0.1\n";
+    dirac_spec *spec = NULL;
+    dirac_model *m = NULL;
+    ENSURE(dirac_spec_parse("circ.dirac", text, strlen(text), &spec) == DIRAC_OK);
+    ENSURE(dirac_model_compile(spec, &m) == DIRAC_OK);
+    dirac_spec_destroy(spec);
+    if (!m)
+        return;
+    dirac_error err;
+    dirac_equilibrium eq;
+    ENSURE(dirac_model_equilibrium(m, NULL, NULL, 0, &eq, &err) == DIRAC_OK);
+    dirac_linearization lin;
+    double zero[2] = { 0, 0 };
+    ENSURE(dirac_model_linearize(m, eq.q, zero, NULL, NULL, 0, &lin, &err) == DIRAC_OK);
+    // K = [[k, −c], [c, k]]: max |K_ij − K_ji| / max |K_ij| = 2c / k
+    ENSURE_NEAR(lin.stiffness_asymmetry, 0.5, 1e-15);
+    dirac_linearization_free(&lin);
+    dirac_modes modes;
+    ENSURE(dirac_model_modes(m, &eq, 0, 0, &modes, &err) == DIRAC_ERR_UNSUPPORTED);
+    ENSURE_CONTAINS(err.message, "not symmetric");
+    dirac_equilibrium_free(&eq);
+    dirac_model_destroy(m);
+}
+
+TEST_MAIN(TEST(circulatory_refused), TEST(double_pendulum_frequencies), TEST(spring_chain_frequencies),
           TEST(spring_chain_sparse), TEST(slider_crank_equilibrium),
           TEST(linearization_matches_differences), TEST(pendulum_reduced), TEST(refusals))

@@ -70,6 +70,9 @@ typedef struct dirac_linearization {
     /// Mechanical matrices at the operating point, v = 0 (n x n, sparse): mass M = ∂²L/∂v²,
     /// stiffness K = −(∂²L/∂q² + ∂F/∂q + Σ μ_a ∂ω^a/∂q), and G = ∂φ/∂q (m x n).
     dirac_matrix M, K, G;
+    /// max |K_ij − K_ji| / max |K_ij|: nonzero beyond rounding for nonconservative position
+    /// forces (follower loads, circulatory forces), which have no undamped normal modes.
+    double stiffness_asymmetry;
     /// Reduced matrices on the constraint manifold (conservative holonomic models with
     /// n <= DIRAC_ANALYSIS_MAX_COORDINATES): T (n x r, column-major) an orthonormal basis of
     /// ker G, M_r = Tᵀ M T and K_r = Tᵀ K T (r x r, column-major). has_reduced = 0 otherwise,
@@ -106,6 +109,9 @@ typedef struct dirac_modes {
     double *shapes;          ///< n x count, column-major: δq of each mode, largest |entry| = 1
     int sparse;              ///< 1 if the sparse (ARPACK) path computed them
 } dirac_modes;
+
+/// Relative asymmetry of K up to which it counts as symmetric (rounding of its derivatives).
+#define DIRAC_SYMMETRY_RTOL 1e-10
 
 /// Largest coordinate count solved densely (LAPACK dsygv) by dirac_model_modes; larger models
 /// use the sparse path (ARPACK, shift-invert about 0 with KLU), which computes the `count`
