@@ -24,6 +24,7 @@
 
 #include "projection_report.h"
 #include "commands.h"
+#include "memory_option.h"
 #include "spice_import.h"
 #include "plot.h"
 #include "csv_output.h"
@@ -52,7 +53,7 @@ static const char usage[] =
     "                      [--out FILE.csv|-] [--every K] [--summary FILE.json|-]\n"
     "                      [--project-initial] [--tol R] [--max-iter N] [--quiet]\n"
     "                      [--plot FILE.png|FILE.svg] [--rtol R] [--atol A]\n"
-    "                      [--max-steps N] [--strict]\n";
+    "                      [--max-steps N] [--strict] [--max-model-memory BYTES]\n";
 
 // Command-line settings; the has_ flags say which were given.
 typedef struct sim_args {
@@ -70,6 +71,7 @@ typedef struct sim_args {
     int strict;            // warnings make the run fail (exit 3)
     const char *plot;      // NULL: no figure
     double rtol, atol;     // adaptive step size when either is > 0
+    double max_model_memory;   // bytes; 0: the library's default
     long max_steps;        // 0: no limit for fixed steps, DEFAULT_MAX_STEPS for adaptive ones
 } sim_args;
 
@@ -230,6 +232,10 @@ static int parse_args(int argc, char **argv, sim_args *a)
             if (!value || !*value)
                 return bad_input("--plot needs a file name ending in .png or .svg", NULL, NULL);
             a->plot = value;
+        } else if (take_option(argc, argv, &i, "--max-model-memory", &value)) {
+            if (!value || cli_parse_bytes(value, &a->max_model_memory))
+                return bad_input("--max-model-memory needs a size in bytes (suffixes K, M, G), "
+                                 "got '%s'", value ? value : "", NULL);
         } else if (!strcmp(arg, "--project-initial")) {
             a->project_initial = 1;
         } else if (!strcmp(arg, "--strict")) {
@@ -348,6 +354,11 @@ static int resolve_settings(const dirac_model *model, const sim_args *a, sim_set
     }
     double steps = ceil(n - 1e-9 - 1e-12 * n);
     s->steps = steps > 0 ? (long)steps : 0;
+    if (s->steps == 0 && s->t_end > 0) {   // a run of no step is not a result
+        fprintf(stderr, "dirac simulate: error: the step dt = %g is so much longer than the "
+                        "interval t_end = %g that no step would be taken\n", s->dt, s->t_end);
+        return EXIT_BAD_INPUT;
+    }
     if (a->max_steps > 0 && !(a->rtol > 0 || a->atol > 0) && s->steps > a->max_steps) {
         fprintf(stderr, "dirac simulate: error: t_end/dt = %ld steps is more than --max-steps "
                         "%ld\n", s->steps, a->max_steps);
@@ -372,6 +383,8 @@ static int load_model(const sim_args *a, dirac_spec **spec, dirac_model **model)
     } else {
         status = dirac_spec_load(a->path, spec);
     }
+    if (status == DIRAC_OK)
+        status = dirac_spec_set_memory_limit(*spec, a->max_model_memory);
     for (int k = 0; status == DIRAC_OK && k < a->override_count; k++)
         status = dirac_spec_set_parameter(*spec, a->overrides[k]);
     if (status == DIRAC_OK)

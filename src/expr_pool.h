@@ -13,6 +13,7 @@ typedef struct expr_node {
     int32_t kind;    // expr_kind
     expr_id a, b;    // children, or the input index of a VAR in a
     int32_t lo, hi;  // range of variable indices below this node (lo > hi: none)
+    int32_t total;   // 1: finite for every finite value of the variables (see expr_pool.c)
     double value;    // CONST only; 0 otherwise
 } expr_node;
 

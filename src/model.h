@@ -125,6 +125,11 @@ double model_next_breakpoint(const dirac_model *m, double t);
 /// Evaluates a group at x into values (work: model->work_size doubles).
 void model_group_eval(const model_group *g, const double *x, double *work, double *values);
 
+/// DIRAC_ERR_NOT_FINITE (naming the value) when the point x (model->n_inputs values: q, v, S,
+/// t, ...) or the Lagrangian, its gradient, a constraint or a one-form there is NaN or infinite:
+/// the model is not defined at x. Allocates its scratch (not for use inside a step).
+dirac_status model_check_defined(const dirac_model *m, const double *x, dirac_error *err);
+
 /// The symbolic Frobenius test of every constraint (src/model_frobenius.c): verdict[a] is
 /// DIRAC_INTEGRABLE_HOLONOMIC, _CLOSED or _FROBENIUS where shown, else
 /// DIRAC_DEFECT_ZERO_AT_INITIAL_STATE (not shown; the numerical test decides the rest).

@@ -24,6 +24,7 @@ struct spec {
     char *override_message;    // message of the last failed override (NULL: none)
     dirac_status override_status;
     long max_expansion;        // spec_expand's limit (elements + nodes)
+    double max_model_bytes;    // estimated memory of the expanded model and its instances
     bool expand_done;          // spec_expand was called
     bool expanded;             // ... and replaced the root by its expansion
 };

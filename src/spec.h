@@ -33,9 +33,21 @@
 #define SPEC_BINDERS_MAX 64
 /// Largest magnitude of an index or range bound.
 #define SPEC_INDEX_ABS_MAX 1000000000
+/// Memory estimates of a model before it is built (measured with the examples/scale models and
+/// nested component families: about 2.3 kB per instance of a one-coordinate component, 4.7 kB
+/// per expanded instance of a model with a family of 10 components, and
+/// 4-6 GB for 10^8 elements plus expression nodes of spec_expand). Bytes per element or
+/// expression node, per expanded model instance (its tables), and per component instance
+/// (instance tree and compiled model).
+#define SPEC_BYTES_PER_UNIT 48.0
+#define SPEC_EXPAND_MODEL_UNITS 128
+#define SPEC_BYTES_PER_INSTANCE 2560.0
+/// Default limit on the estimated memory of a model (dirac_spec_set_memory_limit): 2 GiB.
+#define SPEC_MODEL_MEMORY_DEFAULT 2147483648.0
 /// Default limit of spec_expand on the size of the expanded models: elements created plus
-/// expression nodes written ("the expanded model is too large" beyond).
-#define SPEC_EXPAND_DEFAULT_LIMIT 100000000L
+/// expression nodes written ("the expanded model is too large" beyond), the default memory
+/// limit in units.
+#define SPEC_EXPAND_DEFAULT_LIMIT ((long)(SPEC_MODEL_MEMORY_DEFAULT / SPEC_BYTES_PER_UNIT))
 
 /// Where something is in a source file. `file` is the file name as shown in messages (owned by
 /// the spec); line and column are 1-based, the column counting characters (a tab counts 1).
@@ -524,5 +536,9 @@ dirac_status spec_expand(spec *s);
 /// Sets the limit of spec_expand on the elements plus expression nodes it may create
 /// (default SPEC_EXPAND_DEFAULT_LIMIT; <= 0 restores it).
 void spec_set_expansion_limit(spec *s, long limit);
+
+/// Sets the limit on the estimated memory (bytes) of the expanded model and its component
+/// instances, and spec_expand's limit with it (<= 0 or NaN restores the defaults).
+void spec_set_memory_limit(spec *s, double bytes);
 
 #endif

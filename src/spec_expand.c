@@ -18,6 +18,7 @@
 // stack of the open sums. Everything is linear in the size of the result.
 #include "parse.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -154,8 +155,10 @@ static bool spend(xctx *c, long n, spec_loc loc)
         return true;
     }
     c->g->over = true;
-    return xerror(c, loc, false, "the expanded model is too large (more than %ld elements and "
-                  "expression nodes)", c->s->max_expansion);
+    return xerror(c, loc, false, "the expanded model is too large (more than %ld elements, "
+                  "expression nodes and model instances: an estimated %.3g GB or more; the "
+                  "memory limit is an option, --max-model-memory)", c->s->max_expansion,
+                  (double)c->s->max_expansion * SPEC_BYTES_PER_UNIT / 1e9);
 }
 
 // --- values --------------------------------------------------------------------------------
@@ -1492,7 +1495,9 @@ static spec_model *expand_model(xglobal *g, const spec_model *om, const char *pr
     c.via = via;
     c.via_values = via_values;
     c.via_loc = via_loc;
-    bool ok = true;
+    // each expanded instance of a model costs its tables, whatever its size: nested component
+    // families multiply these (10 per level over 9 levels: 10^9 instances)
+    bool ok = spend(&c, SPEC_EXPAND_MODEL_UNITS, via_loc);
     // 1. parameters and lets, in definition order
     for (int i = 0; ok && i < om->names->count; i++) {
         const spec_symbol *sym = &om->names->items[i];
@@ -1576,6 +1581,17 @@ void spec_set_expansion_limit(spec *s, long limit)
 {
     if (s)
         s->max_expansion = limit > 0 ? limit : SPEC_EXPAND_DEFAULT_LIMIT;
+}
+
+void spec_set_memory_limit(spec *s, double bytes)
+{
+    if (!s)
+        return;
+    if (!(bytes > 0.0))
+        bytes = SPEC_MODEL_MEMORY_DEFAULT;
+    s->max_model_bytes = bytes;
+    double units = bytes / SPEC_BYTES_PER_UNIT;
+    s->max_expansion = units >= (double)LONG_MAX ? LONG_MAX : units < 1.0 ? 1 : (long)units;
 }
 
 dirac_status spec_expand(spec *s)

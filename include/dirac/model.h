@@ -33,6 +33,13 @@ dirac_status dirac_spec_parse(const char *name, const char *text, size_t size, d
 /// parameter (the message suggests close names) or a VALUE that is not a finite number.
 dirac_status dirac_spec_set_parameter(dirac_spec *spec, const char *assignment);
 
+/// Limits the estimated memory of the compiled model (bytes; 0 restores the default of 2 GiB):
+/// dirac_model_compile estimates the memory of the expanded families and of every component
+/// instance (nested families multiply) before building them, and refuses a model above the
+/// limit with the estimate in the message. DIRAC_ERR_ARGUMENT for a NULL spec or a negative or
+/// NaN size.
+dirac_status dirac_spec_set_memory_limit(dirac_spec *spec, double bytes);
+
 /// Messages of the last failure ("" if none); valid until the next call on the spec.
 const char *dirac_spec_errmsg(const dirac_spec *spec);
 
@@ -41,6 +48,7 @@ void dirac_spec_destroy(dirac_spec *spec);
 
 /// Kinds of constraint: φ(q, t) = 0, or ⟨ω(q, t), v⟩ + b(q, t) = 0.
 typedef enum dirac_constraint_kind {
+    DIRAC_CONSTRAINT_INVALID = -1,   ///< returned for a NULL model or an index out of range
     DIRAC_CONSTRAINT_HOLONOMIC,
     DIRAC_CONSTRAINT_NONHOLONOMIC,
 } dirac_constraint_kind;
@@ -56,6 +64,8 @@ dirac_status dirac_model_compile(dirac_spec *spec, dirac_model **out);
 /// Releases the model; NULL is a no-op.
 void dirac_model_destroy(dirac_model *model);
 
+/// Queries of the model. A NULL model gives NULL (names) or -1 (counts); an index out of range
+/// gives NULL (names), DIRAC_CONSTRAINT_INVALID (kind) or -1 (time dependence).
 const char *dirac_model_name(const dirac_model *model);
 int dirac_model_coordinate_count(const dirac_model *model);
 int dirac_model_entropy_count(const dirac_model *model);

@@ -97,6 +97,8 @@ const char *dirac_sim_method_reason(const dirac_sim *sim);
 /// Message of the last failure ("" if none).
 const char *dirac_sim_errmsg(const dirac_sim *sim);
 
+/// Queries of a NULL simulation return NaN (real values), -1 (counts) or NULL (arrays); its
+/// message is a fixed sentence saying so.
 /// The state at the current node: time, step count, q, v, p (coordinate_count each),
 /// multipliers mu (constraint_count), entropies s and temperatures (entropy_count).
 double dirac_sim_time(const dirac_sim *sim);
