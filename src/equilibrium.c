@@ -125,9 +125,11 @@ dirac_status dirac_model_equilibrium(const dirac_model *m, const double *q_guess
                                      const double *s_guess, double t, dirac_equilibrium *out,
                                      dirac_error *err)
 {
+    if (!out)
+        return error_set(err, DIRAC_ERR_ARGUMENT, "equilibrium: NULL result");
     memset(out, 0, sizeof *out);
     if (!m)
-        return error_set(err, DIRAC_ERR_ARGUMENT, "equilibrium: no model");
+        return error_set(err, DIRAC_ERR_ARGUMENT, "equilibrium: NULL model");
     if (!isfinite(t))
         return error_set(err, DIRAC_ERR_NOT_FINITE, "equilibrium: time is not finite");
     int n = m->n, size = m->n + m->m;

@@ -391,9 +391,11 @@ dirac_status dirac_model_linearize(const dirac_model *m, const double *q, const 
                                    const double *s, const double *mu, double t,
                                    dirac_linearization *out, dirac_error *err)
 {
+    if (!out)
+        return error_set(err, DIRAC_ERR_ARGUMENT, "linearize: NULL result");
     memset(out, 0, sizeof *out);
     if (!m)
-        return error_set(err, DIRAC_ERR_ARGUMENT, "linearize: no model");
+        return error_set(err, DIRAC_ERR_ARGUMENT, "linearize: NULL model");
     int n = m->n, N = 3 * n + m->m;
     out->n = n;
     out->m = m->m;

@@ -116,7 +116,7 @@ void dirac_model_initial_state(const dirac_model *m, double *q, double *v, doubl
 int dirac_model_initial_is_fixed(const dirac_model *m, int i, int velocity)
 {
     if (!m || i < 0 || i >= m->n)
-        return 0;
+        return -1;
     return velocity ? m->v0_fixed[i] : m->q0_fixed[i];
 }
 

@@ -226,9 +226,11 @@ done:
 dirac_status dirac_model_modes(const dirac_model *m, const dirac_equilibrium *eq, int count,
                                int force_sparse, dirac_modes *out, dirac_error *err)
 {
+    if (!out)
+        return error_set(err, DIRAC_ERR_ARGUMENT, "modes: NULL result");
     memset(out, 0, sizeof *out);
     if (!m || !eq || !eq->q)
-        return error_set(err, DIRAC_ERR_ARGUMENT, "modes: no model or equilibrium");
+        return error_set(err, DIRAC_ERR_ARGUMENT, "modes: NULL model or equilibrium");
     for (int a = 0; a < m->m; a++)
         if (m->constraints[a].kind != DIRAC_CONSTRAINT_HOLONOMIC)
             return error_set(err, DIRAC_ERR_UNSUPPORTED, "modes: constraint '%s' is "
