@@ -27,6 +27,7 @@
 // (SIGHUP, SIGINT, SIGPIPE, SIGTERM: the run ends after the current step and writes its files).
 #define _POSIX_C_SOURCE 200809L   // isatty, fileno, clock_gettime, sigaction
 
+#include "projection_report.h"
 #include "commands.h"
 #include "memory_option.h"
 #include "spice_import.h"
@@ -949,9 +950,11 @@ int cli_simulate(int argc, char **argv)
         }
         goto done;
     }
-    if (a.project_initial && dirac_sim_projection_distance(sim) > 0 && !a.quiet)
+    if (a.project_initial && dirac_sim_projection_distance(sim) > 0 && !a.quiet) {
         fprintf(stderr, "dirac simulate: note: the initial state was projected onto the "
                         "constraints (moved by %.3e)\n", dirac_sim_projection_distance(sim));
+        projection_report(stderr, model, sim);
+    }
     if (s.steps > 0 && fabs((double)s.steps * s.dt - s.t_end) > 1e-9 * s.dt && !a.quiet)
         fprintf(stderr, "dirac simulate: note: t_end = %g is not a multiple of dt = %g; the last "
                         "of the %ld equal steps ends at t = %.10g\n",

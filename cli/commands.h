@@ -17,6 +17,9 @@ int cli_simulate(int argc, char **argv);
 int cli_methods(int argc, char **argv);
 int cli_plot(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
+int cli_equilibrium(int argc, char **argv);
+int cli_linearize(int argc, char **argv);
+int cli_modes(int argc, char **argv);
 int cli_import(int argc, char **argv);
 
 #endif

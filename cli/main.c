@@ -22,6 +22,12 @@ static const cli_command commands[] = {
     { "methods", "list the integrators: name, order, what each preserves", cli_methods, 0 },
     { "plot", "draw CSV trajectories with gnuplot (PNG or SVG): columns, phase, x-y, errors",
       cli_plot, 0 },
+    { "equilibrium", "solve for a static equilibrium consistent with the constraints",
+      cli_equilibrium, 1 },
+    { "linearize", "linearised descriptor system (E, A, B, C, D) and reduced M, K, as JSON",
+      cli_linearize, 1 },
+    { "modes", "undamped natural frequencies and mode shapes about the equilibrium", cli_modes,
+      1 },
     { "help", "list the commands", cli_help, 0 },
 };
 
@@ -33,7 +39,7 @@ int cli_help(int argc, char **argv)
            "usage: dirac COMMAND [ARGS]...\n       dirac --version\n\ncommands:\n",
            dirac_version());
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        printf("  %-10s %s\n", commands[i].name, commands[i].summary);
+        printf("  %-12s %s\n", commands[i].name, commands[i].summary);
     return 0;
 }
 

@@ -19,8 +19,8 @@ for f in "$root"/src/*.c; do
 done
 # shellcheck disable=SC2086
 clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-    -DDIRAC_VERSION_STRING='"fuzz"' -I"$root/include" -I"$root/src" -I/usr/include/suitesparse \
-    "$here/fuzz_parse.c" $sources -lklu -llapacke -llapack -lblas -lm -o "$out/fuzz_parse"
+    -DDIRAC_VERSION_STRING='"fuzz"' -I"$root/include" -I"$root/src" -I/usr/include/suitesparse -I/usr/include/arpack \
+    "$here/fuzz_parse.c" $sources -larpack -lklu -llapacke -llapack -lblas -lm -o "$out/fuzz_parse"
 # a scratch copy of the corpus grows with what the fuzzer finds; the seeds stay as they are
 mkdir -p "$out/corpus"
 cp "$here"/corpus/*.dirac "$out/corpus/"

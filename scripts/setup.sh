@@ -5,7 +5,7 @@ set -euo pipefail
 
 # libclang-rt-14-dev: the fuzzer's sanitizer runtimes (clang does not pull them in)
 packages=(cmake make gcc clang libclang-rt-14-dev libc6-dev pkg-config gnuplot-nox ngspice
-          liblapacke-dev libopenblas-dev libsuitesparse-dev
+          liblapacke-dev libopenblas-dev libsuitesparse-dev libarpack2-dev
           # the Python package (python/, docs/python.md): build, install into a venv, test;
           # matplotlib and pandas are optional there (their features' tests are skipped without);
           # numpy and pandas also run docs/cli.md's CSV recipes (tests/cli_csv_recipes.sh)

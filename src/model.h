@@ -101,12 +101,14 @@ struct dirac_model {
     model_group forces;               // [F_i + F^fr_i]
     model_sparse force_jacobian;      // ∂F_i/∂(q, v, S) (n x (2n+ns))
     model_group outputs;              // [output_k]
+    model_sparse output_jacobian;     // ∂output_k/∂x over all inputs (linearisation's C)
     model_group thermal;              // [friction forces (friction_count) | conductances
                                       //  (heat_count) | heat inputs (ns)]
     int work_size;                    // doubles of scratch the largest tape needs
 
     // initial state and simulate defaults
     double *q0, *v0, *s0;
+    unsigned char *q0_fixed, *v0_fixed;   // `initial ... fixed`: kept by the projection
     char method[32];
     double dt, t_end, tol;
     int every, max_iter;

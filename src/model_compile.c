@@ -608,14 +608,37 @@ static int compile_outputs(compile_state *c)
     dirac_error err;
     if (group_alloc(&m->outputs, m->output_count, &err))
         return fail_status(c, &err);
-    int o = 0;
-    for (int k = 0; k < c->tree.count; k++) {
-        const instance *in = c->tree.items[k];
-        for (int j = 0; j < in->sm->output_count; j++, o++)
-            if ((m->outputs.ids[o] = lower_expr(&in->scope, &in->sm->outputs[j].value)) == EXPR_NONE)
-                return 0;
+    // what outputs may name besides the model's own symbols (spec_resolve.c: derived_name):
+    // p_i = ∂L/∂v_i, T_j = −∂L/∂S_j, E = Σ v_i ∂L/∂v_i − L, the multipliers
+    if (m->output_count == 0)
+        return 1;
+    expr_id *temperature = calloc((size_t)m->n_inputs + 1, sizeof *temperature);
+    if (!temperature)
+        return fail_nomem(c);
+    for (int j = 0; j < m->ns; j++)
+        temperature[m->first_s + j] = expr_neg(m->pool, m->gradient.ids[2 * m->n + j]);
+    expr_id energy = expr_neg(m->pool, m->lagrangian);
+    for (int i = 0; i < m->n; i++)
+        energy = expr_add(m->pool, energy, expr_mul(m->pool, expr_var(m->pool, m->first_v + i),
+                                                    m->gradient.ids[m->n + i]));
+    int o = 0, first_mu = m->first_mu, ok = pool_ok(c);
+    for (int k = 0; ok && k < c->tree.count; k++) {
+        instance *in = c->tree.items[k];
+        in->scope.first_mu = first_mu;
+        in->scope.momentum = m->gradient.ids + m->n;
+        in->scope.temperature = temperature;
+        in->scope.energy = energy;
+        for (int j = 0; ok && j < in->sm->output_count; j++, o++)
+            ok = (m->outputs.ids[o] = lower_expr(&in->scope, &in->sm->outputs[j].value)) != EXPR_NONE;
+        in->scope.momentum = in->scope.temperature = NULL;
+        first_mu += in->sm->constraint_count;
     }
-    if (group_compile(m, &m->outputs, &err))
+    free(temperature);
+    if (!ok)
+        return 0;
+    if (group_compile(m, &m->outputs, &err) ||
+        sparse_jacobian(m, &m->output_jacobian, m->output_count, m->outputs.ids, 0, m->n_inputs,
+                        &err))
         return fail_status(c, &err);
     return 1;
 }
@@ -627,7 +650,9 @@ static int compile_initial(compile_state *c)
     m->q0 = calloc((size_t)m->n + 1, sizeof *m->q0);
     m->v0 = calloc((size_t)m->n + 1, sizeof *m->v0);
     m->s0 = calloc((size_t)m->ns + 1, sizeof *m->s0);
-    if (!m->q0 || !m->v0 || !m->s0)
+    m->q0_fixed = calloc((size_t)m->n + 1, 1);
+    m->v0_fixed = calloc((size_t)m->n + 1, 1);
+    if (!m->q0 || !m->v0 || !m->s0 || !m->q0_fixed || !m->v0_fixed)
         return fail_nomem(c);
     for (int k = c->tree.count - 1; k >= 0; k--) {
         const instance *in = c->tree.items[k];
@@ -641,12 +666,19 @@ static int compile_initial(compile_state *c)
                 return 0;
             int s = resolve_variable(in, init->var.name, SPEC_SYM_ENTROPY);
             int q = resolve_variable(in, init->var.name, SPEC_SYM_COORDINATE);
+            unsigned char fixed = init->start == SPEC_START_FIXED;
+            if (s >= 0 && fixed) {
+                spec_error(c->spec, DIRAC_ERR_PARSE, init->var.loc, "'fixed' applies to "
+                           "coordinates and velocities (the projection of the initial state "
+                           "does not move entropy variables)");
+                return 0;
+            }
             if (s >= 0)
                 m->s0[s] = value;
             else if (q >= 0 && init->velocity)
-                m->v0[q] = value;
+                m->v0[q] = value, m->v0_fixed[q] = fixed;
             else if (q >= 0)
-                m->q0[q] = value;
+                m->q0[q] = value, m->q0_fixed[q] = fixed;
         }
     }
     return 1;
@@ -979,6 +1011,7 @@ void dirac_model_destroy(dirac_model *m)
     group_free(&m->constraint_rates);
     sparse_free(&m->constraint_jacobian);
     sparse_free(&m->form_curvature);
+    sparse_free(&m->output_jacobian);
     group_free(&m->forces);
     sparse_free(&m->force_jacobian);
     group_free(&m->outputs);
@@ -986,6 +1019,8 @@ void dirac_model_destroy(dirac_model *m)
     free(m->q0);
     free(m->breakpoints);
     free(m->v0);
+    free(m->q0_fixed);
+    free(m->v0_fixed);
     free(m->s0);
     expr_pool_destroy(m->pool);
     free(m);

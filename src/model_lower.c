@@ -145,6 +145,22 @@ static expr_id lower_name(const lower_scope *scope, const spec_expr_node *node)
         case SPEC_SYM_LET: return scope->let_ids[ref->index];
         case SPEC_SYM_TIME: return expr_var(pool, scope->index_t);
         case SPEC_SYM_PI: return expr_const(pool, 3.14159265358979323846);
+        case SPEC_SYM_MULTIPLIER:
+            if (scope->momentum)
+                return expr_var(pool, scope->first_mu + ref->index);
+            break;
+        case SPEC_SYM_MOMENTUM:
+            if (scope->momentum)
+                return scope->momentum[scope->first_q + ref->index];
+            break;
+        case SPEC_SYM_TEMPERATURE:
+            if (scope->temperature)
+                return scope->temperature[scope->first_s + ref->index];
+            break;
+        case SPEC_SYM_ENERGY:
+            if (scope->momentum)
+                return scope->energy;
+            break;
         default: break;
         }
     }

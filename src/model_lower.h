@@ -19,6 +19,12 @@ struct lower_scope {
     int first_q, first_v, first_s, index_t;   // input indices of this instance's variables
     const void *owner;           // the instance (model_instance.h)
     lower_qualified_fn qualified; // NULL: qualified names are errors
+    // derived quantities for `output` expressions (set by compile_outputs; NULL/EXPR_NONE
+    // elsewhere): input index of this instance's first multiplier; ∂L/∂v and −∂L/∂S by input
+    // index of the coordinate / entropy variable (first_q + i, first_s + j); the energy
+    int first_mu;
+    const expr_id *momentum, *temperature;
+    expr_id energy;
 };
 
 /// The DAG node of expression `e`; EXPR_NONE after an error was reported in the spec.

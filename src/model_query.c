@@ -113,6 +113,13 @@ void dirac_model_initial_state(const dirac_model *m, double *q, double *v, doubl
         memcpy(s, m->s0, (size_t)m->ns * sizeof *s);
 }
 
+int dirac_model_initial_is_fixed(const dirac_model *m, int i, int velocity)
+{
+    if (!m || i < 0 || i >= m->n)
+        return -1;
+    return velocity ? m->v0_fixed[i] : m->q0_fixed[i];
+}
+
 // Scatters the values of a sparse matrix into a dense column-major rows x cols array.
 static void sparse_to_dense(const model_sparse *sp, const double *values, int first_row,
                             int first_col, int rows, int cols, double *dense)

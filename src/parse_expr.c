@@ -854,6 +854,8 @@ static bool parse_expr_body(parse_state *p, int flags, spec_expr *out)
             operand = true;
             continue;
         case TOK_NAME: case TOK_NUMBER: case TOK_LPAREN: case TOK_STRING: case TOK_LBRACKET: {
+            if (paren < 0 && (token_is_word(t, "fixed") || token_is_word(t, "guess")))
+                goto done;   // `initial th = 0.4 fixed`: the statement takes the word
             if (paren >= 0 && t->line_start)
                 return not_closed(p, paren);
             char what[96];

@@ -520,6 +520,11 @@ static bool stmt_initial(parse_state *p, const parse_token *kw)
             return false;
         if (!expression(p, &in.value))
             return false;
+        const parse_token *word = lex_peek(&p->lex, 0);
+        if (token_is(word, "fixed") || token_is(word, "guess")) {
+            in.start = token_is(word, "fixed") ? SPEC_START_FIXED : SPEC_START_GUESS;
+            lex_next(&p->lex);
+        }
         spec_initial *slot = SPEC_MODEL_PUSH(p->s, p->m, initials, initial_count, INITIALS);
         if (!slot)
             return out_of_memory(p);

@@ -391,10 +391,12 @@ static dirac_status min_norm_correction(int rows, int n, const double *a, const 
     return status;
 }
 
-// Dense ω (rows of the selected constraints) at e into a (rows x n, column-major).
+// Dense ω (rows of the selected constraints) at e into a (rows x n, column-major), with the
+// columns of the coordinates whose start value is `fixed` zeroed (they do not move).
 static int selected_forms(const dirac_sim *sim, const sim_eval *e, int holonomic_only, double *a,
                           double *r, const double *g)
 {
+    const unsigned char *fixed = holonomic_only ? sim->model->q0_fixed : sim->model->v0_fixed;
     const model_sparse *f = &sim->model->constraint_forms;
     int rows = 0;
     for (int c = 0; c < sim->mc; c++)
@@ -406,11 +408,29 @@ static int selected_forms(const dirac_sim *sim, const sim_eval *e, int holonomic
         if (holonomic_only && sim->model->constraints[c].kind != DIRAC_CONSTRAINT_HOLONOMIC)
             continue;
         for (int k = f->row_start[c]; k < f->row_start[c + 1]; k++)
-            a[(size_t)f->col[k] * (size_t)rows + (size_t)row] = e->forms[k];
+            if (!fixed[f->col[k]])
+                a[(size_t)f->col[k] * (size_t)rows + (size_t)row] = e->forms[k];
         r[row] = holonomic_only ? e->values[c] : g[c];
         row++;
     }
     return rows;
+}
+
+// A singular projection with start values marked `fixed` (`which`: "positions" or
+// "velocities"): the fixed values leave too few free ones to meet the constraints.
+static dirac_status over_determined(const dirac_sim *sim, const unsigned char *fixed,
+                                   const char *which, dirac_status status, dirac_error *err)
+{
+    if (status != DIRAC_ERR_SINGULAR)
+        return status;
+    for (int i = 0; i < sim->n; i++)
+        if (fixed[i])
+            return error_set(err, DIRAC_ERR_ARGUMENT,
+                             "cannot project the initial %s: the start values marked 'fixed' "
+                             "over-determine the constraints (the constraint forms restricted "
+                             "to the free coordinates are dependent); free some of them",
+                             which);
+    return status;
 }
 
 // Storage for the dense constraint forms of the projection (models up to 4e6 entries).
@@ -479,7 +499,8 @@ static dirac_status initial_consistency(dirac_sim *sim, int project, dirac_error
         status = dense_forms(sim, &a, err);
         if (status == DIRAC_OK) {
             int rows = selected_forms(sim, e, 1, a, r, NULL);
-            status = min_norm_correction(rows, n, a, r, delta, err);
+            status = over_determined(sim, m->q0_fixed, "positions",
+                                     min_norm_correction(rows, n, a, r, delta, err), err);
         }
         for (int i = 0; status == DIRAC_OK && i < n; i++)
             sim->q[i] -= delta[i];
@@ -505,7 +526,8 @@ static dirac_status initial_consistency(dirac_sim *sim, int project, dirac_error
                 status = dense_forms(sim, &a, err);
                 int rows = status == DIRAC_OK ? selected_forms(sim, e, 0, a, r, g) : 0;
                 if (status == DIRAC_OK)
-                    status = min_norm_correction(rows, n, a, r, delta, err);
+                    status = over_determined(sim, m->v0_fixed, "velocities",
+                                             min_norm_correction(rows, n, a, r, delta, err), err);
                 for (int i = 0; status == DIRAC_OK && i < n; i++)
                     sim->v[i] -= delta[i];
             }

@@ -319,6 +319,10 @@ const char *spec_sym_kind_phrase(spec_sym_kind kind)
     case SPEC_SYM_CONSTRAINT: return "a constraint";
     case SPEC_SYM_TWOFORM: return "a two-form";
     case SPEC_SYM_INDEX: return "an index";
+    case SPEC_SYM_MULTIPLIER: return "a multiplier";
+    case SPEC_SYM_MOMENTUM: return "a momentum";
+    case SPEC_SYM_TEMPERATURE: return "a temperature";
+    case SPEC_SYM_ENERGY: return "the energy";
     default: return "a name";
     }
 }

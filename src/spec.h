@@ -120,6 +120,11 @@ typedef enum spec_sym_kind {
     SPEC_SYM_PI,          // the built-in `pi`
     SPEC_SYM_QUALIFIED,   // `comp.name`: see spec_ref
     SPEC_SYM_INDEX,       // an index of a sum or of an indexed statement (SPEC_EXPR_INDEX)
+    // quantities of the solution that `output` expressions may name like the CSV columns
+    SPEC_SYM_MULTIPLIER,  // `mu.C`: index of constraint C
+    SPEC_SYM_MOMENTUM,    // `p.X`: ∂L/∂X', index of coordinate X
+    SPEC_SYM_TEMPERATURE, // `T.S`: −∂L/∂S, index of entropy variable S
+    SPEC_SYM_ENERGY,      // `E`: the generalized energy ⟨∂L/∂v, v⟩ − L
     SPEC_SYM_KIND_COUNT
 } spec_sym_kind;
 
@@ -295,7 +300,12 @@ typedef struct spec_initial {
     spec_name_ref var;   // a coordinate (velocity when `velocity`) or an entropy variable
     bool velocity;
     spec_expr value;
+    uint8_t start;       // spec_start: what --project-initial may do with the value
 } spec_initial;
+
+/// The word after an initial value: none (free), `fixed` (never moved by the projection of
+/// the initial state), `guess` (free, said explicitly).
+typedef enum spec_start { SPEC_START_FREE, SPEC_START_FIXED, SPEC_START_GUESS } spec_start;
 
 /// One `simulate KEY = VALUE`: `word` for `method` (a name), else `value`.
 typedef struct spec_setting {

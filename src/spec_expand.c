@@ -1335,7 +1335,8 @@ static bool expand_targeted(xctx *c, int which)
             case ST_INITIAL: {
                 spec_initial *x = SPEC_MODEL_PUSH(c->s, nm, initials, initial_count, INITIALS);
                 if (x)
-                    x->var = a, x->velocity = om->initials[i].velocity, x->value = e;
+                    x->var = a, x->velocity = om->initials[i].velocity, x->value = e,
+                    x->start = om->initials[i].start;
                 ok = x != NULL;
                 break;
             }

@@ -27,6 +27,7 @@ typedef struct resolve_ctx {
     bool constant;         // must not depend on coordinates, velocities, entropy, time
     bool no_velocity;      // must not depend on velocities (two-form coefficients)
     bool index;            // an index or range bound: no sums, no members of components
+    bool output;           // an `output`: may name mu.C, p.X, T.S and E (derived_name)
     const char *what;      // "parameter 'm'" for messages
     // results
     const spec_expr_node *state_use;   // first leaf that depends on the state
@@ -186,6 +187,50 @@ static bool resolve_plain(resolve_ctx *c, const char *name, spec_loc loc, spec_r
     return true;
 }
 
+// Names of derived quantities in `output` expressions, spelled as the CSV columns: `E` (unless
+// the model defines E), `mu.C` (constraint C), `p.X` (coordinate X), `T.S` (entropy variable
+// S), unless the prefix is one of the model's components. Returns 1 when the name is one of
+// them (*ref set), 0 when it is not, -1 after reporting an error.
+static int derived_name(resolve_ctx *c, const char *name, spec_loc loc, spec_ref *ref)
+{
+    static const struct {
+        const char *prefix;
+        int want, kind;
+        const char *what;
+    } derived[] = {
+        { "mu.", SPEC_SYM_CONSTRAINT, SPEC_SYM_MULTIPLIER, "constraint" },
+        { "p.", SPEC_SYM_COORDINATE, SPEC_SYM_MOMENTUM, "coordinate" },
+        { "T.", SPEC_SYM_ENTROPY, SPEC_SYM_TEMPERATURE, "entropy variable" },
+    };
+    ref->member = SPEC_SYM_NONE;
+    ref->index = 0;
+    if (strcmp(name, "E") == 0) {
+        if (spec_names_find(c->m->names, name, 1))
+            return 0;
+        ref->kind = SPEC_SYM_ENERGY;
+        return 1;
+    }
+    for (size_t k = 0; k < sizeof derived / sizeof derived[0]; k++) {
+        size_t len = strlen(derived[k].prefix);
+        if (strncmp(name, derived[k].prefix, len) != 0 ||
+            spec_names_find(c->m->names, name, len - 1))
+            continue;
+        const char *rest = name + len;
+        const spec_symbol *sym = spec_names_find(c->m->names, rest, strlen(rest));
+        if (!sym || sym->kind != derived[k].want || sym->dims > 0) {
+            spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s': model '%s' has no %s '%s'%s", name,
+                       c->m->name, derived[k].what, rest,
+                       sym && sym->dims > 0 ? " (elements of indexed families cannot be "
+                                              "named here yet)" : "");
+            return -1;
+        }
+        ref->kind = (uint8_t)derived[k].kind;
+        ref->index = sym->index;
+        return 1;
+    }
+    return 0;
+}
+
 // --- patterns of indexed names -------------------------------------------------------------
 
 // "x[...]" for the pattern "x[]", "cell[...].q" for "cell[].q"
@@ -341,6 +386,15 @@ static void resolve_leaf(resolve_ctx *c, spec_expr_node *n, int *degree)
     const spec_model *owner = NULL;
     int32_t owner_index = 0;
     *degree = n->kind == SPEC_EXPR_PRIME ? 1 : 0;
+    int derived = c->output && n->kind == SPEC_EXPR_NAME ? derived_name(c, name, n->loc, &ref) : 0;
+    if (derived < 0) {
+        fail(c);
+        return;
+    }
+    if (derived) {
+        n->u.sym.ref = ref;
+        return;
+    }
     if (strchr(name, '.')) {
         if (!resolve_qualified(c, name, n->loc, &ref, &owner, &owner_index)) {
             fail(c);
@@ -960,7 +1014,9 @@ static void resolve_statements(resolve_ctx *c)
     for (int i = 0; i < m->output_count && !diag_full(&c->s->diag); i++) {
         resolve_items(c, m->outputs[i].index, m->outputs[i].index_count, false, INT32_MAX, NULL,
                       m->outputs[i].name);
+        c->output = true;
         any_expr(c, &m->outputs[i].value);
+        c->output = false;
     }
     for (int i = 0; i < m->component_count && !diag_full(&c->s->diag); i++) {
         spec_component *comp = &m->components[i];

@@ -49,6 +49,9 @@ static const char *const covered[] = {
     "dirac_structure_membership_residual", "dirac_structure_largest_angle", "dirac_check_dirac",
     "dirac_structure_complement", "dirac_structure_direct_sum", "dirac_structure_tensor",
     "dirac_structure_compose", "dirac_structure_permute",
+    "dirac_model_initial_is_fixed", "dirac_model_equilibrium", "dirac_equilibrium_free",
+    "dirac_model_linearize", "dirac_linearization_free", "dirac_model_descriptor_rhs",
+    "dirac_model_modes", "dirac_modes_free",
 };
 #define COVERED_COUNT (sizeof covered / sizeof covered[0])
 
@@ -65,7 +68,7 @@ static int is_covered(const char *name)
 static void headers_declare_nothing_untested(void)
 {
     const char *headers[] = { "dirac.h", "status.h", "structure.h", "subspace.h", "model.h",
-                              "simulate.h", "version.h" };
+                              "simulate.h", "version.h", "analysis.h" };
     int declared = 0;
     for (size_t h = 0; h < sizeof headers / sizeof headers[0]; h++) {
         char path[1024];
@@ -449,6 +452,51 @@ static void structure_functions(void)
     dirac_structure_destroy(d);
 }
 
-TEST_MAIN(TEST(headers_declare_nothing_untested), TEST(status_and_version), TEST(spec_functions),
+// Equilibria, linearisation, modes (analysis.h) and the `fixed` start flags.
+static void analysis_functions(void)
+{
+    dirac_spec *spec = NULL;
+    dirac_model *m = compile_pendulum(&spec);
+    dirac_error err;
+    ENSURE_EQ_INT(dirac_model_initial_is_fixed(NULL, 0, 0), -1);
+    ENSURE_EQ_INT(dirac_model_initial_is_fixed(m, -1, 0), -1);
+    ENSURE_EQ_INT(dirac_model_initial_is_fixed(m, 2, 1), -1);
+    ENSURE_EQ_INT(dirac_model_initial_is_fixed(m, 1, 1), 0);
+    dirac_equilibrium eq;
+    ENSURE_EQ_INT(dirac_model_equilibrium(NULL, NULL, NULL, 0, &eq, &err), DIRAC_ERR_ARGUMENT);
+    ENSURE_EQ_INT(dirac_model_equilibrium(m, NULL, NULL, 0, NULL, &err), DIRAC_ERR_ARGUMENT);
+    ENSURE_EQ_INT(dirac_model_equilibrium(m, NULL, NULL, NAN, &eq, NULL), DIRAC_ERR_NOT_FINITE);
+    double bad_q[2] = { NAN, 0 };
+    ENSURE_EQ_INT(dirac_model_equilibrium(m, bad_q, NULL, 0, &eq, &err), DIRAC_ERR_NOT_FINITE);
+    dirac_equilibrium_free(NULL);
+    dirac_linearization lin;
+    ENSURE_EQ_INT(dirac_model_linearize(NULL, NULL, NULL, NULL, NULL, 0, &lin, &err),
+                  DIRAC_ERR_ARGUMENT);
+    ENSURE_EQ_INT(dirac_model_linearize(m, NULL, NULL, NULL, NULL, 0, NULL, &err),
+                  DIRAC_ERR_ARGUMENT);
+    ENSURE_EQ_INT(dirac_model_linearize(m, bad_q, NULL, NULL, NULL, 0, &lin, &err),
+                  DIRAC_ERR_NOT_FINITE);
+    dirac_linearization_free(NULL);
+    double x[7] = { 0 }, f[7];
+    ENSURE_EQ_INT(dirac_model_descriptor_rhs(NULL, x, NULL, 0, f, NULL, &err), DIRAC_ERR_ARGUMENT);
+    ENSURE_EQ_INT(dirac_model_descriptor_rhs(m, NULL, NULL, 0, f, NULL, &err), DIRAC_ERR_ARGUMENT);
+    ENSURE_EQ_INT(dirac_model_descriptor_rhs(m, x, NULL, 0, NULL, NULL, &err), DIRAC_ERR_ARGUMENT);
+    dirac_modes modes;
+    ENSURE_EQ_INT(dirac_model_modes(NULL, NULL, 0, 0, &modes, &err), DIRAC_ERR_ARGUMENT);
+    ENSURE_EQ_INT(dirac_model_modes(m, NULL, 0, 0, &modes, &err), DIRAC_ERR_ARGUMENT);
+    ENSURE(dirac_model_equilibrium(m, NULL, NULL, 0, &eq, &err) == DIRAC_OK);
+    ENSURE_EQ_INT(dirac_model_modes(m, &eq, 0, 0, NULL, &err), DIRAC_ERR_ARGUMENT);
+    ENSURE_EQ_INT(dirac_model_modes(m, &eq, -3, 1, &modes, &err), DIRAC_ERR_ARGUMENT);
+    ENSURE_EQ_INT(dirac_model_modes(m, &eq, 1 << 30, 1, &modes, &err), DIRAC_ERR_ARGUMENT);
+    ENSURE(dirac_model_modes(m, &eq, 1 << 30, 0, &modes, &err) == DIRAC_OK);   // dense: all
+    ENSURE_EQ_INT(modes.count, 1);
+    dirac_modes_free(&modes);
+    dirac_modes_free(NULL);
+    dirac_equilibrium_free(&eq);
+    dirac_model_destroy(m);
+    dirac_spec_destroy(spec);
+}
+
+TEST_MAIN(TEST(analysis_functions), TEST(headers_declare_nothing_untested), TEST(status_and_version), TEST(spec_functions),
           TEST(model_queries), TEST(sim_options), TEST(sim_queries), TEST(subspace_functions),
           TEST(structure_functions))

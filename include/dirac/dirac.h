@@ -25,6 +25,7 @@
 #include <dirac/structure.h>
 #include <dirac/subspace.h>
 #include <dirac/model.h>
+#include <dirac/analysis.h>
 #include <dirac/simulate.h>
 #include <dirac/run.h>
 #include <dirac/version.h>

@@ -123,6 +123,11 @@ const int *dirac_model_interaction_coordinates(const dirac_model *model, int k, 
 /// s has entropy_count entries (any may be NULL).
 void dirac_model_initial_state(const dirac_model *model, double *q, double *v, double *s);
 
+/// 1 if the initial value of coordinate i (its velocity when `velocity`) is marked `fixed`
+/// (`initial th = 0.4 fixed`): the projection of the initial state keeps it; 0 otherwise;
+/// -1 for a NULL model or an index out of range.
+int dirac_model_initial_is_fixed(const dirac_model *model, int i, int velocity);
+
 /// The model's `simulate` line (each value valid when its has_ flag is set).
 typedef struct dirac_simulate_defaults {
     const char *method;   ///< valid while the model lives

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# `output` expressions naming solution quantities like the CSV columns: mu.C, E, p.X, T.S.
+# Compared with the analytic rod tension of a pendulum, with the CSV's own columns, and with
+# the temperature of a heated body; errors for unknown names.
+# usage: cli_outputs.sh PATH-TO-DIRAC SOURCE-DIR
+set -u
+dirac=$1
+src=$2
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+check() {   # check DESCRIPTION CONDITION...
+  local what=$1
+  shift
+  if "$@"; then echo "ok     $what"; else echo "FAILED $what"; fail=1; fi
+}
+cat >"$tmp/compare.py" <<'PY'
+import csv, sys
+# compare.py FILE A B: max |A - B| / max |B| over the rows
+rows = list(csv.DictReader(open(sys.argv[1])))
+a, b = sys.argv[2], sys.argv[3]
+print(max(abs(float(r[a]) - float(r[b])) for r in rows) / max(abs(float(r[b])) for r in rows))
+PY
+rel() { python3 "$tmp/compare.py" "$@"; }
+below() { python3 -c "import sys; sys.exit(0 if float('$1') <= float('$2') else 1)"; }
+between() { python3 -c "import sys; sys.exit(0 if float('$2') <= float('$1') <= float('$3') else 1)"; }
+
+model=$src/tests/data/pendulum_outputs.dirac
+# The tension from mu.rod against m (g cos θ + l θ'²) at the same row's state. How close they
+# are is the method's multiplier accuracy at the step's end: midpoint's μ is the constraint
+# impulse over the step divided by h (first order at the end point), dirac2's second order,
+# rk4's fourth (μ of its index-reduced ODE), lobatto3's consistent with the end state.
+declare -A order=([midpoint]=1 [dirac2]=2 [rk4]=4)
+for method in midpoint dirac2 rk4 lobatto3 dgrad; do
+  for dt in 1e-3 5e-4; do
+    "$dirac" simulate "$model" --method $method --dt $dt --t-end 2 --out "$tmp/$method-$dt.csv" --quiet
+  done
+  # E, p.x as outputs equal the CSV columns E, p.x to rounding (1e-12 relative)
+  check "$method: output E = column E" below "$(rel "$tmp/$method-1e-3.csv" energy E)" 1e-12
+  check "$method: output p.x = column p.x" below "$(rel "$tmp/$method-1e-3.csv" px p.x)" 1e-12
+  e1=$(rel "$tmp/$method-1e-3.csv" tension exact)
+  e2=$(rel "$tmp/$method-5e-4.csv" tension exact)
+  if [ "$method" = lobatto3 ]; then
+    check "lobatto3: tension = m (g cos θ + l θ'^2) to rounding ($e1)" below "$e1" 1e-13
+  elif [ "$method" = dgrad ]; then
+    check "dgrad: tension within 2e-3 at h = 1e-3 ($e1)" below "$e1" 2e-3
+  else
+    p=${order[$method]}
+    # halving h divides the error by 2^p (within 20%)
+    check "$method: tension error ratio ~ 2^$p ($e1 / $e2)" between \
+      "$(python3 -c "print($e1 / $e2)")" "$(python3 -c "print(0.8 * 2**$p)")" "$(python3 -c "print(1.2 * 2**$p)")"
+  fi
+done
+
+# temperature T.S of a thermodynamic model
+"$dirac" simulate "$src/tests/data/heating_outputs.dirac" --method dgrad --dt 1e-3 --t-end 2 --out "$tmp/heat.csv" --quiet
+check "T.S output = column T.S" below "$(rel "$tmp/heat.csv" temp T.S)" 1e-14
+check "T.S output = T0 exp(S/C)" below "$(rel "$tmp/heat.csv" temp exact_temp)" 1e-14
+check "E output = column E (with internal energy)" below "$(rel "$tmp/heat.csv" energy E)" 1e-12
+
+# an interaction's multiplier in a model with components
+cp "$src/examples/interconnect/contact/block.dirac" "$tmp/"
+sed 's/^output gap = .*/output push = mu.touch/' "$src/examples/interconnect/contact/contact.dirac" >"$tmp/contact.dirac"
+"$dirac" simulate "$tmp/contact.dirac" --t-end 1 --out "$tmp/contact.csv" --quiet
+check "mu.touch output = column mu.touch" below "$(rel "$tmp/contact.csv" push mu.touch)" 0
+
+# errors: unknown constraint, derived names outside outputs, a model's own E wins
+printf 'model u\ncoordinate x\nlagrangian x'"'"'^2/2\noutput a = mu.nosuch\n' >"$tmp/u.dirac"
+"$dirac" check "$tmp/u.dirac" >/dev/null 2>"$tmp/err"
+check "unknown constraint: exit 2" test $? -eq 2
+check "unknown constraint: located message" grep -q "u.dirac:4:12: error: 'mu.nosuch': model 'u' has no constraint 'nosuch'" "$tmp/err"
+printf 'model v\ncoordinate x\nlagrangian x'"'"'^2/2 - E\n' >"$tmp/v.dirac"
+"$dirac" check "$tmp/v.dirac" >/dev/null 2>&1
+check "E outside outputs: still unknown" test $? -eq 2
+printf 'model w\nparameter E = 7\ncoordinate x\nlagrangian x'"'"'^2/2\noutput e = E\n' >"$tmp/w.dirac"
+"$dirac" simulate "$tmp/w.dirac" --t-end 0.01 --dt 1e-3 --out "$tmp/w.csv" --quiet
+check "a parameter named E wins" grep -q ',7$' "$tmp/w.csv"
+exit $fail
