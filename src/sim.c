@@ -602,6 +602,8 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
     for (int k = 0; status == DIRAC_OK && k < 3; k++)
         if (eval_alloc(&sim->eval[k], model) != DIRAC_OK)
             status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+        else   // the inputs live in every evaluation point's x (sim_input.c)
+            model_set_default_inputs(model, sim->eval[k].x);
     if (status == DIRAC_OK)
         status = newton_init(&sim->nw, (int)unknowns, err);
     int thermal = model->friction_count > 0 || model->heat_count > 0;

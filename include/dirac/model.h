@@ -72,6 +72,15 @@ const char *dirac_model_output_name(const dirac_model *model, int k);
 int dirac_model_parameter_count(const dirac_model *model);
 const char *dirac_model_parameter_name(const dirac_model *model, int k);
 double dirac_model_parameter_value(const dirac_model *model, int k);
+/// Inputs (`input NAME = DEFAULT`): signals the host sets between steps (dirac_sim_set_input),
+/// held constant over each step; named like parameters (`u`, `motor.V`, `u[2]`), in declaration
+/// order (root model first, then components in pre-order); index k in 0 .. input_count-1
+/// (NULL / NaN outside). They are not among the parameters.
+int dirac_model_input_count(const dirac_model *model);
+const char *dirac_model_input_name(const dirac_model *model, int k);
+double dirac_model_input_default(const dirac_model *model, int k);
+/// The index of the input called `name`, or -1.
+int dirac_model_input_index(const dirac_model *model, const char *name);
 dirac_constraint_kind dirac_model_constraint_kind(const dirac_model *model, int a);
 /// 1 if constraint `a` depends explicitly on time.
 int dirac_model_constraint_is_time_dependent(const dirac_model *model, int a);

@@ -127,6 +127,15 @@ double dirac_sim_projection_distance(const dirac_sim *sim);
 /// work). Constraint interactions: F = μ_a ω^a; two-forms: F = B(v, ·).
 void dirac_sim_interaction_force(const dirac_sim *sim, int k, double *force, double *power);
 
+/// Sets input `k` (dirac_model_input_count) to `value`: every evaluation from now on sees it, so
+/// the next step holds it constant over the step (a zero-order hold per step), and the outputs
+/// of the current node are evaluated with it. Allocates nothing. DIRAC_ERR_ARGUMENT (with the
+/// reason in dirac_sim_errmsg) for a bad index or a value that is not finite; the input is then
+/// unchanged. A simulation starts with the inputs' defaults.
+dirac_status dirac_sim_set_input(dirac_sim *sim, int k, double value);
+/// The current value of input k (NaN for a bad index).
+double dirac_sim_input(const dirac_sim *sim, int k);
+
 /// Values of the model's `output` expressions at the current node (output_count values).
 /// A step after which an output is not finite fails with DIRAC_ERR_NOT_FINITE (naming the
 /// output and the time), like a non-finite state.
