@@ -15,5 +15,6 @@ int cli_check(int argc, char **argv);
 int cli_simulate(int argc, char **argv);
 int cli_methods(int argc, char **argv);
 int cli_plot(int argc, char **argv);
+int cli_export(int argc, char **argv);
 
 #endif

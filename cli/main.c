@@ -16,6 +16,8 @@ static const cli_command commands[] = {
     { "methods", "list the integrators: name, order, what each preserves", cli_methods },
     { "plot", "draw CSV trajectories with gnuplot (PNG or SVG): columns, phase, x-y, errors",
       cli_plot },
+    { "export", "export a model: `dirac export fmu MODEL -o MODEL.fmu` (FMI 2.0 co-simulation)",
+      cli_export },
     { "help", "list the commands", cli_help },
 };
 

@@ -578,9 +578,11 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
     sim->temperature = calloc(ns + 1, sizeof(double));
     sim->tape_work = calloc((size_t)model->work_size + 1, sizeof(double));
     sim->z = calloc(unknowns, sizeof(double));
+    sim->z_size = unknowns;
     sim->block = calloc(unknowns, sizeof(int));
     size_t d = 2 * n + ns + 1;
-    sim->scratch = calloc(8 * nm + 6 * d + 2 * ((size_t)sim->mc + n + ns) + 8, sizeof(double));
+    sim->scratch_size = 8 * nm + 6 * d + 2 * ((size_t)sim->mc + n + ns) + 8;
+    sim->scratch = calloc(sim->scratch_size, sizeof(double));
     sim->q_old = calloc(n + 1, sizeof(double));
     sim->q_older = calloc(n + 1, sizeof(double));
     sim->p_half = calloc(n + 1, sizeof(double));

@@ -1,6 +1,8 @@
 // The public face of the parser (include/dirac/model.h): load, parse, override, messages.
 #include "spec_api.h"
 
+#include "parse.h"
+
 #include <stdlib.h>
 
 static dirac_status wrap(dirac_status status, spec *parsed, dirac_spec **out)
@@ -48,4 +50,21 @@ void dirac_spec_destroy(dirac_spec *ds)
         return;
     spec_destroy(ds->parsed);
     free(ds);
+}
+
+int dirac_spec_file_count(const dirac_spec *ds)
+{
+    return ds ? spec_of((dirac_spec *)ds)->source_count : 0;
+}
+
+const char *dirac_spec_file_name(const dirac_spec *ds, int k, const char **text, size_t *size)
+{
+    if (!ds || k < 0 || k >= dirac_spec_file_count(ds))
+        return NULL;
+    const diag_source *src = spec_of((dirac_spec *)ds)->sources[k];
+    if (text)
+        *text = src->text;
+    if (size)
+        *size = src->size;
+    return src->name;
 }

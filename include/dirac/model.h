@@ -33,6 +33,13 @@ dirac_status dirac_spec_parse(const char *name, const char *text, size_t size, d
 /// parameter (the message suggests close names) or a VALUE that is not a finite number.
 dirac_status dirac_spec_set_parameter(dirac_spec *spec, const char *assignment);
 
+/// The files the spec was read from: the model file first, then its component files (each once),
+/// named as in messages (paths relative to the working directory, or as given). Index k in
+/// 0 .. file_count-1; returns NULL outside. *text (not zero-terminated) and *size receive the
+/// file's contents (either may be NULL); valid while the spec lives. For exporters (docs/fmi.md).
+int dirac_spec_file_count(const dirac_spec *spec);
+const char *dirac_spec_file_name(const dirac_spec *spec, int k, const char **text, size_t *size);
+
 /// Messages of the last failure ("" if none); valid until the next call on the spec.
 const char *dirac_spec_errmsg(const dirac_spec *spec);
 
