@@ -198,6 +198,7 @@ static void variable_name(const dirac_model *m, const fmu_layout *l, unsigned vr
     case FMU_COORDINATE: snprintf(buf, size, "%s", dirac_model_coordinate_name(m, i)); break;
     case FMU_VELOCITY: snprintf(buf, size, "%s'", dirac_model_coordinate_name(m, i)); break;
     case FMU_MOMENTUM: snprintf(buf, size, "p.%s", dirac_model_coordinate_name(m, i)); break;
+    case FMU_MULTIPLIER: snprintf(buf, size, "mu.%s", dirac_model_constraint_name(m, i)); break;
     case FMU_ENTROPY: snprintf(buf, size, "S.%s", dirac_model_entropy_name(m, i)); break;
     case FMU_TEMPERATURE: snprintf(buf, size, "T.%s", dirac_model_entropy_name(m, i)); break;
     case FMU_ENERGY: snprintf(buf, size, "E"); break;
@@ -214,6 +215,7 @@ static const char *variable_description(fmu_kind kind)
     case FMU_COORDINATE: return "coordinate q";
     case FMU_VELOCITY: return "velocity v";
     case FMU_MOMENTUM: return "momentum p = dL/dv";
+    case FMU_MULTIPLIER: return "Lagrange multiplier of the constraint";
     case FMU_ENTROPY: return "entropy variable S";
     case FMU_TEMPERATURE: return "temperature T = -dL/dS";
     case FMU_ENERGY: return "energy E = <p, v> - L (plus internal energy)";
@@ -339,8 +341,8 @@ static int write_source(const char *path, const dirac_spec *spec, const export_a
             guid);
     c_string(f, a->method ? a->method : "");
     fprintf(f, ";\nconst double dirac_fmu_dt = %.17g;\n"
-               "const fmu_layout dirac_fmu_layout = { %d, %d, %d, %d, %d };\n",
-            a->dt, l->parameters, l->inputs, l->n, l->ns, l->outputs);
+               "const fmu_layout dirac_fmu_layout = { %d, %d, %d, %d, %d, %d };\n",
+            a->dt, l->parameters, l->inputs, l->n, l->m, l->ns, l->outputs);
     return fclose(f) == 0 ? 0 : -1;
 }
 

@@ -441,6 +441,7 @@ fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nv
         case FMU_COORDINATE: value[k] = dirac_sim_q(s)[i]; break;
         case FMU_VELOCITY: value[k] = dirac_sim_v(s)[i]; break;
         case FMU_MOMENTUM: value[k] = dirac_sim_p(s)[i]; break;
+        case FMU_MULTIPLIER: value[k] = dirac_sim_mu(s)[i]; break;
         case FMU_ENTROPY: value[k] = dirac_sim_s(s)[i]; break;
         case FMU_TEMPERATURE: value[k] = dirac_sim_temperature(s)[i]; break;
         case FMU_ENERGY: value[k] = dirac_sim_energy(s); break;

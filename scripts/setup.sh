@@ -8,7 +8,9 @@ packages=(cmake make gcc clang libc6-dev pkg-config gnuplot-nox ngspice
           # the Python package (python/, docs/python.md): build, install into a venv, test;
           # matplotlib and pandas are optional there (their features' tests are skipped without)
           python3 python3-dev python3-venv python3-setuptools python3-cffi python3-numpy
-          python3-pytest python3-matplotlib python3-pandas)
+          python3-pytest python3-matplotlib python3-pandas
+          # `dirac export fmu` zips the FMU; tests/cli_fmi.sh unpacks it
+          zip unzip)
 # extra packages asked for by the caller (e.g. scripts/setup.sh gnuplot-nox)
 packages+=("$@")
 
