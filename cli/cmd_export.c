@@ -411,7 +411,7 @@ static int build_fmu(const export_args *a, const dirac_spec *spec, const dirac_m
     snprintf(guid, sizeof guid, "{%08llx-%04llx-%04llx-%04llx-%012llx}", h >> 32,
              (h >> 16) & 0xffff, h & 0xffff, h2 >> 48, h2 & 0xffffffffffffULL);
 
-    char tmp[4096];
+    char tmp[1024];
     const char *base = getenv("TMPDIR");
     snprintf(tmp, sizeof tmp, "%s/dirac-export-XXXXXX", base && *base ? base : "/tmp");
     if (!mkdtemp(tmp))

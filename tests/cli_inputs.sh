@@ -128,4 +128,21 @@ check "default input: at rest" python3 -c "import csv,sys; r=list(csv.DictReader
 "$dirac" simulate "$model" -p F=4 -q -o pushed.csv
 # x(2) = F t^2/(2m) = 4 exactly (midpoint exact for constant acceleration), to 1e-12
 check "-p F=4 sets the default" python3 -c "import csv,sys; r=list(csv.DictReader(open('pushed.csv'))); sys.exit(0 if abs(float(r[-1]['x'])-4.0)<1e-12 else 1)"
+# an indexed family of inputs: x[i]'' = u[i] from rest, u = (0, 1, 2) from the file, so
+# x[i](1) = u[i]/2 (midpoint exact for constant acceleration; 1e-12)
+cat > family.dirac <<'M'
+model family
+parameter N = 3
+input u[i = 1..N] = 0
+coordinate x[i = 1..N]
+lagrangian sum(i = 1..N, x[i]'^2/2)
+force x[i = 1..N]: u[i]
+simulate dt = 0.1, t_end = 1
+M
+printf 't,u[2],u[3]\n0,1,2\n' > family.csv
+"$dirac" simulate family.dirac --inputs family.csv -q -o family_out.csv
+check "indexed inputs u[1..3]" python3 -c "
+import csv, sys
+r = list(csv.DictReader(open('family_out.csv')))[-1]
+sys.exit(0 if all(abs(float(r['x[%d]' % i]) - u / 2) < 1e-12 for i, u in ((1, 0), (2, 1), (3, 2))) else 1)"
 exit $fail
