@@ -416,14 +416,14 @@ static int build_fmu(const export_args *a, const dirac_spec *spec, const dirac_m
     snprintf(tmp, sizeof tmp, "%s/dirac-export-XXXXXX", base && *base ? base : "/tmp");
     if (!mkdtemp(tmp))
         return bad_input("cannot create a temporary directory"), EXIT_FAILED;
-    char fmu_dir[4200], bin_dir[4300], source[4200], so[4400], xml[4300], map[4200];
+    char fmu_dir[1100], bin_dir[1200], source[1100], so[1500], xml[1300], map[1100];
     snprintf(fmu_dir, sizeof fmu_dir, "%s/fmu", tmp);
     snprintf(bin_dir, sizeof bin_dir, "%s/binaries/linux64", fmu_dir);
     snprintf(source, sizeof source, "%s/model.c", tmp);
     snprintf(map, sizeof map, "%s/exports.map", tmp);
     snprintf(so, sizeof so, "%s/%s.so", bin_dir, id);
     snprintf(xml, sizeof xml, "%s/modelDescription.xml", fmu_dir);
-    char binaries[4300];
+    char binaries[1200];
     snprintf(binaries, sizeof binaries, "%s/binaries", fmu_dir);
     int rc = 0;
     fmu_layout l = fmu_layout_of(m);
