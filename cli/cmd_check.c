@@ -1,5 +1,6 @@
 // `dirac check MODEL [-p NAME=VALUE]... [--latex]`: parse, compile and report on a model.
 #include "commands.h"
+#include "memory_option.h"
 
 #include <dirac/dirac.h>
 
@@ -87,6 +88,7 @@ int cli_check(int argc, char **argv)
     int latex = 0;
     const char *overrides[256];
     int n_overrides = 0;
+    double max_model_memory = 0;   // the library's default
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-p") || !strcmp(argv[i], "--parameter")) {
             if (i + 1 >= argc) {
@@ -98,6 +100,13 @@ int cli_check(int argc, char **argv)
                 return 2;
             }
             overrides[n_overrides++] = argv[++i];
+        } else if (!strcmp(argv[i], "--max-model-memory")) {
+            if (i + 1 >= argc || cli_parse_bytes(argv[i + 1], &max_model_memory)) {
+                fprintf(stderr, "dirac check: error: --max-model-memory needs a size in bytes "
+                                "(suffixes K, M, G)\n");
+                return 2;
+            }
+            i++;
         } else if (!strcmp(argv[i], "--latex")) {
             latex = 1;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
@@ -111,13 +120,16 @@ int cli_check(int argc, char **argv)
         }
     }
     if (!path) {
-        fprintf(stderr, "usage: dirac check MODEL [-p NAME=VALUE]... [--latex]\n");
+        fprintf(stderr, "usage: dirac check MODEL [-p NAME=VALUE]... [--latex] "
+                        "[--max-model-memory BYTES]\n");
         return 2;
     }
     dirac_spec *spec = NULL;
     dirac_model *model = NULL;
     int rc = 0;
     dirac_status status = dirac_spec_load(path, &spec);
+    if (status == DIRAC_OK)
+        status = dirac_spec_set_memory_limit(spec, max_model_memory);
     for (int k = 0; status == DIRAC_OK && k < n_overrides; k++)
         status = dirac_spec_set_parameter(spec, overrides[k]);
     if (status == DIRAC_OK)

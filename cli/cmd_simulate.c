@@ -24,6 +24,8 @@
 #define _POSIX_C_SOURCE 200809L   // isatty, fileno, clock_gettime
 
 #include "commands.h"
+#include "memory_option.h"
+#include "spice_import.h"
 #include "plot.h"
 #include "csv_output.h"
 #include "input_table.h"
@@ -52,7 +54,7 @@ static const char usage[] =
     "                      [--out FILE.csv|-] [--every K] [--summary FILE.json|-]\n"
     "                      [--project-initial] [--tol R] [--max-iter N] [--quiet]\n"
     "                      [--plot FILE.png|FILE.svg] [--rtol R] [--atol A]\n"
-    "                      [--max-steps N] [--strict]\n"
+    "                      [--max-steps N] [--strict] [--max-model-memory BYTES]\n"
     "                      [--inputs FILE.csv] [--inputs-interp linear|step]\n";
 
 // Command-line settings; the has_ flags say which were given.
@@ -71,6 +73,7 @@ typedef struct sim_args {
     int strict;            // warnings make the run fail (exit 3)
     const char *plot;      // NULL: no figure
     double rtol, atol;     // adaptive step size when either is > 0
+    double max_model_memory;   // bytes; 0: the library's default
     long max_steps;        // 0: no limit for fixed steps, DEFAULT_MAX_STEPS for adaptive ones
     const char *inputs;    // --inputs FILE.csv (NULL: the inputs keep their defaults)
     input_interp inputs_interp;
@@ -247,6 +250,10 @@ static int parse_args(int argc, char **argv, sim_args *a)
             else
                 return bad_input("--inputs-interp is 'linear' or 'step', got '%s'",
                                  value ? value : "", NULL);
+        } else if (take_option(argc, argv, &i, "--max-model-memory", &value)) {
+            if (!value || cli_parse_bytes(value, &a->max_model_memory))
+                return bad_input("--max-model-memory needs a size in bytes (suffixes K, M, G), "
+                                 "got '%s'", value ? value : "", NULL);
         } else if (!strcmp(arg, "--project-initial")) {
             a->project_initial = 1;
         } else if (!strcmp(arg, "--strict")) {
@@ -365,6 +372,11 @@ static int resolve_settings(const dirac_model *model, const sim_args *a, sim_set
     }
     double steps = ceil(n - 1e-9 - 1e-12 * n);
     s->steps = steps > 0 ? (long)steps : 0;
+    if (s->steps == 0 && s->t_end > 0) {   // a run of no step is not a result
+        fprintf(stderr, "dirac simulate: error: the step dt = %g is so much longer than the "
+                        "interval t_end = %g that no step would be taken\n", s->dt, s->t_end);
+        return EXIT_BAD_INPUT;
+    }
     if (a->max_steps > 0 && !(a->rtol > 0 || a->atol > 0) && s->steps > a->max_steps) {
         fprintf(stderr, "dirac simulate: error: t_end/dt = %ld steps is more than --max-steps "
                         "%ld\n", s->steps, a->max_steps);
@@ -376,7 +388,21 @@ static int resolve_settings(const dirac_model *model, const sim_args *a, sim_set
 // Loads, overrides and compiles; prints the spec's message on failure.
 static int load_model(const sim_args *a, dirac_spec **spec, dirac_model **model)
 {
-    dirac_status status = dirac_spec_load(a->path, spec);
+    dirac_status status;
+    if (spice_is_netlist(a->path)) {   // a SPICE netlist: its model (docs/circuits.md)
+        char *text = NULL, *message = NULL;
+        if (spice_import(a->path, &text, &message) != 0) {
+            fputs(message ? message : "error: out of memory\n", stderr);
+            free(message);
+            return EXIT_BAD_INPUT;
+        }
+        status = dirac_spec_parse(a->path, text, strlen(text), spec);
+        free(text);
+    } else {
+        status = dirac_spec_load(a->path, spec);
+    }
+    if (status == DIRAC_OK)
+        status = dirac_spec_set_memory_limit(*spec, a->max_model_memory);
     for (int k = 0; status == DIRAC_OK && k < a->override_count; k++)
         status = dirac_spec_set_parameter(*spec, a->overrides[k]);
     if (status == DIRAC_OK)

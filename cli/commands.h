@@ -16,5 +16,6 @@ int cli_simulate(int argc, char **argv);
 int cli_methods(int argc, char **argv);
 int cli_plot(int argc, char **argv);
 int cli_export(int argc, char **argv);
+int cli_import(int argc, char **argv);
 
 #endif

@@ -13,6 +13,8 @@ static const cli_command commands[] = {
       cli_demo },
     { "simulate", "run a model with an integrator; write a CSV trajectory and a JSON summary",
       cli_simulate },
+    { "import", "translate a SPICE netlist into a .dirac model (dirac import spice FILE.cir)",
+      cli_import },
     { "methods", "list the integrators: name, order, what each preserves", cli_methods },
     { "plot", "draw CSV trajectories with gnuplot (PNG or SVG): columns, phase, x-y, errors",
       cli_plot },

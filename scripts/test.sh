@@ -37,6 +37,21 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 run_suite build
 run_suite build-asan -DDIRAC_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 
+# the thread-safety contract under ThreadSanitizer: concurrent simulations (tests/test_threads.c);
+# OpenBLAS runs single-threaded there (its own thread pool is not instrumented)
+echo "== ThreadSanitizer: test_threads"
+if gcc -std=c11 -g -O1 -fsanitize=thread -DDIRAC_VERSION_STRING='"tsan"' \
+     -DDIRAC_SOURCE_DIR="\"$PWD\"" -Iinclude -Isrc -Itests -I/usr/include/suitesparse \
+     tests/test_threads.c src/*.c -lklu -llapacke -llapack -lblas -lm -lpthread \
+     -o build/test_threads_tsan &&
+   OPENBLAS_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 build/test_threads_tsan; then
+  echo "tsan: passed"
+  passed=$((passed + 1))
+else
+  echo "tsan: FAILED"
+  failed=$((failed + 1))
+fi
+
 # The Python package, built against an installation of the optimised build (build/install) and
 # installed into a fresh virtual environment that uses Debian's numpy and cffi
 # (--system-site-packages; no build isolation, so no package index is needed); then pytest.

@@ -12,4 +12,8 @@ __attribute__((format(printf, 3, 4)))
 #endif
 dirac_status error_set(dirac_error *err, dirac_status status, const char *format, ...);
 
+/// DIRAC_ERR_ARGUMENT for a NULL pointer argument of `function` (argument checks of the public
+/// functions: "FUNCTION: WHAT is NULL").
+dirac_status error_null(dirac_error *err, const char *function, const char *what);
+
 #endif

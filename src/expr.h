@@ -32,6 +32,11 @@ typedef int32_t expr_id;
 #define EXPR_NONE ((expr_id)-1)
 
 /// Node kinds (X-macro: enum name, printed name, arity). Unary functions come in one block.
+/// Comparisons LT, LE, EQ, NE are 1 or 0 (NaN if an operand is NaN); WHEN(c, a) is a if c is
+/// not 0 and 0 if it is (whatever a is: a NaN or infinite a in the branch not taken does not
+/// leak), NaN if c is NaN. if(c, a, b) is WHEN(c, a) + WHEN(c == 0, b). Derivatives: a
+/// comparison is piecewise constant (derivative 0); d WHEN(c, a) = WHEN(c, da), the
+/// derivative of the branch taken.
 #define EXPR_KIND_LIST(X)   \
     X(EXPR_CONST, "const", 0) \
     X(EXPR_VAR, "var", 0)     \
@@ -40,6 +45,11 @@ typedef int32_t expr_id;
     X(EXPR_MUL, "*", 2)       \
     X(EXPR_DIV, "/", 2)       \
     X(EXPR_POW, "^", 2)       \
+    X(EXPR_LT, "<", 2)        \
+    X(EXPR_LE, "<=", 2)       \
+    X(EXPR_EQ, "==", 2)       \
+    X(EXPR_NE, "!=", 2)       \
+    X(EXPR_WHEN, "when", 2)   \
     X(EXPR_ATAN2, "atan2", 2) \
     X(EXPR_NEG, "neg", 1)     \
     X(EXPR_SIN, "sin", 1)     \

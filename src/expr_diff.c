@@ -72,7 +72,13 @@ static expr_id scaled_partial(expr_pool *pool, expr_id e, int k, expr_id s)
     case EXPR_ABS:   // d |x| = sign(x) dx
         return expr_mul(pool, s, expr_fn(pool, EXPR_SIGN, x));
     case EXPR_SIGN:   // piecewise constant
+    case EXPR_LT:
+    case EXPR_LE:
+    case EXPR_EQ:
+    case EXPR_NE:
         return expr_const(pool, 0.0);
+    case EXPR_WHEN:   // d WHEN(c, a) = WHEN(c, da): the derivative of the branch taken
+        return k == 0 ? expr_const(pool, 0.0) : expr_make(pool, EXPR_WHEN, x, s);
     default:
         return expr_pool_fail(pool, DIRAC_ERR_ARGUMENT, "cannot differentiate node %d of kind %s",
                               (int)e, expr_kind_name((expr_kind)n.kind));

@@ -30,6 +30,13 @@ double expr_apply(expr_kind kind, double a, double b)
         return a / b;
     case EXPR_POW:
         return pow(a, b);
+    case EXPR_LT:
+    case EXPR_LE:
+    case EXPR_EQ:
+    case EXPR_NE:
+        return expr_compare(kind, a, b);
+    case EXPR_WHEN:
+        return expr_when(a, b);
     case EXPR_ATAN2:
         return atan2(a, b);
     case EXPR_NEG:

@@ -152,6 +152,33 @@ static int nodes_grow(expr_pool *pool)
     return 0;
 }
 
+// Operations defined and finite (in exact arithmetic) for all finite arguments. The simplifier
+// drops a subexpression (0*x = 0, x - x = 0) only when it is built from these, finite constants
+// and variables (the state is finite; sim.c checks it), so that simplification never turns an
+// undefined value (0/0, log(0), 1/0) into a defined one.
+static int kind_is_total(expr_kind kind)
+{
+    switch (kind) {
+    case EXPR_ADD:
+    case EXPR_SUB:
+    case EXPR_MUL:
+    case EXPR_ATAN2:
+    case EXPR_NEG:
+    case EXPR_SIN:
+    case EXPR_COS:
+    case EXPR_ATAN:
+    case EXPR_SINH:
+    case EXPR_COSH:
+    case EXPR_TANH:
+    case EXPR_EXP:
+    case EXPR_ABS:
+    case EXPR_SIGN:
+        return 1;
+    default:   // division, powers, logarithms, roots, tan, asin, acos: undefined somewhere
+        return 0;
+    }
+}
+
 // the id of the node (kind, a, b, value), created if it does not exist yet
 static expr_id intern(expr_pool *pool, expr_kind kind, expr_id a, expr_id b, double value)
 {
@@ -186,6 +213,12 @@ static expr_id intern(expr_pool *pool, expr_kind kind, expr_id a, expr_id b, dou
     n->a = a;
     n->b = b;
     n->value = value;
+    n->total = kind == EXPR_CONST ? isfinite(value) : kind == EXPR_VAR ? 1 : kind_is_total(kind);
+    for (int k = 0; k < 2 && n->total && kind != EXPR_VAR && kind != EXPR_CONST; k++) {
+        expr_id c = k == 0 ? a : b;
+        if (c != EXPR_NONE && !pool->nodes[c].total)
+            n->total = 0;
+    }
     if (kind == EXPR_VAR) {
         n->lo = n->hi = a;
     } else {
@@ -358,6 +391,8 @@ static expr_id make_pow(expr_pool *pool, expr_id a, expr_id b);
 // -a
 static expr_id make_neg(expr_pool *pool, expr_id a)
 {
+    if (a == EXPR_NONE)   // an inner constructor failed (out of memory), already recorded
+        return EXPR_NONE;
     const expr_node n = pool->nodes[a];   // copies: constructors below may move the nodes
     double c;
     expr_id y;
@@ -375,6 +410,8 @@ static expr_id make_neg(expr_pool *pool, expr_id a)
 // a + b
 static expr_id make_add(expr_pool *pool, expr_id a, expr_id b)
 {
+    if (a == EXPR_NONE || b == EXPR_NONE)
+        return EXPR_NONE;
     double c;
     expr_id y;
     if (is_const(pool, a) && is_const(pool, b)) {
@@ -416,6 +453,8 @@ static expr_id make_add(expr_pool *pool, expr_id a, expr_id b)
 // a - b
 static expr_id make_sub(expr_pool *pool, expr_id a, expr_id b)
 {
+    if (a == EXPR_NONE || b == EXPR_NONE)
+        return EXPR_NONE;
     double c;
     expr_id y;
     if (is_const(pool, a) && is_const(pool, b)) {
@@ -423,7 +462,7 @@ static expr_id make_sub(expr_pool *pool, expr_id a, expr_id b)
         if (r != EXPR_NONE)
             return r;
     }
-    if (a == b)
+    if (a == b && pool->nodes[a].total)   // x - x = 0 unless x may be infinite or NaN
         return expr_const(pool, 0.0);
     if (is_const(pool, b))   // x - c = (-c) + x, exactly
         return make_add(pool, expr_const(pool, -value_of(pool, b)), a);
@@ -463,6 +502,8 @@ static int integer_power(const expr_pool *pool, expr_id id, expr_id *x, double *
 // a * b
 static expr_id make_mul(expr_pool *pool, expr_id a, expr_id b)
 {
+    if (a == EXPR_NONE || b == EXPR_NONE)
+        return EXPR_NONE;
     double c, na, nb;
     expr_id y, xa, xb;
     if (is_const(pool, a) && is_const(pool, b)) {
@@ -478,8 +519,10 @@ static expr_id make_mul(expr_pool *pool, expr_id a, expr_id b)
     const expr_node ma = pool->nodes[a], mb = pool->nodes[b];
     if (ma.kind == EXPR_CONST && mb.kind != EXPR_CONST) {
         double ca = ma.value;
-        if (ca == 0.0)
+        if (ca == 0.0 && mb.total)   // 0*x = 0 unless x may be infinite or NaN
             return a;
+        if (ca == 0.0)
+            return intern(pool, EXPR_MUL, a, b, 0.0);
         if (ca == 1.0)
             return b;
         if (ca == -1.0)
@@ -517,18 +560,26 @@ static int is_power_of_two(double x)
     return isfinite(x) && x != 0.0 && fabs(frexp(x, &e)) == 0.5;
 }
 
+// x that cannot be zero for any value of the variables: exp of anything, cosh
+static int is_nonzero_everywhere(const expr_pool *pool, expr_id id)
+{
+    int32_t kind = pool->nodes[id].kind;
+    return kind == EXPR_EXP || kind == EXPR_COSH;
+}
+
 // a / b
 static expr_id make_div(expr_pool *pool, expr_id a, expr_id b)
 {
+    if (a == EXPR_NONE || b == EXPR_NONE)
+        return EXPR_NONE;
     if (is_const(pool, a) && is_const(pool, b)) {
         expr_id r = fold(pool, EXPR_DIV, a, b);
         if (r != EXPR_NONE)
             return r;
     }
-    if (a == b)
+    // x/x = 1 and 0/x = 0 would hide x = 0: kept (constants were folded above when defined)
+    if (a == b && !is_const(pool, a) && pool->nodes[a].total && is_nonzero_everywhere(pool, a))
         return expr_const(pool, 1.0);
-    if (expr_is_const(pool, a, 0.0))   // 0/x = 0
-        return a;
     if (kind_is(pool, b, EXPR_NEG))   // a/(-y) = -(a/y)
         return make_neg(pool, make_div(pool, a, pool->nodes[b].a));
     if (kind_is(pool, a, EXPR_NEG))   // (-x)/b = -(x/b)
@@ -541,6 +592,8 @@ static expr_id make_div(expr_pool *pool, expr_id a, expr_id b)
 // a ^ b
 static expr_id make_pow(expr_pool *pool, expr_id a, expr_id b)
 {
+    if (a == EXPR_NONE || b == EXPR_NONE)
+        return EXPR_NONE;
     if (is_const(pool, a) && is_const(pool, b)) {
         expr_id r = fold(pool, EXPR_POW, a, b);
         if (r != EXPR_NONE)
@@ -572,6 +625,8 @@ static expr_id make_pow(expr_pool *pool, expr_id a, expr_id b)
 // kind(a) for a unary function
 static expr_id make_function(expr_pool *pool, expr_kind kind, expr_id a)
 {
+    if (a == EXPR_NONE)
+        return EXPR_NONE;
     const expr_node node = pool->nodes[a], *n = &node;
     if (n->kind == EXPR_CONST) {
         expr_id r = fold(pool, kind, a, EXPR_NONE);
@@ -625,6 +680,19 @@ expr_id expr_make(expr_pool *pool, expr_kind kind, expr_id a, expr_id b)
     if (!expr_valid(pool, a) || (arity == 2 && !expr_valid(pool, b)))
         return expr_pool_fail(pool, DIRAC_ERR_ARGUMENT, "expr_make(%s): child id %d out of range",
                               expr_kind_name(kind), (int)(expr_valid(pool, a) ? b : a));
+    // a selected factor selects the product: WHEN(c, a)*b = WHEN(c, a*b), and likewise for
+    // a/b and -a; equal where c holds, and 0 (not 0*inf) where it does not, so a derivative
+    // chained through the branch not taken stays 0 (reverse mode multiplies the masked
+    // adjoint by that branch's partials)
+    if ((kind == EXPR_MUL || kind == EXPR_DIV || kind == EXPR_NEG) &&
+        pool->nodes[a].kind == EXPR_WHEN) {
+        expr_id c = pool->nodes[a].a, inner = pool->nodes[a].b;
+        return expr_make(pool, EXPR_WHEN, c, expr_make(pool, kind, inner, b));
+    }
+    if (kind == EXPR_MUL && pool->nodes[b].kind == EXPR_WHEN) {
+        expr_id c = pool->nodes[b].a, inner = pool->nodes[b].b;
+        return expr_make(pool, EXPR_WHEN, c, expr_make(pool, kind, a, inner));
+    }
     switch (kind) {
     case EXPR_ADD:
         return make_add(pool, a, b);
@@ -636,13 +704,24 @@ expr_id expr_make(expr_pool *pool, expr_kind kind, expr_id a, expr_id b)
         return make_div(pool, a, b);
     case EXPR_POW:
         return make_pow(pool, a, b);
+    case EXPR_WHEN:
+        // a known condition picks its branch; nothing is taken from a zero branch
+        if (is_const(pool, a) && value_of(pool, a) == value_of(pool, a))
+            return value_of(pool, a) != 0.0 ? b : expr_const(pool, 0.0);
+        if (expr_is_const(pool, b, 0.0))
+            return b;
+        return intern(pool, kind, a, b, 0.0);
+    case EXPR_LT:
+    case EXPR_LE:
+    case EXPR_EQ:
+    case EXPR_NE:
     case EXPR_ATAN2:
         if (is_const(pool, a) && is_const(pool, b)) {
-            expr_id r = fold(pool, EXPR_ATAN2, a, b);
+            expr_id r = fold(pool, kind, a, b);
             if (r != EXPR_NONE)
                 return r;
         }
-        return intern(pool, EXPR_ATAN2, a, b, 0.0);
+        return intern(pool, kind, a, b, 0.0);
     default:
         return make_function(pool, kind, a);
     }

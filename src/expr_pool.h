@@ -13,6 +13,7 @@ typedef struct expr_node {
     int32_t kind;    // expr_kind
     expr_id a, b;    // children, or the input index of a VAR in a
     int32_t lo, hi;  // range of variable indices below this node (lo > hi: none)
+    int32_t total;   // 1: finite for every finite value of the variables (see expr_pool.c)
     double value;    // CONST only; 0 otherwise
 } expr_node;
 
@@ -46,6 +47,26 @@ struct expr_pool {
 __attribute__((format(printf, 3, 4)))
 #endif
 expr_id expr_pool_fail(expr_pool *pool, dirac_status status, const char *format, ...);
+
+/// Scalar semantics of the comparisons and of WHEN (expr.h), shared by expr_apply and the tape.
+static inline double expr_compare(expr_kind kind, double a, double b)
+{
+    if (a != a || b != b)
+        return a + b;   // NaN
+    switch (kind) {
+    case EXPR_LT: return a < b ? 1.0 : 0.0;
+    case EXPR_LE: return a <= b ? 1.0 : 0.0;
+    case EXPR_EQ: return a == b ? 1.0 : 0.0;
+    default: return a != b ? 1.0 : 0.0;
+    }
+}
+
+static inline double expr_when(double c, double a)
+{
+    if (c == 0.0)
+        return 0.0;
+    return c != c ? c : a;
+}
 
 /// 1 if id names an existing node.
 static inline int expr_valid(const expr_pool *pool, expr_id id)

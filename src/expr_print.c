@@ -288,6 +288,27 @@ static void expand(printer *p, expr_id id)
         push(p, n->a, wrap(p, n->a, PREC_PRODUCT, 1), NULL);
         push_text(p, "-");
         return;
+    case EXPR_LT:
+    case EXPR_LE:
+    case EXPR_EQ:
+    case EXPR_NE: {   // (a < b), always parenthesized
+        static const char *const infix[] = { " < ", " <= ", " == ", " != " };
+        static const char *const tex[] = { " < ", " \\le ", " = ", " \\ne " };
+        int k = (int)kind - (int)EXPR_LT;
+        push_text(p, latex ? "\\right)" : ")");
+        push(p, n->b, 0, NULL);
+        push_text(p, latex ? tex[k] : infix[k]);
+        push(p, n->a, 0, NULL);
+        push_text(p, latex ? "\\left(" : "(");
+        return;
+    }
+    case EXPR_WHEN:   // if(c, a, 0)
+        push_text(p, latex ? ", 0\\right)" : ", 0)");
+        push(p, n->b, 0, NULL);
+        push_text(p, ", ");
+        push(p, n->a, 0, NULL);
+        push_text(p, latex ? "\\operatorname{if}\\left(" : "if(");
+        return;
     case EXPR_ATAN2:
         push_text(p, latex ? "\\right)" : ")");
         push(p, n->b, 0, NULL);

@@ -35,6 +35,11 @@ typedef enum tape_op {
     OP_POWC,    // pow(w[a], c)
     OP_POW,     // pow(w[a], w[b])
     OP_ATAN2,   // atan2(w[a], w[b])
+    OP_LT,      // w[a] < w[b] as 1 or 0 (expr_compare)
+    OP_LE,
+    OP_EQ,
+    OP_NE,
+    OP_WHEN,    // expr_when(w[a], w[b])
     OP_NEG,
     OP_SIN,
     OP_COS,
@@ -203,6 +208,11 @@ static void select_instr(const expr_pool *pool, const expr_node *n, tape_instr *
     case EXPR_ATAN2:
         in->op = OP_ATAN2;
         return;
+    case EXPR_LT: in->op = OP_LT; return;
+    case EXPR_LE: in->op = OP_LE; return;
+    case EXPR_EQ: in->op = OP_EQ; return;
+    case EXPR_NE: in->op = OP_NE; return;
+    case EXPR_WHEN: in->op = OP_WHEN; return;
     default:
         in->op = (int32_t)unary_op[n->kind];
         in->b = EXPR_NONE;
@@ -421,6 +431,11 @@ void expr_tape_eval(const expr_tape *tape, const double *inputs, double *work, d
         case OP_POWC: r = pow(w[p->a], p->c); break;
         case OP_POW: r = pow(w[p->a], w[p->b]); break;
         case OP_ATAN2: r = atan2(w[p->a], w[p->b]); break;
+        case OP_LT: r = expr_compare(EXPR_LT, w[p->a], w[p->b]); break;
+        case OP_LE: r = expr_compare(EXPR_LE, w[p->a], w[p->b]); break;
+        case OP_EQ: r = expr_compare(EXPR_EQ, w[p->a], w[p->b]); break;
+        case OP_NE: r = expr_compare(EXPR_NE, w[p->a], w[p->b]); break;
+        case OP_WHEN: r = expr_when(w[p->a], w[p->b]); break;
         case OP_NEG: r = -w[p->a]; break;
         case OP_SIN: r = sin(w[p->a]); break;
         case OP_COS: r = cos(w[p->a]); break;

@@ -79,13 +79,20 @@ dirac_status sim_acceleration(dirac_sim *sim, const double *q, const double *v, 
     return DIRAC_OK;
 }
 
-static dirac_status fail_singular(dirac_sim *sim, double t)
+// A failed acceleration solve at time t of the step from sim->t to sim->t + h: named by the
+// step's start and end, like every step failure, and the time of the failing evaluation.
+static dirac_status fail_singular(dirac_sim *sim, dirac_status status, double t)
 {
+    if (status == DIRAC_ERR_NOMEM) {
+        snprintf(sim->errmsg, sizeof sim->errmsg, "step %ld from t = %.17g to %.17g (%s): out of "
+                 "memory", sim->steps + 1, sim->t, sim->t + sim->h, sim->method->info.name);
+        return status;
+    }
     snprintf(sim->errmsg, sizeof sim->errmsg,
-             "step %ld at t = %.17g (%s): the matrix [d2L/dv2, constraint forms] is singular, so "
-             "no ODE exists there (degenerate Lagrangian or dependent constraints); use "
-             "midpoint, dirac1 or dirac2",
-             sim->steps + 1, t, sim->method->info.name);
+             "step %ld from t = %.17g to %.17g (%s): the matrix [d2L/dv2, constraint forms] is "
+             "singular at t = %.17g, so no ODE exists there (degenerate Lagrangian or dependent "
+             "constraints); use midpoint, dirac1 or dirac2",
+             sim->steps + 1, sim->t, sim->t + sim->h, sim->method->info.name, t);
     return DIRAC_ERR_SINGULAR;
 }
 
@@ -94,8 +101,9 @@ static dirac_status finish(dirac_sim *sim, double t_new)
 {
     int n = sim->n;
     double *a = sim->scratch + 2 * (sim->n + sim->mc), power;
-    if (sim_acceleration(sim, sim->q, sim->v, t_new, a, sim->mu, &power) != DIRAC_OK)
-        return fail_singular(sim, t_new);
+    dirac_status status = sim_acceleration(sim, sim->q, sim->v, t_new, a, sim->mu, &power);
+    if (status != DIRAC_OK)
+        return fail_singular(sim, status, t_new);
     memcpy(sim->p, sim->eval[1].gradient + n, (size_t)n * sizeof *sim->p);
     sim->newton_iterations = 0;
     return DIRAC_OK;
@@ -114,8 +122,9 @@ static dirac_status euler_step(dirac_sim *sim)
 {
     int n = sim->n;
     double h = sim->h, *a = sim->scratch, *mu = a + n, power, *err = sim->trial;
-    if (sim_acceleration(sim, sim->q, sim->v, sim->t, a, mu, &power) != DIRAC_OK)
-        return fail_singular(sim, sim->t);
+    dirac_status status = sim_acceleration(sim, sim->q, sim->v, sim->t, a, mu, &power);
+    if (status != DIRAC_OK)
+        return fail_singular(sim, status, sim->t);
     for (int i = 0; i < n; i++) {
         err[i] = sim->v[i];
         err[n + i] = a[i];
@@ -123,7 +132,7 @@ static dirac_status euler_step(dirac_sim *sim)
         sim->v[i] += h * a[i];
     }
     sim->work += h * power;
-    dirac_status status = finish(sim, sim->t + h);
+    status = finish(sim, sim->t + h);
     const double *a_new = new_node_acceleration(sim);
     for (int i = 0; status == DIRAC_OK && i < n; i++) {
         err[i] = 0.5 * h * (sim->v[i] - err[i]);
@@ -147,8 +156,9 @@ static dirac_status rk4_step(dirac_sim *sim)
     memcpy(qs, sim->q, (size_t)n * sizeof *qs);
     memcpy(vs, sim->v, (size_t)n * sizeof *vs);
     for (int stage = 0; stage < 4; stage++) {
-        if (sim_acceleration(sim, qs, vs, t + c[stage] * h, a, mu, &power) != DIRAC_OK)
-            return fail_singular(sim, t + c[stage] * h);
+        dirac_status status = sim_acceleration(sim, qs, vs, t + c[stage] * h, a, mu, &power);
+        if (status != DIRAC_OK)
+            return fail_singular(sim, status, t + c[stage] * h);
         power_sum += b[stage] * power;
         if (stage == 3)
             for (int i = 0; i < n; i++) {
@@ -185,7 +195,10 @@ static dirac_status rk4_step(dirac_sim *sim)
 static dirac_status explicit_check(dirac_sim *sim)
 {
     double *a = sim->scratch, *mu = a + sim->n, power;
-    if (sim_acceleration(sim, sim->q, sim->v, sim->t, a, mu, &power) != DIRAC_OK) {
+    dirac_status status = sim_acceleration(sim, sim->q, sim->v, sim->t, a, mu, &power);
+    if (status == DIRAC_ERR_NOMEM)
+        return status;
+    if (status != DIRAC_OK) {
         snprintf(sim->errmsg, sizeof sim->errmsg,
                  "method '%s' needs an ODE, but the matrix [d2L/dv2, constraint forms] is "
                  "singular at the initial state (degenerate Lagrangian or dependent "

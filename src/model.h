@@ -114,14 +114,25 @@ struct dirac_model {
     char method[32];
     double dt, t_end, tol;
     int every, max_iter;
+    double *breakpoints;              // sorted times where a comparison of t alone switches
+    int breakpoint_count;
     int has_method, has_dt, has_t_end, has_every, has_tol, has_max_iter;
 };
 
 /// Writes the inputs' defaults into x[first_u ..] (evaluations at the initial state).
 void model_set_default_inputs(const dirac_model *m, double *x);
+/// Collects the model's breakpoints in time (model_breakpoints.c): after compilation.
+dirac_status model_find_breakpoints(dirac_model *m);
+/// The first breakpoint after t, or +infinity.
+double model_next_breakpoint(const dirac_model *m, double t);
 
 /// Evaluates a group at x into values (work: model->work_size doubles).
 void model_group_eval(const model_group *g, const double *x, double *work, double *values);
+
+/// DIRAC_ERR_NOT_FINITE (naming the value) when the point x (model->n_inputs values: q, v, S,
+/// t, ...) or the Lagrangian, its gradient, a constraint or a one-form there is NaN or infinite:
+/// the model is not defined at x. Allocates its scratch (not for use inside a step).
+dirac_status model_check_defined(const dirac_model *m, const double *x, dirac_error *err);
 
 /// The symbolic Frobenius test of every constraint (src/model_frobenius.c): verdict[a] is
 /// DIRAC_INTEGRABLE_HOLONOMIC, _CLOSED or _FROBENIUS where shown, else

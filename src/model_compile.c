@@ -403,8 +403,12 @@ static int compile_constraints(compile_state *c)
             }
             rows[a].row_start[0] = 0;
             rows[a].row_start[1] = len;
-            memcpy(rows[a].col, jac.col + jac.row_start[row], (size_t)len * sizeof *rows[a].col);
-            memcpy(rows[a].value, jac.value + jac.row_start[row], (size_t)len * sizeof *rows[a].value);
+            if (len > 0) {   // a constant constraint has no entries (and jac may hold none)
+                memcpy(rows[a].col, jac.col + jac.row_start[row],
+                       (size_t)len * sizeof *rows[a].col);
+                memcpy(rows[a].value, jac.value + jac.row_start[row],
+                       (size_t)len * sizeof *rows[a].value);
+            }
             row++;
         }
         expr_sparse_free(&jac);
@@ -666,6 +670,9 @@ static int compile_initial(compile_state *c)
     return 1;
 }
 
+// Largest `every` and `max_iter` of a simulate line (they are C ints).
+#define SETTING_COUNT_MAX 1000000000
+
 static int compile_settings(compile_state *c)
 {
     dirac_model *m = c->m;
@@ -682,6 +689,17 @@ static int compile_settings(compile_state *c)
         double value;
         if (!lower_constant(&root->scope, &s->value, s->loc, what, &value))
             return 0;
+        int counted = !strcmp(s->key, "every") || !strcmp(s->key, "max_iter");
+        if (counted && !(value >= 1.0 && value <= SETTING_COUNT_MAX && value == floor(value))) {
+            spec_error(c->spec, DIRAC_ERR_PARSE, s->loc, "simulate setting '%s' must be a whole "
+                       "number from 1 to %d (got %g)", s->key, SETTING_COUNT_MAX, value);
+            return 0;
+        }
+        if (!counted && !(value > 0.0)) {
+            spec_error(c->spec, DIRAC_ERR_PARSE, s->loc, "simulate setting '%s' must be positive "
+                       "(got %g)", s->key, value);
+            return 0;
+        }
         if (!strcmp(s->key, "dt"))
             m->dt = value, m->has_dt = 1;
         else if (!strcmp(s->key, "t_end"))
@@ -692,6 +710,16 @@ static int compile_settings(compile_state *c)
             m->tol = value, m->has_tol = 1;
         else if (!strcmp(s->key, "max_iter"))
             m->max_iter = (int)value, m->has_max_iter = 1;
+    }
+    // a run starts at t = 0: a step longer than the interval would take no step at all
+    if (m->has_dt && m->has_t_end && m->dt > m->t_end) {
+        const spec_setting *s = NULL;
+        for (int k = 0; k < root->sm->setting_count; k++)
+            if (root->sm->settings[k].key && !strcmp(root->sm->settings[k].key, "dt"))
+                s = &root->sm->settings[k];
+        spec_error(c->spec, DIRAC_ERR_PARSE, s ? s->loc : root->sm->loc, "simulate setting 'dt' "
+                   "(%g) is longer than the interval t_end = %g", m->dt, m->t_end);
+        return 0;
     }
     return 1;
 }
@@ -891,6 +919,8 @@ static int compile_model(compile_state *c, const spec_model *root)
 
 dirac_status dirac_model_compile(dirac_spec *ds, dirac_model **out)
 {
+    if (!out)
+        return DIRAC_ERR_ARGUMENT;
     *out = NULL;
     if (!ds)
         return DIRAC_ERR_ARGUMENT;
@@ -917,6 +947,10 @@ dirac_status dirac_model_compile(dirac_spec *ds, dirac_model **out)
     instance_tree_free(&c.tree);
     free(c.constraint_spec);
     free(c.constraint_owner);
+    if (ok && model_find_breakpoints(m) != DIRAC_OK) {
+        spec_out_of_memory(s);
+        ok = 0;
+    }
     if (!ok) {
         dirac_model_destroy(m);
         return spec_status(s) != DIRAC_OK ? spec_status(s) : DIRAC_ERR_PARSE;
@@ -986,6 +1020,7 @@ void dirac_model_destroy(dirac_model *m)
     group_free(&m->outputs);
     group_free(&m->thermal);
     free(m->q0);
+    free(m->breakpoints);
     free(m->v0);
     free(m->s0);
     expr_pool_destroy(m->pool);

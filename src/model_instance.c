@@ -12,6 +12,8 @@
 
 static void instance_free(instance *in)
 {
+    if (!in)
+        return;
     free(in->prefix);
     free(in->children);
     free(in->param_values);
@@ -75,13 +77,36 @@ static int tree_push(instance_tree *tree, instance *in, int *cap, spec *s)
     return 1;
 }
 
+// Instances of `sm` and everything below it, counting at most `cap` (then returns cap + 1):
+// nested components multiply, so the count is bounded before anything is allocated. Depth is
+// bounded by the component nesting limit.
+static double count_instances(const spec_model *sm, double cap)
+{
+    double count = 1.0;
+    for (int c = 0; c < sm->component_count && count <= cap; c++)
+        if (sm->components[c].model)
+            count += count_instances(sm->components[c].model, cap - count);
+    return count;
+}
+
 int instance_tree_build(instance_tree *tree, spec *s, const spec_model *root)
 {
     memset(tree, 0, sizeof *tree);
+    // refuse a tree whose estimated memory is over the limit before building any of it
+    double most = s->max_model_bytes / SPEC_BYTES_PER_INSTANCE;
+    double count = count_instances(root, most);
+    if (count > most) {
+        spec_error(s, DIRAC_ERR_PARSE, root->loc, "model '%s' has more than %.0f component "
+                   "instances: an estimated %.3g GB or more at %.0f bytes each, above the limit "
+                   "of %.3g GB (the memory limit is an option: --max-model-memory)", root->name,
+                   most, count * SPEC_BYTES_PER_INSTANCE / 1e9, SPEC_BYTES_PER_INSTANCE,
+                   s->max_model_bytes / 1e9);
+        return 0;
+    }
     int cap = 0;
     instance *top = instance_new(s, root, NULL, -1, "");
     if (!top || !tree_push(tree, top, &cap, s)) {
-        free(top);
+        instance_free(top);
         return 0;
     }
     // pre-order by a growing list: item k's children are appended after it, which visits
@@ -101,7 +126,7 @@ int instance_tree_build(instance_tree *tree, spec *s, const spec_model *root)
             if (!prefix)
                 spec_out_of_memory(s);
             if (!child || !tree_push(tree, child, &cap, s)) {
-                free(child);
+                instance_free(child);
                 return 0;
             }
             in->children[c] = child;

@@ -10,23 +10,104 @@
 static expr_kind function_kind(spec_func func)
 {
     switch (func) {
-    case SPEC_FUNC_SIN: return EXPR_SIN;
-    case SPEC_FUNC_COS: return EXPR_COS;
-    case SPEC_FUNC_TAN: return EXPR_TAN;
-    case SPEC_FUNC_ASIN: return EXPR_ASIN;
-    case SPEC_FUNC_ACOS: return EXPR_ACOS;
-    case SPEC_FUNC_ATAN: return EXPR_ATAN;
-    case SPEC_FUNC_ATAN2: return EXPR_ATAN2;
-    case SPEC_FUNC_SINH: return EXPR_SINH;
-    case SPEC_FUNC_COSH: return EXPR_COSH;
-    case SPEC_FUNC_TANH: return EXPR_TANH;
-    case SPEC_FUNC_EXP: return EXPR_EXP;
-    case SPEC_FUNC_LOG: return EXPR_LOG;
-    case SPEC_FUNC_SQRT: return EXPR_SQRT;
-    case SPEC_FUNC_ABS: return EXPR_ABS;
+#define FUNC_KIND(id, name, min_args, max_args, kind) case SPEC_FUNC_##id: return kind;
+        BUILTIN_FUNCTION_LIST(FUNC_KIND)
+#undef FUNC_KIND
     case SPEC_FUNC_COUNT: break;
     }
     return EXPR_KIND_COUNT;
+}
+
+// if(c, a, b) = WHEN(c, a) + WHEN(c == 0, b): each branch is read only where it is taken
+static expr_id make_if(expr_pool *pool, expr_id c, expr_id a, expr_id b)
+{
+    expr_id not_c = expr_make(pool, EXPR_EQ, c, expr_const(pool, 0.0));
+    return expr_add(pool, expr_make(pool, EXPR_WHEN, c, a), expr_make(pool, EXPR_WHEN, not_c, b));
+}
+
+// pwl(x, x1, y1, ..., xn, yn) over the n points pts[0..2n): y1 left of x1, yn from xn on, and
+// on [xk, xk+1) the line through the two points. The intervals partition the real line, so
+// exactly one term is taken: at a breakpoint the value and derivative are those of the piece
+// on its right; an empty interval (xk = xk+1) is a jump and never taken.
+static expr_id make_pwl(const lower_scope *scope, const spec_expr_node *node, expr_id x,
+                        const expr_id *pts, int n)
+{
+    expr_pool *pool = scope->pool;
+    for (int k = 1; k < n; k++) {
+        expr_id x0 = pts[2 * k - 2], x1 = pts[2 * k];
+        if (expr_kind_of(pool, x0) == EXPR_CONST && expr_kind_of(pool, x1) == EXPR_CONST &&
+            expr_const_value(pool, x1) < expr_const_value(pool, x0)) {
+            spec_error(scope->spec, DIRAC_ERR_PARSE, node->loc, "pwl(): the breakpoints must "
+                       "not decrease (point %d at %.17g comes after %.17g)", k + 1,
+                       expr_const_value(pool, x1), expr_const_value(pool, x0));
+            return EXPR_NONE;
+        }
+    }
+    expr_id sum = expr_make(pool, EXPR_WHEN, expr_make(pool, EXPR_LT, x, pts[0]), pts[1]);
+    for (int k = 0; k + 1 < n; k++) {
+        expr_id x0 = pts[2 * k], y0 = pts[2 * k + 1], x1 = pts[2 * k + 2], y1 = pts[2 * k + 3];
+        if (x0 == x1)
+            continue;   // a jump: nothing between
+        expr_id inside = expr_make(pool, EXPR_WHEN, expr_make(pool, EXPR_LE, x0, x),
+                                   expr_make(pool, EXPR_LT, x, x1));
+        expr_id slope = expr_div(pool, expr_sub(pool, y1, y0), expr_sub(pool, x1, x0));
+        expr_id line = expr_add(pool, y0, expr_mul(pool, slope, expr_sub(pool, x, x0)));
+        sum = expr_add(pool, sum, expr_make(pool, EXPR_WHEN, inside, line));
+    }
+    expr_id last = expr_make(pool, EXPR_WHEN, expr_make(pool, EXPR_LE, pts[2 * n - 2], x),
+                             pts[2 * n - 1]);
+    return expr_add(pool, sum, last);
+}
+
+// a call of a function that lowering builds (function_kind EXPR_KIND_COUNT); value[] holds the
+// ids of the nodes before it
+static expr_id lower_piecewise(const lower_scope *scope, const spec_expr *e,
+                               const spec_expr_node *node, const expr_id *value)
+{
+    expr_pool *pool = scope->pool;
+    int argc = 0;
+    const spec_expr_node *cursor = NULL;
+    bool started = false;
+    while (spec_call_next_arg(node, &cursor, &started))
+        argc++;
+    expr_id small[8] = { 0 }, *arg = argc <= 8 ? small : malloc((size_t)argc * sizeof *arg);
+    if (!arg) {
+        spec_out_of_memory(scope->spec);
+        return EXPR_NONE;
+    }
+    cursor = NULL;
+    started = false;
+    for (int k = 0; k < argc; k++)
+        arg[k] = value[spec_call_next_arg(node, &cursor, &started) - e->nodes];
+    expr_id r = EXPR_NONE;
+    switch ((spec_func)node->op) {
+    case SPEC_FUNC_STEP:   // 1 for x >= 0, else 0
+        r = expr_make(pool, EXPR_LE, expr_const(pool, 0.0), arg[0]);
+        break;
+    case SPEC_FUNC_MIN:   // the first argument at a tie
+        r = make_if(pool, expr_make(pool, EXPR_LE, arg[0], arg[1]), arg[0], arg[1]);
+        break;
+    case SPEC_FUNC_MAX:
+        r = make_if(pool, expr_make(pool, EXPR_LE, arg[1], arg[0]), arg[0], arg[1]);
+        break;
+    case SPEC_FUNC_IF:
+        r = make_if(pool, arg[0], arg[1], arg[2]);
+        break;
+    case SPEC_FUNC_CLAMP:   // x itself on [lo, hi]
+        r = make_if(pool, expr_make(pool, EXPR_LT, arg[0], arg[1]), arg[1],
+                    make_if(pool, expr_make(pool, EXPR_LT, arg[2], arg[0]), arg[2], arg[0]));
+        break;
+    case SPEC_FUNC_PWL:
+    case SPEC_FUNC_TABLE:
+        r = make_pwl(scope, node, arg[0], arg + 1, (argc - 1) / 2);
+        break;
+    default:
+        r = arg[0];   // LIST: a link of the argument chain, read by its call
+        break;
+    }
+    if (arg != small)
+        free(arg);
+    return r;
 }
 
 static expr_kind operator_kind(spec_op op)
@@ -38,6 +119,10 @@ static expr_kind operator_kind(spec_op op)
     case SPEC_OP_DIV: return EXPR_DIV;
     case SPEC_OP_POW: return EXPR_POW;
     case SPEC_OP_NEG: return EXPR_NEG;
+    case SPEC_OP_LT: case SPEC_OP_GT: return EXPR_LT;   // a > b is b < a
+    case SPEC_OP_LE: case SPEC_OP_GE: return EXPR_LE;
+    case SPEC_OP_EQ: return EXPR_EQ;
+    case SPEC_OP_NE: return EXPR_NE;
     }
     return EXPR_KIND_COUNT;
 }
@@ -99,8 +184,18 @@ expr_id lower_expr(const lower_scope *scope, const spec_expr *e)
         case SPEC_EXPR_NAME:
         case SPEC_EXPR_PRIME: value[i] = lower_name(scope, node); break;
         case SPEC_EXPR_UNARY:
-        case SPEC_EXPR_BINARY: value[i] = expr_make(pool, operator_kind(node->op), a, b); break;
-        case SPEC_EXPR_CALL: value[i] = expr_make(pool, function_kind(node->op), a, b); break;
+        case SPEC_EXPR_BINARY:
+            if (node->op == SPEC_OP_GT || node->op == SPEC_OP_GE)
+                value[i] = expr_make(pool, operator_kind(node->op), b, a);
+            else
+                value[i] = expr_make(pool, operator_kind(node->op), a, b);
+            break;
+        case SPEC_EXPR_CALL:
+            if (function_kind(node->op) == EXPR_KIND_COUNT)
+                value[i] = lower_piecewise(scope, e, node, value);
+            else
+                value[i] = expr_make(pool, function_kind(node->op), a, b);
+            break;
         }
         if (value[i] == EXPR_NONE) {
             if (expr_pool_status(pool) != DIRAC_OK) {

@@ -226,6 +226,11 @@ static void print_equations(print_ctx *p)
 dirac_status dirac_model_write_equations(const dirac_model *m, dirac_equation_style style,
                                          FILE *out, dirac_error *err)
 {
+    if (!m || !out)
+        return error_set(err, DIRAC_ERR_ARGUMENT, "dirac_model_write_equations: %s is NULL",
+                         !m ? "the model" : "the output stream");
+    if (style != DIRAC_EQUATIONS_TEXT && style != DIRAC_EQUATIONS_LATEX)
+        return error_set(err, DIRAC_ERR_ARGUMENT, "unknown equation style %d", (int)style);
     print_ctx p = { .m = m, .style = style, .out = out, .err = err, .status = DIRAC_OK };
     if (!make_names(&p))
         p.status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");

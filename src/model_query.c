@@ -11,60 +11,61 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *dirac_model_name(const dirac_model *m) { return m->name; }
-int dirac_model_coordinate_count(const dirac_model *m) { return m->n; }
-int dirac_model_entropy_count(const dirac_model *m) { return m->ns; }
-int dirac_model_constraint_count(const dirac_model *m) { return m->m; }
-int dirac_model_component_count(const dirac_model *m) { return m->component_count; }
-int dirac_model_output_count(const dirac_model *m) { return m->output_count; }
+// Queries of a NULL model or a bad index return NULL (names), -1 (counts, flags) or nothing.
+const char *dirac_model_name(const dirac_model *m) { return m ? m->name : NULL; }
+int dirac_model_coordinate_count(const dirac_model *m) { return m ? m->n : -1; }
+int dirac_model_entropy_count(const dirac_model *m) { return m ? m->ns : -1; }
+int dirac_model_constraint_count(const dirac_model *m) { return m ? m->m : -1; }
+int dirac_model_component_count(const dirac_model *m) { return m ? m->component_count : -1; }
+int dirac_model_output_count(const dirac_model *m) { return m ? m->output_count : -1; }
 
-int dirac_model_parameter_count(const dirac_model *m) { return m->param_count; }
+int dirac_model_parameter_count(const dirac_model *m) { return m ? m->param_count : -1; }
 
 const char *dirac_model_parameter_name(const dirac_model *m, int k)
 {
-    return k >= 0 && k < m->param_count ? m->param_names[k] : NULL;
+    return m && k >= 0 && k < m->param_count ? m->param_names[k] : NULL;
 }
 
 double dirac_model_parameter_value(const dirac_model *m, int k)
 {
-    return k >= 0 && k < m->param_count ? m->param_values[k] : (double)NAN;
+    return m && k >= 0 && k < m->param_count ? m->param_values[k] : (double)NAN;
 }
 
 const char *dirac_model_coordinate_name(const dirac_model *m, int i)
 {
-    return i >= 0 && i < m->n ? m->coord_names[i] : NULL;
+    return m && i >= 0 && i < m->n ? m->coord_names[i] : NULL;
 }
 
 const char *dirac_model_entropy_name(const dirac_model *m, int i)
 {
-    return i >= 0 && i < m->ns ? m->entropy_names[i] : NULL;
+    return m && i >= 0 && i < m->ns ? m->entropy_names[i] : NULL;
 }
 
 const char *dirac_model_constraint_name(const dirac_model *m, int a)
 {
-    return a >= 0 && a < m->m ? m->constraints[a].name : NULL;
+    return m && a >= 0 && a < m->m ? m->constraints[a].name : NULL;
 }
 
 const char *dirac_model_output_name(const dirac_model *m, int k)
 {
-    return k >= 0 && k < m->output_count ? m->output_names[k] : NULL;
+    return m && k >= 0 && k < m->output_count ? m->output_names[k] : NULL;
 }
 
 dirac_constraint_kind dirac_model_constraint_kind(const dirac_model *m, int a)
 {
-    return m->constraints[a].kind;
+    return m && a >= 0 && a < m->m ? m->constraints[a].kind : DIRAC_CONSTRAINT_INVALID;
 }
 
 int dirac_model_constraint_is_time_dependent(const dirac_model *m, int a)
 {
-    return m->constraints[a].time_dependent;
+    return m && a >= 0 && a < m->m ? m->constraints[a].time_dependent : -1;
 }
 
-int dirac_model_interaction_count(const dirac_model *m) { return m->interaction_count; }
+int dirac_model_interaction_count(const dirac_model *m) { return m ? m->interaction_count : -1; }
 
 const char *dirac_model_interaction_name(const dirac_model *m, int k)
 {
-    if (k < 0 || k >= m->interaction_count)
+    if (!m || k < 0 || k >= m->interaction_count)
         return NULL;
     int index = m->interaction_index[k];
     return m->interaction_kind[k] == 0 ? m->constraints[index].name : m->twoform_names[index];
@@ -72,12 +73,20 @@ const char *dirac_model_interaction_name(const dirac_model *m, int k)
 
 const int *dirac_model_interaction_coordinates(const dirac_model *m, int k, int *count)
 {
-    *count = k >= 0 && k < m->interaction_count ? m->interaction_coord_count[k] : 0;
-    return *count ? m->interaction_coords[k] : NULL;
+    int found = m && k >= 0 && k < m->interaction_count ? m->interaction_coord_count[k] : 0;
+    if (count)
+        *count = found;
+    return found ? m->interaction_coords[k] : NULL;
 }
 
 void dirac_model_simulate_defaults(const dirac_model *m, dirac_simulate_defaults *out)
 {
+    if (!out)
+        return;
+    if (!m) {   // nothing set
+        memset(out, 0, sizeof *out);
+        return;
+    }
     out->method = m->has_method ? m->method : NULL;
     out->dt = m->dt;
     out->t_end = m->t_end;
@@ -94,6 +103,8 @@ void dirac_model_simulate_defaults(const dirac_model *m, dirac_simulate_defaults
 
 void dirac_model_initial_state(const dirac_model *m, double *q, double *v, double *s)
 {
+    if (!m)
+        return;
     if (q)
         memcpy(q, m->q0, (size_t)m->n * sizeof *q);
     if (v)
@@ -269,7 +280,11 @@ void dirac_model_analysis_free(dirac_model_analysis *a)
 dirac_status dirac_model_analyze(const dirac_model *m, dirac_model_analysis *out,
                                  dirac_error *err)
 {
+    if (!out)
+        return error_set(err, DIRAC_ERR_ARGUMENT, "dirac_model_analyze: out is NULL");
     memset(out, 0, sizeof *out);
+    if (!m)
+        return error_set(err, DIRAC_ERR_ARGUMENT, "dirac_model_analyze: the model is NULL");
     if (m->n > DIRAC_ANALYSIS_MAX_COORDINATES)
         return error_set(err, DIRAC_ERR_UNSUPPORTED,
                          "the dense analysis at the initial state is limited to %d coordinates "
@@ -305,6 +320,13 @@ dirac_status dirac_model_analyze(const dirac_model *m, dirac_model_analysis *out
         memcpy(x, m->q0, (size_t)n * sizeof *x);
         memcpy(x + m->first_v, m->v0, (size_t)n * sizeof *x);
         memcpy(x + m->first_s, m->s0, (size_t)m->ns * sizeof *x);
+        dirac_error undefined;
+        status = model_check_defined(m, x, &undefined);
+        if (status != DIRAC_OK)
+            status = error_set(err, status, "the model is not defined at its initial state: %s",
+                               undefined.message);
+    }
+    if (status == DIRAC_OK) {
         model_group_eval(&m->hessian.values, x, work, hess);
         model_group_eval(&m->constraint_forms.values, x, work, forms);
         model_group_eval(&m->gradient, x, work, gradient);
@@ -384,5 +406,66 @@ dirac_status dirac_model_analyze(const dirac_model *m, dirac_model_analysis *out
     free(curv);
     if (status != DIRAC_OK)
         dirac_model_analysis_free(out);
+    return status;
+}
+
+// ---- definedness at a point -------------------------------------------------------------
+
+static const char *nonfinite_word(double value)
+{
+    return isnan(value) ? "NaN" : "infinite";
+}
+
+dirac_status model_check_defined(const dirac_model *m, const double *x, dirac_error *err)
+{
+    int n = m->n, ns = m->ns, mc = m->m;
+    for (int i = 0; i < m->n_inputs; i++)
+        if (!isfinite(x[i])) {
+            const char *kind = i < n ? "" : i < 2 * n ? "'" : "";
+            const char *name = i < n            ? m->coord_names[i]
+                               : i < 2 * n      ? m->coord_names[i - n]
+                               : i < 2 * n + ns ? m->entropy_names[i - 2 * n]
+                               : i == 2 * n + ns ? "t"
+                                                 : "a multiplier";
+            return error_set(err, DIRAC_ERR_NOT_FINITE, "the initial value of %s%s is %s", name,
+                             kind, nonfinite_word(x[i]));
+        }
+    size_t count = (size_t)(2 * n + ns + 1) + (size_t)mc + (size_t)m->constraint_forms.nnz + 1;
+    double *work = calloc((size_t)m->work_size + 1, sizeof *work);
+    double *values = calloc(count, sizeof *values);
+    if (!work || !values) {
+        free(work);
+        free(values);
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    }
+    double *gradient = values, *constraint = gradient + 2 * n + ns + 1, *forms = constraint + mc;
+    double lagrangian = 0.0;
+    model_group_eval(&m->lagrangian_value, x, work, &lagrangian);
+    model_group_eval(&m->gradient, x, work, gradient);
+    model_group_eval(&m->constraint_values, x, work, constraint);
+    model_group_eval(&m->constraint_forms.values, x, work, forms);
+    dirac_status status = DIRAC_OK;
+    if (!isfinite(lagrangian))
+        status = error_set(err, DIRAC_ERR_NOT_FINITE, "the Lagrangian is %s there",
+                           nonfinite_word(lagrangian));
+    for (int i = 0; status == DIRAC_OK && i < 2 * n + ns; i++)
+        if (!isfinite(gradient[i]))
+            status = error_set(err, DIRAC_ERR_NOT_FINITE, "%s%s%s is %s there",
+                               i < n ? "dL/d" : i < 2 * n ? "the momentum dL/d" : "dL/d",
+                               i < n            ? m->coord_names[i]
+                               : i < 2 * n      ? m->coord_names[i - n]
+                                                : m->entropy_names[i - 2 * n],
+                               i >= n && i < 2 * n ? "'" : "", nonfinite_word(gradient[i]));
+    for (int a = 0; status == DIRAC_OK && a < mc; a++) {
+        int bad = !isfinite(constraint[a]);
+        for (int k = m->constraint_forms.row_start[a];
+             !bad && k < m->constraint_forms.row_start[a + 1]; k++)
+            bad = !isfinite(forms[k]);
+        if (bad)
+            status = error_set(err, DIRAC_ERR_NOT_FINITE, "constraint '%s' or its one-form is not "
+                               "finite there", m->constraints[a].name);
+    }
+    free(work);
+    free(values);
     return status;
 }

@@ -24,6 +24,7 @@ struct spec {
     char *override_message;    // message of the last failed override (NULL: none)
     dirac_status override_status;
     long max_expansion;        // spec_expand's limit (elements + nodes)
+    double max_model_bytes;    // estimated memory of the expanded model and its instances
     bool expand_done;          // spec_expand was called
     bool expanded;             // ... and replaced the root by its expansion
 };
@@ -93,6 +94,7 @@ typedef enum parse_tok {
     TOK_LBRACKET, TOK_RBRACKET,   // [ ]  (RBRACKET: `primes` counts the ' right after it)
     TOK_DOTDOT,                   // ..
     TOK_MEMBER,                   // `.name` or `.a.b` right after ']' (primes after it)
+    TOK_LT, TOK_LE, TOK_GT, TOK_GE, TOK_EQEQ, TOK_NE,   // < <= > >= == !=
     TOK_ERROR,   // the lexer has reported an error here
 } parse_tok;
 
@@ -168,6 +170,13 @@ enum {
     PARSE_EXPR_COEFFICIENT = 1,   // two-form coefficient: stop at `* d(` and at + or - outside
                                   // parentheses
 };
+
+/// Reads the points of table(x, "file", column) (spec_table.c): `file` relative to `dir`,
+/// the column by header name (column_name) or 1-based number. On success *xs and *ys
+/// (spec_mem, the caller frees them) hold *count points; false after reporting an error.
+bool spec_table_read(spec *s, const char *dir, const char *file, spec_loc at,
+                     const char *column_name, double column_number, spec_loc column_at,
+                     double **xs, double **ys, int *count);
 
 /// Parses one expression at the current token; false after reporting an error (or out of
 /// memory). The expression ends at the first token that cannot continue it outside

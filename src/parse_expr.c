@@ -2,8 +2,13 @@
 // operator and operand stacks), so the input cannot overflow the C stack; nesting deeper than
 // SPEC_NESTING_MAX is an error. Nodes come out in postorder (see spec.h).
 //
-// Precedence, loosest first: + - (left), * / (left), unary - and +, ^ (right). So -x^2 is
-// -(x^2), x^-2 is x^(-2) and a^b^c is a^(b^c).
+// Precedence, loosest first: comparisons < <= > >= == != (not chained), + - (left), * /
+// (left), unary - and +, ^ (right). So -x^2 is -(x^2), x^-2 is x^(-2), a^b^c is a^(b^c) and
+// a + 1 < b is (a + 1) < b.
+//
+// Calls with more than two arguments chain their arguments through LIST nodes (see
+// builtin_functions.h); table(x, "file.csv", column) is read here and becomes the pwl of the
+// file's points (spec_table.c).
 //
 // Indexed families: `x[i-1]`, `x[i]'`, `cell[i].q` are SUBSCRIPT nodes (a bracket is a group on
 // the operator stack, like a parenthesis), `sum(i = A..B, E)` is a SUM over a RANGE (a group
@@ -19,15 +24,11 @@
 
 static const struct {
     const char *name;
-    int arity;
+    int min_args, max_args;
 } func_table[SPEC_FUNC_COUNT] = {
-    [SPEC_FUNC_SIN] = { "sin", 1 },     [SPEC_FUNC_COS] = { "cos", 1 },
-    [SPEC_FUNC_TAN] = { "tan", 1 },     [SPEC_FUNC_ASIN] = { "asin", 1 },
-    [SPEC_FUNC_ACOS] = { "acos", 1 },   [SPEC_FUNC_ATAN] = { "atan", 1 },
-    [SPEC_FUNC_ATAN2] = { "atan2", 2 }, [SPEC_FUNC_SINH] = { "sinh", 1 },
-    [SPEC_FUNC_COSH] = { "cosh", 1 },   [SPEC_FUNC_TANH] = { "tanh", 1 },
-    [SPEC_FUNC_EXP] = { "exp", 1 },     [SPEC_FUNC_LOG] = { "log", 1 },
-    [SPEC_FUNC_SQRT] = { "sqrt", 1 },   [SPEC_FUNC_ABS] = { "abs", 1 },
+#define FUNC_ROW(id, name, min_args, max_args, kind) [SPEC_FUNC_##id] = { name, min_args, max_args },
+    BUILTIN_FUNCTION_LIST(FUNC_ROW)
+#undef FUNC_ROW
 };
 
 const char *spec_func_name(spec_func func)
@@ -37,13 +38,19 @@ const char *spec_func_name(spec_func func)
 
 int spec_func_arity(spec_func func)
 {
-    return (unsigned)func < SPEC_FUNC_COUNT ? func_table[func].arity : 0;
+    return (unsigned)func < SPEC_FUNC_COUNT ? func_table[func].min_args : 0;
+}
+
+int spec_func_max_args(spec_func func)
+{
+    return (unsigned)func < SPEC_FUNC_COUNT ? func_table[func].max_args : 0;
 }
 
 int spec_func_lookup(const char *name, size_t len)
 {
     for (int f = 0; f < SPEC_FUNC_COUNT; f++)
-        if (strlen(func_table[f].name) == len && memcmp(func_table[f].name, name, len) == 0)
+        if (len > 0 && strlen(func_table[f].name) == len &&
+            memcmp(func_table[f].name, name, len) == 0)
             return f;
     return -1;
 }
@@ -88,11 +95,13 @@ struct parse_opentry {
 static int precedence(const parse_opentry *e)
 {
     if (e->kind == OPE_UNARY)
-        return 3;
+        return 4;
     switch (e->op) {
-    case SPEC_OP_ADD: case SPEC_OP_SUB: return 1;
-    case SPEC_OP_MUL: case SPEC_OP_DIV: return 2;
-    case SPEC_OP_POW: return 4;
+    case SPEC_OP_LT: case SPEC_OP_LE: case SPEC_OP_GT: case SPEC_OP_GE: case SPEC_OP_EQ:
+    case SPEC_OP_NE: return 1;
+    case SPEC_OP_ADD: case SPEC_OP_SUB: return 2;
+    case SPEC_OP_MUL: case SPEC_OP_DIV: return 3;
+    case SPEC_OP_POW: return 5;
     default: return 0;
     }
 }
@@ -489,7 +498,8 @@ static bool start_call(parse_state *p, const parse_token *t)
         snprintf(word, sizeof word, "%.*s", t->len > 64 ? 64 : (int)t->len, t->text);
         diag_suggest_init(&sg, word);
         for (int g = 0; g < SPEC_FUNC_COUNT; g++)
-            diag_suggest_add(&sg, func_table[g].name);
+            if (func_table[g].name[0])
+                diag_suggest_add(&sg, func_table[g].name);
         if (sg.best)
             return parse_error_at(p, t, "unknown function '%s'; did you mean '%s'?", name,
                                   sg.best);
@@ -503,23 +513,107 @@ static bool start_call(parse_state *p, const parse_token *t)
     return true;
 }
 
+// a LIST node of the last two values
+static bool chain_last_two(parse_state *p, spec_loc loc)
+{
+    spec_expr_node node;
+    memset(&node, 0, sizeof node);
+    node.kind = SPEC_EXPR_CALL;
+    node.op = SPEC_FUNC_LIST;
+    node.argc = 2;
+    node.loc = loc;
+    int32_t b = p->vals[--p->val_count], a = p->vals[--p->val_count];
+    return push_value(p, add_node(p, &node, a, b));
+}
+
+// table(x, "file", column): the file's points replace the last two operands (the file's
+// placeholder and the column, both the last nodes written); the call becomes a pwl
+static bool finish_table(parse_state *p, parse_opentry *e)
+{
+    int32_t column = p->vals[p->val_count - 1], file = p->vals[p->val_count - 2];
+    const spec_expr_node *c = &p->nodes[column], *f = &p->nodes[file];
+    if (f->kind != SPEC_EXPR_NAME || f->op != 1) {
+        spec_error(p->s, DIRAC_ERR_PARSE, f->loc, "table(): the second argument is the file "
+                                                  "name, in quotes: table(x, \"data.csv\", 2)");
+        return false;
+    }
+    bool by_name = c->kind == SPEC_EXPR_NAME && c->op == 1;
+    if (!by_name && c->kind != SPEC_EXPR_NUMBER) {
+        spec_error(p->s, DIRAC_ERR_PARSE, c->loc, "table(): the column is a number (2: the "
+                                                  "second column) or a header name in quotes");
+        return false;
+    }
+    if (column != p->node_count - 1 || file != p->node_count - 2) {
+        spec_error(p->s, DIRAC_ERR_PARSE, c->loc, "table(): malformed arguments");
+        return false;
+    }
+    double *xs = NULL, *ys = NULL;
+    int n = 0;
+    if (!spec_table_read(p->s, p->m ? p->m->dir : NULL, f->u.sym.name, f->loc,
+                         by_name ? c->u.sym.name : NULL, by_name ? 0 : c->u.number, c->loc,
+                         &xs, &ys, &n))
+        return false;
+    p->val_count -= 2;
+    p->node_count -= 2;
+    bool ok = true;
+    spec_expr_node num;
+    memset(&num, 0, sizeof num);
+    num.kind = SPEC_EXPR_NUMBER;
+    num.loc = e->loc;
+    for (int k = 0; ok && k < n; k++) {
+        num.u.number = xs[k];
+        ok = push_value(p, add_node(p, &num, -1, -1));
+        num.u.number = ys[k];
+        ok = ok && push_value(p, add_node(p, &num, -1, -1));
+    }
+    spec_mem_free(&p->s->mem, xs);
+    spec_mem_free(&p->s->mem, ys);
+    e->op = SPEC_FUNC_PWL;   // finish_call chains the points
+    e->argc = 1 + 2 * n;
+    return ok;
+}
+
 // ')' or the end of a call's arguments: makes the call node
 static bool finish_call(parse_state *p)
 {
     parse_opentry e = p->ops[--p->op_count];
-    int arity = func_table[e.op].arity;
-    if (e.argc != arity) {
-        spec_error(p->s, DIRAC_ERR_PARSE, e.loc, "%s() takes %d argument%s, got %d",
-                   func_table[e.op].name, arity, arity == 1 ? "" : "s", e.argc);
+    int min_args = func_table[e.op].min_args, max_args = func_table[e.op].max_args;
+    if (e.argc < min_args || (max_args >= 0 && e.argc > max_args)) {
+        if (min_args == max_args)
+            spec_error(p->s, DIRAC_ERR_PARSE, e.loc, "%s() takes %d argument%s, got %d",
+                       func_table[e.op].name, min_args, min_args == 1 ? "" : "s", e.argc);
+        else
+            spec_error(p->s, DIRAC_ERR_PARSE, e.loc, "%s() takes at least %d arguments, got %d",
+                       func_table[e.op].name, min_args, e.argc);
         return false;
     }
+    if (e.op == SPEC_FUNC_PWL && e.argc % 2 == 0) {
+        spec_error(p->s, DIRAC_ERR_PARSE, e.loc, "pwl(x, x1, y1, x2, y2, ...) takes x and pairs "
+                                                 "of points, got %d arguments", e.argc);
+        return false;
+    }
+    for (int k = 0; k < e.argc; k++) {
+        const spec_expr_node *arg = &p->nodes[p->vals[p->val_count - 1 - k]];
+        bool is_string = arg->kind == SPEC_EXPR_NAME && arg->op == 1;
+        bool string_allowed = e.op == SPEC_FUNC_TABLE && k < 2;
+        if (is_string && !string_allowed) {
+            spec_error(p->s, DIRAC_ERR_PARSE, arg->loc, "a string is not a number (only "
+                                                        "table() takes a file name)");
+            return false;
+        }
+    }
+    if (e.op == SPEC_FUNC_TABLE && !finish_table(p, &e))
+        return false;
+    for (int k = 2; k < e.argc; k++)
+        if (!chain_last_two(p, e.loc))
+            return false;
     spec_expr_node node;
     memset(&node, 0, sizeof node);
     node.kind = SPEC_EXPR_CALL;
     node.op = e.op;
-    node.argc = (uint8_t)e.argc;
+    node.argc = (uint8_t)(e.argc >= 2 ? 2 : 1);
     node.loc = e.loc;
-    int32_t b = arity == 2 ? p->vals[--p->val_count] : -1;
+    int32_t b = e.argc >= 2 ? p->vals[--p->val_count] : -1;
     int32_t a = p->vals[--p->val_count];
     return push_value(p, add_node(p, &node, a, b));
 }
@@ -605,6 +699,22 @@ static bool expect_operand(parse_state *p, int flags, bool *operand)
         *operand = false;
         return push_value(p, add_node(p, &node, -1, -1));
     }
+    case TOK_STRING: {
+        // a file name or column of table(); finish_call refuses it anywhere else
+        int paren = open_paren(p);
+        if (paren < 0 || p->ops[paren].kind != OPE_CALL || p->ops[paren].op != SPEC_FUNC_TABLE ||
+            paren != p->op_count - 1)
+            return parse_error_at(p, t, "a string is not a number (only table() takes a file "
+                                        "name)");
+        node.kind = SPEC_EXPR_NAME;
+        node.op = 1;   // marks the placeholder of a string
+        node.u.sym.name = spec_arena_strndup(&p->s->arena, t->text, t->len);
+        if (!node.u.sym.name)
+            return nomem(p);
+        lex_next(&p->lex);
+        *operand = false;
+        return push_value(p, add_node(p, &node, -1, -1));
+    }
     case TOK_LPAREN: {
         parse_opentry e = { .kind = OPE_PAREN, .loc = node.loc };
         if (!push_op(p, t, e))
@@ -665,6 +775,12 @@ static bool parse_expr_body(parse_state *p, int flags, spec_expr *out)
         case TOK_STAR: op = SPEC_OP_MUL; break;
         case TOK_SLASH: op = SPEC_OP_DIV; break;
         case TOK_CARET: op = SPEC_OP_POW; break;
+        case TOK_LT: op = SPEC_OP_LT; break;
+        case TOK_LE: op = SPEC_OP_LE; break;
+        case TOK_GT: op = SPEC_OP_GT; break;
+        case TOK_GE: op = SPEC_OP_GE; break;
+        case TOK_EQEQ: op = SPEC_OP_EQ; break;
+        case TOK_NE: op = SPEC_OP_NE; break;
         case TOK_RPAREN:
             if (!reduce_to_paren(p))
                 return false;
@@ -771,6 +887,9 @@ static bool parse_expr_body(parse_state *p, int flags, spec_expr *out)
             if (top->kind != OPE_BINARY && top->kind != OPE_UNARY)
                 break;
             int tp = precedence(top);
+            if (tp == 1 && prec == 1)
+                return parse_error_at(p, t, "comparisons cannot be chained (a < b < c): join "
+                                            "them with if() or parenthesize one");
             if (tp > prec || (tp == prec && !right)) {
                 if (!reduce(p))
                     return false;

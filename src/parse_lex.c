@@ -43,7 +43,8 @@ static bool continues_line(parse_tok k)
     switch (k) {
     case TOK_PLUS: case TOK_MINUS: case TOK_STAR: case TOK_SLASH: case TOK_CARET:
     case TOK_COMMA: case TOK_EQUALS: case TOK_COLON: case TOK_ARROW: case TOK_LPAREN:
-    case TOK_LBRACKET: case TOK_DOTDOT:
+    case TOK_LBRACKET: case TOK_DOTDOT: case TOK_LT: case TOK_LE: case TOK_GT: case TOK_GE:
+    case TOK_EQEQ: case TOK_NE:
         return true;
     default:
         return false;
@@ -360,7 +361,28 @@ static void lex_scan(parse_lexer *lx, parse_token *t)
                 return;
             }
             break;
-        case '=': t->kind = TOK_EQUALS; return;
+        case '=':
+        case '<':
+        case '>':
+        case '!': {
+            bool eq = lx->p < lx->end && *lx->p == '=';
+            if (eq) {
+                lx->p++;
+                lx->col++;
+                t->len = 2;
+            }
+            if (c == '=')
+                t->kind = eq ? TOK_EQEQ : TOK_EQUALS;
+            else if (c == '<')
+                t->kind = eq ? TOK_LE : TOK_LT;
+            else if (c == '>')
+                t->kind = eq ? TOK_GE : TOK_GT;
+            else if (eq)
+                t->kind = TOK_NE;
+            else
+                break;   // a lone '!'
+            return;
+        }
         case ':': t->kind = TOK_COLON; return;
         case '-':
             if (lx->p < lx->end && *lx->p == '>') {

@@ -287,6 +287,8 @@ static double constraint_ratio(const dirac_sim *sim, int a, int velocity)
 
 void dirac_sim_quality_get(const dirac_sim *sim, dirac_sim_quality *out)
 {
+    if (!sim || !out)   // nothing to measure, or nowhere to write it
+        return;
     const run_quality *rq = &sim->quality;
     memset(out, 0, sizeof *out);
     out->energy_error = relative(rq->energy_error_max, energy_scale(rq));
@@ -321,6 +323,8 @@ static int beyond(double ratio, double threshold)
 
 int dirac_sim_warning_count(const dirac_sim *sim)
 {
+    if (!sim)
+        return -1;
     dirac_sim *mutable_sim = (dirac_sim *)sim;   // the messages only; the state is unchanged
     run_quality *rq = &mutable_sim->quality;
     const dirac_model *m = sim->model;
@@ -366,5 +370,5 @@ int dirac_sim_warning_count(const dirac_sim *sim)
 
 const char *dirac_sim_warning(const dirac_sim *sim, int i)
 {
-    return i >= 0 && i < sim->quality.message_count ? sim->quality.messages[i] : NULL;
+    return sim && i >= 0 && i < sim->quality.message_count ? sim->quality.messages[i] : NULL;
 }

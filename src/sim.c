@@ -183,8 +183,9 @@ void sim_name_coordinate_rows(const dirac_sim *sim, int index, char *buf, size_t
 dirac_status sim_fail_newton(dirac_sim *sim, dirac_status status, const char *stage,
                              sim_name_fn name)
 {
-    char what[160];
-    name(sim, sim->nw.worst, what, sizeof what);
+    char what[160] = "an unknown equation";
+    if (sim->nw.worst >= 0)   // -1 when the failure happened before an unknown was singled out
+        name(sim, sim->nw.worst, what, sizeof what);
     double t_next = sim->t + sim->h;
     switch (status) {
     case DIRAC_ERR_NEWTON:
@@ -202,11 +203,15 @@ dirac_status sim_fail_newton(dirac_sim *sim, dirac_status status, const char *st
                  "Lagrangian or dependent constraints?)",
                  sim->steps + 1, sim->t, t_next, sim->method->info.name, stage, what);
         break;
-    default:
+    case DIRAC_ERR_NOT_FINITE:
         snprintf(sim->errmsg, sizeof sim->errmsg,
                  "step %ld from t = %.17g to %.17g (%s, %s): non-finite value in %s",
                  sim->steps + 1, sim->t, t_next, sim->method->info.name, stage, what);
-        status = DIRAC_ERR_NOT_FINITE;
+        break;
+    default:   // out of memory (the sparse solver's first factorization), LAPACK failures
+        snprintf(sim->errmsg, sizeof sim->errmsg, "step %ld from t = %.17g to %.17g (%s, %s): %s",
+                 sim->steps + 1, sim->t, t_next, sim->method->info.name, stage,
+                 dirac_status_string(status));
         break;
     }
     return status;
@@ -500,13 +505,68 @@ static dirac_status initial_consistency(dirac_sim *sim, int project, dirac_error
     return status;
 }
 
+// DIRAC_ERR_NOT_FINITE when the model is not defined at the current state (a NaN momentum
+// from sqrt(x) at x < 0, a NaN constraint): refused before the first step.
+static dirac_status check_defined(dirac_sim *sim, const char *which, dirac_error *err)
+{
+    const dirac_model *m = sim->model;
+    double *x = sim->eval[0].x;
+    memset(x, 0, (size_t)m->n_inputs * sizeof *x);
+    memcpy(x, sim->q, (size_t)sim->n * sizeof *x);
+    memcpy(x + m->first_v, sim->v, (size_t)sim->n * sizeof *x);
+    memcpy(x + m->first_s, sim->s, (size_t)sim->ns * sizeof *x);
+    x[m->index_t] = sim->t;
+    dirac_error undefined;
+    dirac_status status = model_check_defined(m, x, &undefined);
+    if (status != DIRAC_OK)
+        return error_set(err, status, "the model is not defined at its %s (t = %g): %s", which,
+                         sim->t, undefined.message);
+    return DIRAC_OK;
+}
+
+// Every option is checked before use: non-finite or negative values are refused, not replaced.
+static dirac_status check_options(const dirac_sim_options *o, dirac_error *err)
+{
+    if (!o)
+        return error_set(err, DIRAC_ERR_ARGUMENT, "the simulation options are NULL (the step dt "
+                         "is required)");
+    if (!(o->dt > 0.0) || !isfinite(o->dt))
+        return error_set(err, DIRAC_ERR_ARGUMENT, "the step dt must be a positive number (got %g)",
+                         o->dt);
+    if (!isfinite(o->t0))
+        return error_set(err, DIRAC_ERR_ARGUMENT, "the initial time t0 must be finite (got %g)",
+                         o->t0);
+    if (!(o->newton_rtol >= 0.0) || !isfinite(o->newton_rtol))
+        return error_set(err, DIRAC_ERR_ARGUMENT, "the Newton tolerance must be a positive "
+                         "number or 0 for the default (got %g)", o->newton_rtol);
+    if (o->newton_max_iterations < 0)
+        return error_set(err, DIRAC_ERR_ARGUMENT, "the Newton iteration limit must be positive "
+                         "or 0 for the default (got %d)", o->newton_max_iterations);
+    if (o->linear_solver != DIRAC_LINEAR_AUTO && o->linear_solver != DIRAC_LINEAR_DENSE &&
+        o->linear_solver != DIRAC_LINEAR_SPARSE)
+        return error_set(err, DIRAC_ERR_ARGUMENT, "unknown linear solver %d",
+                         (int)o->linear_solver);
+    if (!(o->adaptive_rtol >= 0.0) || !isfinite(o->adaptive_rtol) || !(o->adaptive_atol >= 0.0) ||
+        !isfinite(o->adaptive_atol))
+        return error_set(err, DIRAC_ERR_ARGUMENT, "the adaptive tolerances must be non-negative "
+                         "numbers (got rtol %g, atol %g)", o->adaptive_rtol, o->adaptive_atol);
+    return DIRAC_OK;
+}
+
 static void update_block_scales(dirac_sim *sim);
 
 dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options *options,
                               dirac_sim **out, dirac_error *err)
 {
+    if (!out)
+        return error_set(err, DIRAC_ERR_ARGUMENT, "dirac_sim_create: out is NULL");
     *out = NULL;
-    const char *name = options && options->method ? options->method : "auto";
+    if (!model)
+        return error_set(err, DIRAC_ERR_ARGUMENT, "dirac_sim_create: the model is NULL");
+    dirac_status valid = check_options(options, err);
+    if (valid != DIRAC_OK)
+        return valid;
+    const char *name = options->method ? options->method : "auto";
     bool automatic = !strcmp(name, "auto");
     const sim_method *method = automatic ? &sim_method_midpoint : NULL;   // chosen below
     for (int i = 0; i < METHOD_COUNT; i++)
@@ -520,15 +580,8 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
         return error_set(err, DIRAC_ERR_ARGUMENT, "unknown method '%s' (methods: auto, %s)", name,
                          list);
     }
-    double h = options ? options->dt : 0.0;
-    if (!(h > 0.0) || !isfinite(h))
-        return error_set(err, DIRAC_ERR_ARGUMENT, "the step dt must be a positive number (got %g)",
-                         h);
-    double rtol = options->adaptive_rtol, atol = options->adaptive_atol;
-    if (!(rtol >= 0.0) || !(atol >= 0.0) || !isfinite(rtol) || !isfinite(atol))
-        return error_set(err, DIRAC_ERR_ARGUMENT,
-                         "the adaptive tolerances must be non-negative numbers (rtol %g, atol %g)",
-                         rtol, atol);
+    double h = options->dt;
+    double rtol = options->adaptive_rtol;
     if (rtol > 0.0 && rtol < 1e-13)
         return error_set(err, DIRAC_ERR_ARGUMENT,
                          "rtol = %g is below what double precision resolves in an error "
@@ -619,8 +672,12 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
                            "integrate entropy; use dgrad", model->name, method->info.name);
     if (status == DIRAC_OK) {
         dirac_model_initial_state(model, sim->q, sim->v, sim->s);
-        status = initial_consistency(sim, options->project_initial, err);
+        status = check_defined(sim, "initial state", err);
     }
+    if (status == DIRAC_OK)
+        status = initial_consistency(sim, options->project_initial, err);
+    if (status == DIRAC_OK && options->project_initial)
+        status = check_defined(sim, "projected initial state", err);
     if (status == DIRAC_OK) {
         // p0 = ∂L/∂v(q0, v0)
         sim_eval *e = &sim->eval[0];
@@ -628,13 +685,18 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
         memcpy(sim->p, e->gradient + model->first_v, n * sizeof(double));
         // initial multipliers from the index-reduced equations, where they exist
         double *a = sim->scratch, *mu = a + n, power;
-        if (sim->mc > 0 && sim_acceleration(sim, sim->q, sim->v, sim->t, a, mu, &power) == DIRAC_OK)
+        dirac_status solved = sim->mc > 0 ? sim_acceleration(sim, sim->q, sim->v, sim->t, a, mu,
+                                                             &power)
+                                           : DIRAC_ERR_UNSUPPORTED;
+        if (solved == DIRAC_OK)
             memcpy(sim->mu, mu, (size_t)sim->mc * sizeof *sim->mu);
+        else if (solved == DIRAC_ERR_NOMEM)   // a singular system only leaves μ0 = 0
+            status = error_set(err, DIRAC_ERR_NOMEM, "out of memory creating the simulation");
         const model_sparse *forms = &model->constraint_forms;
         for (int k = 0; k < forms->nnz; k++)
             sim->constrained[forms->col[k]] = 1;
         update_block_scales(sim);
-        if (automatic) {
+        if (automatic && status == DIRAC_OK) {
             const sim_method *chosen = auto_method(sim, &sim->auto_reason, err, &status);
             if (chosen)
                 method = sim->method = chosen;
@@ -650,8 +712,14 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
     }
     if (status == DIRAC_OK)
         status = run_quality_start(sim, err);
-    if (status == DIRAC_OK && method->check && method->check(sim) != DIRAC_OK)
-        status = error_set(err, DIRAC_ERR_UNSUPPORTED, "%s", sim->errmsg);
+    if (status == DIRAC_OK && method->check) {
+        dirac_status checked = method->check(sim);
+        if (checked != DIRAC_OK)
+            status = error_set(err, checked == DIRAC_ERR_NOMEM ? checked : DIRAC_ERR_UNSUPPORTED,
+                               "%s", checked == DIRAC_ERR_NOMEM && !sim->errmsg[0]
+                                         ? "out of memory creating the simulation"
+                                         : sim->errmsg);
+    }
     if (status != DIRAC_OK) {
         dirac_sim_destroy(sim);
         return status;
@@ -708,7 +776,7 @@ static int state_finite(const dirac_sim *sim, const char **what, int *index)
 
 // Checks the state after a step; formats the message and returns DIRAC_ERR_NOT_FINITE if some
 // value is not finite.
-static dirac_status check_finite(dirac_sim *sim)
+static dirac_status check_finite(dirac_sim *sim, double t_before, double t_after)
 {
     const char *what = NULL;
     int index = 0;
@@ -720,9 +788,9 @@ static dirac_status check_finite(dirac_sim *sim)
                        : !strcmp(what, "energy")   ? "E"
                                                    : m->coord_names[index];
     snprintf(sim->errmsg, sizeof sim->errmsg,
-             "step %ld at t = %.17g (%s): the state became non-finite (%s of %s); the state "
-             "stays at the last good step",
-             sim->steps + 1, sim->t + sim->h, sim->method->info.name, what, name);
+             "step %ld from t = %.17g to %.17g (%s): the state became non-finite (%s of %s); "
+             "the state stays at the last good step (t = %.17g)",
+             sim->steps + 1, t_before, t_after, sim->method->info.name, what, name, t_before);
     return DIRAC_ERR_NOT_FINITE;
 }
 
@@ -735,7 +803,7 @@ static dirac_status raw_step(dirac_sim *sim, double t_after)
     if (status == DIRAC_OK) {
         sim->t = t_after;
         sim_update_diagnostics(sim);
-        status = check_finite(sim);
+        status = check_finite(sim, t_before, t_after);
         if (status == DIRAC_OK)
             status = run_quality_check_outputs(sim);
         if (status != DIRAC_OK)
@@ -852,10 +920,17 @@ static dirac_status adaptive_step(dirac_sim *sim)
     const sim_method *m = sim->method;
     bool doubling = m->estimate_order == 0;
     int order = doubling ? m->info.order : m->estimate_order;
-    double t_start = sim->t, h = sim->h_next;
+    double t_start = sim->t, h = sim->h_next, wanted = h;
     double h_floor = 8.0 * DBL_EPSILON * fmax(fabs(t_start), fabs(sim->t0) + sim->h);
+    // land on the next breakpoint in time rather than step over it (model_breakpoints.c)
+    double next = model_next_breakpoint(sim->model, t_start + 1e-12 * (1.0 + fabs(t_start)));
+    bool clipped = false;
     copy_state(sim, sim->trial_start);
     for (int attempt = 0; attempt < 30; attempt++) {
+        if (t_start + h > next) {
+            h = next - t_start;
+            clipped = true;
+        }
         if (!(h > h_floor))
             return step_size_failure(sim, t_start, h,
                                      "the adaptive step size fell below the resolution of t");
@@ -878,6 +953,8 @@ static dirac_status adaptive_step(dirac_sim *sim)
         if (status == DIRAC_OK && error <= 1.0) {
             sim->h_last = h;
             sim->h_next = h * factor;
+            if (clipped && sim->h_next < wanted)
+                sim->h_next = wanted;   // the breakpoint, not the error, shortened this step
             sim->h = h;
             sim->errmsg[0] = '\0';
             update_block_scales(sim);
@@ -893,6 +970,8 @@ static dirac_status adaptive_step(dirac_sim *sim)
 
 dirac_status dirac_sim_step(dirac_sim *sim)
 {
+    if (!sim)
+        return DIRAC_ERR_ARGUMENT;
     sim->errmsg[0] = '\0';
     save_state(sim);
     dirac_status status;
@@ -910,39 +989,63 @@ dirac_status dirac_sim_step(dirac_sim *sim)
     return DIRAC_OK;
 }
 
-double dirac_sim_next_step_size(const dirac_sim *sim) { return sim->adaptive ? sim->h_next : sim->h; }
-double dirac_sim_last_step_size(const dirac_sim *sim) { return sim->h_last; }
-long dirac_sim_rejected_steps(const dirac_sim *sim) { return sim->rejected; }
+// Queries of a NULL simulation return NaN (values), -1 (counts), NULL (arrays), and a message.
+double dirac_sim_next_step_size(const dirac_sim *sim)
+{
+    return !sim ? (double)NAN : sim->adaptive ? sim->h_next : sim->h;
+}
+double dirac_sim_last_step_size(const dirac_sim *sim) { return sim ? sim->h_last : (double)NAN; }
+long dirac_sim_rejected_steps(const dirac_sim *sim) { return sim ? sim->rejected : -1; }
 
 dirac_status dirac_sim_set_next_step_size(dirac_sim *sim, double h)
 {
-    if (!sim->adaptive || !(h > 0.0) || !isfinite(h))
+    if (!sim || !sim->adaptive || !(h > 0.0) || !isfinite(h))
         return DIRAC_ERR_ARGUMENT;
     sim->h_next = h;
     return DIRAC_OK;
 }
 
-const char *dirac_sim_errmsg(const dirac_sim *sim) { return sim->errmsg; }
-const char *dirac_sim_method(const dirac_sim *sim) { return sim->method->info.name; }
-const char *dirac_sim_method_requested(const dirac_sim *sim) { return sim->method_requested; }
-const char *dirac_sim_method_reason(const dirac_sim *sim) { return sim->auto_reason; }
-double dirac_sim_time(const dirac_sim *sim) { return sim->t; }
-long dirac_sim_step_count(const dirac_sim *sim) { return sim->steps; }
-const double *dirac_sim_q(const dirac_sim *sim) { return sim->q; }
-const double *dirac_sim_v(const dirac_sim *sim) { return sim->v; }
-const double *dirac_sim_p(const dirac_sim *sim) { return sim->p; }
-const double *dirac_sim_mu(const dirac_sim *sim) { return sim->mu; }
-const double *dirac_sim_s(const dirac_sim *sim) { return sim->s; }
-const double *dirac_sim_temperature(const dirac_sim *sim) { return sim->temperature; }
-double dirac_sim_energy(const dirac_sim *sim) { return sim->energy; }
-double dirac_sim_work(const dirac_sim *sim) { return sim->work; }
-double dirac_sim_constraint_residual(const dirac_sim *sim) { return sim->constraint_residual; }
-double dirac_sim_velocity_constraint_residual(const dirac_sim *sim) { return sim->velocity_residual; }
-int dirac_sim_newton_iterations(const dirac_sim *sim) { return sim->newton_iterations; }
-double dirac_sim_projection_distance(const dirac_sim *sim) { return sim->projection_distance; }
+const char *dirac_sim_errmsg(const dirac_sim *sim)
+{
+    return sim ? sim->errmsg : "invalid argument: the simulation is NULL";
+}
+double dirac_sim_time(const dirac_sim *sim) { return sim ? sim->t : (double)NAN; }
+long dirac_sim_step_count(const dirac_sim *sim) { return sim ? sim->steps : -1; }
+const double *dirac_sim_q(const dirac_sim *sim) { return sim ? sim->q : NULL; }
+const double *dirac_sim_v(const dirac_sim *sim) { return sim ? sim->v : NULL; }
+const double *dirac_sim_p(const dirac_sim *sim) { return sim ? sim->p : NULL; }
+const double *dirac_sim_mu(const dirac_sim *sim) { return sim ? sim->mu : NULL; }
+const double *dirac_sim_s(const dirac_sim *sim) { return sim ? sim->s : NULL; }
+const double *dirac_sim_temperature(const dirac_sim *sim) { return sim ? sim->temperature : NULL; }
+double dirac_sim_energy(const dirac_sim *sim) { return sim ? sim->energy : (double)NAN; }
+double dirac_sim_work(const dirac_sim *sim) { return sim ? sim->work : (double)NAN; }
+double dirac_sim_constraint_residual(const dirac_sim *sim)
+{
+    return sim ? sim->constraint_residual : (double)NAN;
+}
+double dirac_sim_velocity_constraint_residual(const dirac_sim *sim)
+{
+    return sim ? sim->velocity_residual : (double)NAN;
+}
+int dirac_sim_newton_iterations(const dirac_sim *sim) { return sim ? sim->newton_iterations : -1; }
+double dirac_sim_projection_distance(const dirac_sim *sim)
+{
+    return sim ? sim->projection_distance : (double)NAN;
+}
+const char *dirac_sim_method(const dirac_sim *sim) { return sim ? sim->method->info.name : NULL; }
+const char *dirac_sim_method_requested(const dirac_sim *sim)
+{
+    return sim ? sim->method_requested : NULL;
+}
+const char *dirac_sim_method_reason(const dirac_sim *sim) { return sim ? sim->auto_reason : NULL; }
 
 void dirac_sim_interaction_force(const dirac_sim *sim, int k, double *force, double *power)
 {
+    if (!sim || !force || !power) {   // fill what can be filled
+        if (power)
+            *power = NAN;
+        return;
+    }
     const dirac_model *m = sim->model;
     int n = sim->n;
     memset(force, 0, (size_t)n * sizeof *force);
@@ -976,6 +1079,8 @@ void dirac_sim_interaction_force(const dirac_sim *sim, int k, double *force, dou
 
 void dirac_sim_outputs(const dirac_sim *sim, double *values)
 {
+    if (!sim || !values)
+        return;
     const dirac_model *m = sim->model;
     if (m->output_count == 0)
         return;

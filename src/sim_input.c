@@ -9,22 +9,22 @@
 
 int dirac_model_input_count(const dirac_model *model)
 {
-    return model->nu;
+    return model ? model->nu : -1;
 }
 
 const char *dirac_model_input_name(const dirac_model *model, int k)
 {
-    return k >= 0 && k < model->nu ? model->input_names[k] : NULL;
+    return model && k >= 0 && k < model->nu ? model->input_names[k] : NULL;
 }
 
 double dirac_model_input_default(const dirac_model *model, int k)
 {
-    return k >= 0 && k < model->nu ? model->input_defaults[k] : (double)NAN;
+    return model && k >= 0 && k < model->nu ? model->input_defaults[k] : (double)NAN;
 }
 
 int dirac_model_input_index(const dirac_model *model, const char *name)
 {
-    for (int k = 0; name && k < model->nu; k++)
+    for (int k = 0; model && name && k < model->nu; k++)
         if (strcmp(model->input_names[k], name) == 0)
             return k;
     return -1;
@@ -32,6 +32,8 @@ int dirac_model_input_index(const dirac_model *model, const char *name)
 
 dirac_status dirac_sim_set_input(dirac_sim *sim, int k, double value)
 {
+    if (!sim)
+        return DIRAC_ERR_ARGUMENT;
     const dirac_model *m = sim->model;
     if (k < 0 || k >= m->nu) {
         snprintf(sim->errmsg, sizeof sim->errmsg, "input index %d is out of range (the model "
@@ -50,6 +52,8 @@ dirac_status dirac_sim_set_input(dirac_sim *sim, int k, double value)
 
 double dirac_sim_input(const dirac_sim *sim, int k)
 {
+    if (!sim)
+        return (double)NAN;
     const dirac_model *m = sim->model;
     return k >= 0 && k < m->nu ? sim->eval[0].x[m->first_u + k] : (double)NAN;
 }

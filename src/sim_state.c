@@ -61,6 +61,8 @@ static state_header header_of(const dirac_sim *sim)
 
 size_t dirac_sim_state_size(const dirac_sim *sim)
 {
+    if (!sim)
+        return 0;
     state_array a[STATE_ARRAYS];
     size_t size = sizeof(state_header) + sizeof(state_scalars);
     for (int k = arrays_of(sim, a) - 1; k >= 0; k--)
@@ -70,6 +72,8 @@ size_t dirac_sim_state_size(const dirac_sim *sim)
 
 dirac_status dirac_sim_state_save(const dirac_sim *sim, void *buffer, size_t size)
 {
+    if (!sim)
+        return DIRAC_ERR_ARGUMENT;
     if (!buffer || size < dirac_sim_state_size(sim))
         return DIRAC_ERR_SIZE;
     unsigned char *out = buffer;
@@ -99,6 +103,8 @@ dirac_status dirac_sim_state_save(const dirac_sim *sim, void *buffer, size_t siz
 
 dirac_status dirac_sim_state_restore(dirac_sim *sim, const void *buffer, size_t size)
 {
+    if (!sim)
+        return DIRAC_ERR_ARGUMENT;
     state_header expected = header_of(sim), header;
     if (!buffer || size != dirac_sim_state_size(sim))
         return DIRAC_ERR_ARGUMENT;

@@ -28,6 +28,7 @@ spec *spec_create(const spec_options *options)
     diag_init(&s->diag, &s->mem, options ? options->max_errors : 0);
     s->status = DIRAC_OK;
     s->max_expansion = SPEC_EXPAND_DEFAULT_LIMIT;
+    s->max_model_bytes = SPEC_MODEL_MEMORY_DEFAULT;
     return s;
 }
 

@@ -13,6 +13,8 @@
 #ifndef DIRAC_SRC_SPEC_H
 #define DIRAC_SRC_SPEC_H
 
+#include "builtin_functions.h"
+
 #include <dirac/status.h>
 
 #include <stdbool.h>
@@ -31,9 +33,21 @@
 #define SPEC_BINDERS_MAX 64
 /// Largest magnitude of an index or range bound.
 #define SPEC_INDEX_ABS_MAX 1000000000
+/// Memory estimates of a model before it is built (measured with the examples/scale models and
+/// nested component families: about 2.3 kB per instance of a one-coordinate component, 4.7 kB
+/// per expanded instance of a model with a family of 10 components, and
+/// 4-6 GB for 10^8 elements plus expression nodes of spec_expand). Bytes per element or
+/// expression node, per expanded model instance (its tables), and per component instance
+/// (instance tree and compiled model).
+#define SPEC_BYTES_PER_UNIT 48.0
+#define SPEC_EXPAND_MODEL_UNITS 128
+#define SPEC_BYTES_PER_INSTANCE 2560.0
+/// Default limit on the estimated memory of a model (dirac_spec_set_memory_limit): 2 GiB.
+#define SPEC_MODEL_MEMORY_DEFAULT 2147483648.0
 /// Default limit of spec_expand on the size of the expanded models: elements created plus
-/// expression nodes written ("the expanded model is too large" beyond).
-#define SPEC_EXPAND_DEFAULT_LIMIT 100000000L
+/// expression nodes written ("the expanded model is too large" beyond), the default memory
+/// limit in units.
+#define SPEC_EXPAND_DEFAULT_LIMIT ((long)(SPEC_MODEL_MEMORY_DEFAULT / SPEC_BYTES_PER_UNIT))
 
 /// Where something is in a source file. `file` is the file name as shown in messages (owned by
 /// the spec); line and column are 1-based, the column counting characters (a tab counts 1).
@@ -75,25 +89,20 @@ typedef enum spec_op {
     SPEC_OP_DIV,   // /
     SPEC_OP_POW,   // ^ (right-associative)
     SPEC_OP_NEG,   // unary -
+    SPEC_OP_LT,    // <   comparisons: 1 if true, 0 if false (NaN if an operand is NaN)
+    SPEC_OP_LE,    // <=
+    SPEC_OP_GT,    // >
+    SPEC_OP_GE,    // >=
+    SPEC_OP_EQ,    // ==
+    SPEC_OP_NE,    // !=
 } spec_op;
 
-/// The built-in functions (arity in parentheses).
+/// The built-in functions (builtin_functions.h lists them with their argument counts).
 typedef enum spec_func {
-    SPEC_FUNC_SIN,    // sin(x)
-    SPEC_FUNC_COS,    // cos(x)
-    SPEC_FUNC_TAN,    // tan(x)
-    SPEC_FUNC_ASIN,   // asin(x)
-    SPEC_FUNC_ACOS,   // acos(x)
-    SPEC_FUNC_ATAN,   // atan(x)
-    SPEC_FUNC_ATAN2,  // atan2(y, x)
-    SPEC_FUNC_SINH,   // sinh(x)
-    SPEC_FUNC_COSH,   // cosh(x)
-    SPEC_FUNC_TANH,   // tanh(x)
-    SPEC_FUNC_EXP,    // exp(x)
-    SPEC_FUNC_LOG,    // log(x), natural logarithm
-    SPEC_FUNC_SQRT,   // sqrt(x)
-    SPEC_FUNC_ABS,    // abs(x)
-    SPEC_FUNC_COUNT
+#define SPEC_FUNC_ENUM(id, name, min_args, max_args, kind) SPEC_FUNC_##id,
+    BUILTIN_FUNCTION_LIST(SPEC_FUNC_ENUM)
+#undef SPEC_FUNC_ENUM
+        SPEC_FUNC_COUNT
 } spec_func;
 
 /// What a name refers to (filled by the resolve pass; SPEC_SYM_NONE before).
@@ -156,9 +165,39 @@ static inline const spec_expr_node *spec_expr_root(const spec_expr *e)
     return &e->nodes[e->count - 1];
 }
 
-/// Name of a function ("atan2") and its number of arguments.
+/// Name of a function ("atan2") and its number of arguments (the least number for pwl).
 const char *spec_func_name(spec_func func);
 int spec_func_arity(spec_func func);
+/// Most arguments of a function; -1 for any number (pwl).
+int spec_func_max_args(spec_func func);
+
+/// Value of a call node (builtin_functions.c) from the values val[] of the nodes of e (the
+/// call's arguments computed); NaN for a LIST link.
+double spec_call_value(const spec_expr *e, const spec_expr_node *call, const double *val);
+/// Value of a comparison operator (1, 0, or NaN if an operand is NaN).
+double spec_compare_value(int op, double a, double b);
+
+/// Walks the arguments of a call (see builtin_functions.h): *cursor starts at NULL; returns
+/// the next argument, or NULL after the last.
+static inline const spec_expr_node *spec_call_next_arg(const spec_expr_node *call,
+                                                       const spec_expr_node **cursor,
+                                                       bool *started)
+{
+    if (!*started) {
+        *started = true;
+        *cursor = call->argc > 1 ? call->u.arg[1] : NULL;
+        return call->u.arg[0];
+    }
+    const spec_expr_node *c = *cursor;
+    if (!c)
+        return NULL;
+    if (c->kind == SPEC_EXPR_CALL && c->op == SPEC_FUNC_LIST) {
+        *cursor = c->u.arg[1];
+        return c->u.arg[0];
+    }
+    *cursor = NULL;
+    return c;
+}
 /// The function called `name`, or -1.
 int spec_func_lookup(const char *name, size_t len);
 
@@ -490,5 +529,9 @@ dirac_status spec_expand(spec *s);
 /// Sets the limit of spec_expand on the elements plus expression nodes it may create
 /// (default SPEC_EXPAND_DEFAULT_LIMIT; <= 0 restores it).
 void spec_set_expansion_limit(spec *s, long limit);
+
+/// Sets the limit on the estimated memory (bytes) of the expanded model and its component
+/// instances, and spec_expand's limit with it (<= 0 or NaN restores the defaults).
+void spec_set_memory_limit(spec *s, double bytes);
 
 #endif

@@ -22,6 +22,8 @@ static dirac_status wrap(dirac_status status, spec *parsed, dirac_spec **out)
 
 dirac_status dirac_spec_load(const char *path, dirac_spec **out)
 {
+    if (!out)
+        return DIRAC_ERR_ARGUMENT;
     spec *parsed = NULL;
     dirac_status status = spec_load_file(path, NULL, &parsed);
     return wrap(status, parsed, out);
@@ -29,6 +31,12 @@ dirac_status dirac_spec_load(const char *path, dirac_spec **out)
 
 dirac_status dirac_spec_parse(const char *name, const char *text, size_t size, dirac_spec **out)
 {
+    if (!out)
+        return DIRAC_ERR_ARGUMENT;
+    if (!text && size > 0) {   // no spec to keep a message in
+        *out = NULL;
+        return DIRAC_ERR_ARGUMENT;
+    }
     spec *parsed = NULL;
     dirac_status status = spec_parse_buffer(name, text, size, NULL, &parsed);
     return wrap(status, parsed, out);
@@ -36,12 +44,24 @@ dirac_status dirac_spec_parse(const char *name, const char *text, size_t size, d
 
 dirac_status dirac_spec_set_parameter(dirac_spec *ds, const char *assignment)
 {
+    if (!ds)
+        return DIRAC_ERR_ARGUMENT;
+    if (!assignment)
+        return spec_set_parameter_override(ds->parsed, "");   // message: expected NAME=VALUE
     return spec_set_parameter_override(ds->parsed, assignment);
+}
+
+dirac_status dirac_spec_set_memory_limit(dirac_spec *ds, double bytes)
+{
+    if (!ds || !(bytes >= 0.0))
+        return DIRAC_ERR_ARGUMENT;
+    spec_set_memory_limit(ds->parsed, bytes);
+    return DIRAC_OK;
 }
 
 const char *dirac_spec_errmsg(const dirac_spec *ds)
 {
-    return spec_errmsg(ds->parsed);
+    return ds ? spec_errmsg(ds->parsed) : "invalid argument: the spec is NULL";
 }
 
 void dirac_spec_destroy(dirac_spec *ds)
@@ -54,7 +74,7 @@ void dirac_spec_destroy(dirac_spec *ds)
 
 int dirac_spec_file_count(const dirac_spec *ds)
 {
-    return ds ? spec_of((dirac_spec *)ds)->source_count : 0;
+    return ds ? spec_of((dirac_spec *)ds)->source_count : -1;
 }
 
 const char *dirac_spec_file_name(const dirac_spec *ds, int k, const char **text, size_t *size)

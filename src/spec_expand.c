@@ -18,6 +18,7 @@
 // stack of the open sums. Everything is linear in the size of the result.
 #include "parse.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -154,8 +155,10 @@ static bool spend(xctx *c, long n, spec_loc loc)
         return true;
     }
     c->g->over = true;
-    return xerror(c, loc, false, "the expanded model is too large (more than %ld elements and "
-                  "expression nodes)", c->s->max_expansion);
+    return xerror(c, loc, false, "the expanded model is too large (more than %ld elements, "
+                  "expression nodes and model instances: an estimated %.3g GB or more; the "
+                  "memory limit is an option, --max-model-memory)", c->s->max_expansion,
+                  (double)c->s->max_expansion * SPEC_BYTES_PER_UNIT / 1e9);
 }
 
 // --- values --------------------------------------------------------------------------------
@@ -173,28 +176,6 @@ static bool to_index(xctx *c, double v, spec_loc loc, const char *what, int64_t 
     return true;
 }
 
-static double apply_func(int f, double a, double b)
-{
-    switch ((spec_func)f) {
-    case SPEC_FUNC_SIN: return sin(a);
-    case SPEC_FUNC_COS: return cos(a);
-    case SPEC_FUNC_TAN: return tan(a);
-    case SPEC_FUNC_ASIN: return asin(a);
-    case SPEC_FUNC_ACOS: return acos(a);
-    case SPEC_FUNC_ATAN: return atan(a);
-    case SPEC_FUNC_ATAN2: return atan2(a, b);
-    case SPEC_FUNC_SINH: return sinh(a);
-    case SPEC_FUNC_COSH: return cosh(a);
-    case SPEC_FUNC_TANH: return tanh(a);
-    case SPEC_FUNC_EXP: return exp(a);
-    case SPEC_FUNC_LOG: return log(a);
-    case SPEC_FUNC_SQRT: return sqrt(a);
-    case SPEC_FUNC_ABS: return fabs(a);
-    case SPEC_FUNC_COUNT: break;
-    }
-    return NAN;
-}
-
 static double apply_op(int op, double a, double b)
 {
     switch ((spec_op)op) {
@@ -204,8 +185,8 @@ static double apply_op(int op, double a, double b)
     case SPEC_OP_DIV: return a / b;
     case SPEC_OP_POW: return pow(a, b);
     case SPEC_OP_NEG: return -a;
+    default: return spec_compare_value(op, a, b);
     }
-    return NAN;
 }
 
 // the value of a name (with its new index) in an expanded expression: parameters and constant
@@ -249,7 +230,7 @@ static bool eval_flat(xctx *c, const spec_expr *e, double *out)
         switch (n->kind) {
         case SPEC_EXPR_NUMBER: val[i] = n->u.number; break;
         case SPEC_EXPR_UNARY: case SPEC_EXPR_BINARY: val[i] = apply_op(n->op, a, b); break;
-        case SPEC_EXPR_CALL: val[i] = apply_func(n->op, a, b); break;
+        case SPEC_EXPR_CALL: val[i] = spec_call_value(e, n, val); break;
         default: val[i] = name_value(c, n); break;
         }
     }
@@ -501,7 +482,7 @@ static bool eval_node(xctx *c, xin *in, int32_t i)
     case SPEC_EXPR_NUMBER: in->val[i] = n->u.number; return true;
     case SPEC_EXPR_INDEX: in->val[i] = (double)c->env[n->u.sym.ref.index]; return true;
     case SPEC_EXPR_UNARY: case SPEC_EXPR_BINARY: in->val[i] = apply_op(n->op, a, b); return true;
-    case SPEC_EXPR_CALL: in->val[i] = apply_func(n->op, a, b); return true;
+    case SPEC_EXPR_CALL: in->val[i] = spec_call_value(in->e, n, in->val); return true;
     case SPEC_EXPR_RANGE: in->val[i] = 0; return true;
     case SPEC_EXPR_NAME: {
         spec_expr_node tmp = *n;
@@ -1514,7 +1495,9 @@ static spec_model *expand_model(xglobal *g, const spec_model *om, const char *pr
     c.via = via;
     c.via_values = via_values;
     c.via_loc = via_loc;
-    bool ok = true;
+    // each expanded instance of a model costs its tables, whatever its size: nested component
+    // families multiply these (10 per level over 9 levels: 10^9 instances)
+    bool ok = spend(&c, SPEC_EXPAND_MODEL_UNITS, via_loc);
     // 1. parameters and lets, in definition order
     for (int i = 0; ok && i < om->names->count; i++) {
         const spec_symbol *sym = &om->names->items[i];
@@ -1598,6 +1581,17 @@ void spec_set_expansion_limit(spec *s, long limit)
 {
     if (s)
         s->max_expansion = limit > 0 ? limit : SPEC_EXPAND_DEFAULT_LIMIT;
+}
+
+void spec_set_memory_limit(spec *s, double bytes)
+{
+    if (!s)
+        return;
+    if (!(bytes > 0.0))
+        bytes = SPEC_MODEL_MEMORY_DEFAULT;
+    s->max_model_bytes = bytes;
+    double units = bytes / SPEC_BYTES_PER_UNIT;
+    s->max_expansion = units >= (double)LONG_MAX ? LONG_MAX : units < 1.0 ? 1 : (long)units;
 }
 
 dirac_status spec_expand(spec *s)

@@ -216,7 +216,8 @@ dirac_status spec_set_parameter_override(spec *s, const char *assignment)
         if (!o) {
             s->status = DIRAC_OK;   // the spec itself is intact
             s->mem.failed = false;
-            return override_error(s, "out of memory");
+            override_error(s, "out of memory");
+            return s->override_status = DIRAC_ERR_NOMEM;
         }
         o->name = kept;
         at = s->override_count - 1;

@@ -33,3 +33,8 @@ dirac_status error_set(dirac_error *err, dirac_status status, const char *format
     }
     return status;
 }
+
+dirac_status error_null(dirac_error *err, const char *function, const char *what)
+{
+    return error_set(err, DIRAC_ERR_ARGUMENT, "%s: %s is NULL", function, what);
+}

@@ -139,6 +139,8 @@ dirac_status dirac_structure_from_two_form(int n, const double *omega,
                                            const dirac_subspace *delta,
                                            dirac_structure **out, dirac_error *err)
 {
+    if (!out)
+        return error_null(err, __func__, "out");
     *out = NULL;
     dirac_status status = check_dimension(n, err);
     if (status == DIRAC_OK && omega)
@@ -190,6 +192,8 @@ dirac_status dirac_structure_from_two_form(int n, const double *omega,
 dirac_status dirac_structure_from_distribution(const dirac_subspace *delta,
                                                dirac_structure **out, dirac_error *err)
 {
+    if (!out)
+        return error_null(err, __func__, "out");
     *out = NULL;
     if (!delta)
         return error_set(err, DIRAC_ERR_ARGUMENT, "distribution is NULL");
@@ -199,6 +203,8 @@ dirac_status dirac_structure_from_distribution(const dirac_subspace *delta,
 dirac_status dirac_structure_from_poisson(int n, const double *pi, dirac_structure **out,
                                           dirac_error *err)
 {
+    if (!out)
+        return error_null(err, __func__, "out");
     *out = NULL;
     dirac_status status = check_dimension(n, err);
     if (status == DIRAC_OK)
@@ -234,6 +240,8 @@ static dirac_status lift_to_cotangent(const dirac_subspace *delta, dirac_subspac
 dirac_status dirac_structure_induced(int n, const dirac_subspace *delta_q,
                                      dirac_structure **out, dirac_error *err)
 {
+    if (!out)
+        return error_null(err, __func__, "out");
     *out = NULL;
     dirac_status status = check_dimension(n, err);
     if (status == DIRAC_OK && delta_q && delta_q->n != n)
@@ -272,6 +280,8 @@ dirac_status dirac_structure_induced(int n, const dirac_subspace *delta_q,
 dirac_status dirac_structure_interaction(const dirac_subspace *sigma, dirac_structure **out,
                                          dirac_error *err)
 {
+    if (!out)
+        return error_null(err, __func__, "out");
     *out = NULL;
     if (!sigma)
         return error_set(err, DIRAC_ERR_ARGUMENT, "interaction distribution is NULL");
@@ -286,6 +296,8 @@ dirac_status dirac_structure_interaction(const dirac_subspace *sigma, dirac_stru
 dirac_status dirac_structure_from_kernel(int n, const double *f, const double *e,
                                          dirac_structure **out, dirac_error *err)
 {
+    if (!out)
+        return error_null(err, __func__, "out");
     *out = NULL;
     dirac_status status = check_dimension(n, err);
     if (status == DIRAC_OK)
@@ -320,6 +332,8 @@ dirac_status dirac_structure_from_kernel(int n, const double *f, const double *e
 dirac_status dirac_structure_from_span(int n, int count, const double *pairs,
                                        dirac_structure **out, dirac_error *err)
 {
+    if (!out)
+        return error_null(err, __func__, "out");
     *out = NULL;
     dirac_status status = check_dimension(n, err);
     if (status == DIRAC_OK && (count < 1 || !pairs))
@@ -335,6 +349,8 @@ dirac_status dirac_structure_from_span(int n, int count, const double *pairs,
 dirac_status dirac_check_dirac(int n, int count, const double *pairs, int *dim,
                                double *isotropy_residual, dirac_error *err)
 {
+    if (!dim || !isotropy_residual)
+        return error_null(err, __func__, "dim or isotropy_residual");
     *dim = 0;
     *isotropy_residual = NAN;
     dirac_status status = check_dimension(n, err);
@@ -364,15 +380,21 @@ void dirac_structure_destroy(dirac_structure *d)
 
 int dirac_structure_dim(const dirac_structure *d)
 {
+    if (!d)
+        return -1;
     return d->n;
 }
 
 const double *dirac_structure_basis(const dirac_structure *d)
 {
+    if (!d)
+        return NULL;
     return d->basis;
 }
 
 double dirac_structure_isotropy_residual(const dirac_structure *d)
 {
+    if (!d)
+        return NAN;
     return structure_isotropy_residual(d->n, d->n, d->basis);
 }

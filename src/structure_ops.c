@@ -20,6 +20,11 @@ static double entry(const dirac_structure *d, int row, int col)
 dirac_status dirac_structure_complement(const dirac_structure *d, dirac_structure **out,
                                         dirac_error *err)
 {
+    if (!out)
+        return error_null(err, __func__, "out");
+    *out = NULL;
+    if (!d)
+        return error_null(err, __func__, "d");
     // D^⊥ = ker M with M x = (⟨⟨b_i, x⟩⟩)_i = B_α^T x_v + B_v^T x_α  (n x 2n)
     int n = d->n;
     *out = NULL;
@@ -44,6 +49,8 @@ dirac_status dirac_structure_complement(const dirac_structure *d, dirac_structur
 double dirac_structure_membership_residual(const dirac_structure *d, const double *v,
                                            const double *alpha)
 {
+    if (!d || !v || !alpha)
+        return NAN;
     size_t n = (size_t)d->n;
     double *x = malloc(2 * n * sizeof *x);
     if (!x)
@@ -67,6 +74,11 @@ static dirac_status check_same_space(const dirac_structure *a, const dirac_struc
 dirac_status dirac_structure_largest_angle(const dirac_structure *da, const dirac_structure *db,
                                            double *angle, dirac_error *err)
 {
+    if (!angle)
+        return error_null(err, __func__, "angle");
+    *angle = NAN;
+    if (!da || !db)
+        return error_null(err, __func__, "da or db");
     *angle = NAN;
     dirac_status status = check_same_space(da, db, "comparison", err);
     if (status != DIRAC_OK)
@@ -77,6 +89,11 @@ dirac_status dirac_structure_largest_angle(const dirac_structure *da, const dira
 dirac_status dirac_structure_direct_sum(const dirac_structure *d1, const dirac_structure *d2,
                                         dirac_structure **out, dirac_error *err)
 {
+    if (!out)
+        return error_null(err, __func__, "out");
+    *out = NULL;
+    if (!d1 || !d2)
+        return error_null(err, __func__, "d1 or d2");
     // (v1, α1) ↦ (v1, 0, α1, 0), (v2, α2) ↦ (0, v2, 0, α2)
     int n1 = d1->n, n2 = d2->n, n = n1 + n2;
     size_t two_n = 2 * (size_t)n;
@@ -102,6 +119,11 @@ dirac_status dirac_structure_direct_sum(const dirac_structure *d1, const dirac_s
 dirac_status dirac_structure_tensor(const dirac_structure *da, const dirac_structure *db,
                                     dirac_structure **out, dirac_error *err)
 {
+    if (!out)
+        return error_null(err, __func__, "out");
+    *out = NULL;
+    if (!da || !db)
+        return error_null(err, __func__, "da or db");
     *out = NULL;
     dirac_status status = check_same_space(da, db, "the tensor product", err);
     if (status != DIRAC_OK)
@@ -146,6 +168,11 @@ dirac_status dirac_structure_tensor(const dirac_structure *da, const dirac_struc
 dirac_status dirac_structure_compose(const dirac_structure *da, const dirac_structure *db,
                                      int shared, dirac_structure **out, dirac_error *err)
 {
+    if (!out)
+        return error_null(err, __func__, "out");
+    *out = NULL;
+    if (!da || !db)
+        return error_null(err, __func__, "da or db");
     *out = NULL;
     int na = da->n, nb = db->n, n1 = na - shared, n3 = nb - shared, n = n1 + n3;
     if (shared < 0 || n1 < 0 || n3 < 0 || n < 1)
@@ -202,6 +229,11 @@ dirac_status dirac_structure_compose(const dirac_structure *da, const dirac_stru
 dirac_status dirac_structure_permute(const dirac_structure *d, const int *perm,
                                      dirac_structure **out, dirac_error *err)
 {
+    if (!out)
+        return error_null(err, __func__, "out");
+    *out = NULL;
+    if (!d)
+        return error_null(err, __func__, "d");
     int n = d->n;
     *out = NULL;
     if (!perm)

@@ -76,6 +76,8 @@ static dirac_status independent_range(int n, int count, const double *a, const c
 dirac_status dirac_subspace_from_span(int n, int count, const double *vectors,
                                       dirac_subspace **out, dirac_error *err)
 {
+    if (!out)
+        return error_null(err, __func__, "out");
     *out = NULL;
     dirac_status status = check_vectors(n, count, vectors, "spanning vectors", err);
     if (status != DIRAC_OK)
@@ -96,6 +98,8 @@ dirac_status dirac_subspace_from_span(int n, int count, const double *vectors,
 dirac_status dirac_subspace_from_annihilator(int n, int count, const double *forms,
                                              dirac_subspace **out, dirac_error *err)
 {
+    if (!out)
+        return error_null(err, __func__, "out");
     *out = NULL;
     dirac_status status = check_vectors(n, count, forms, "annihilating one-forms", err);
     if (status != DIRAC_OK)
@@ -117,22 +121,33 @@ void dirac_subspace_destroy(dirac_subspace *s)
 
 int dirac_subspace_ambient_dim(const dirac_subspace *s)
 {
+    if (!s)
+        return -1;
     return s->n;
 }
 
 int dirac_subspace_dim(const dirac_subspace *s)
 {
+    if (!s)
+        return -1;
     return s->dim;
 }
 
 const double *dirac_subspace_basis(const dirac_subspace *s)
 {
+    if (!s)
+        return NULL;
     return s->basis;
 }
 
 dirac_status dirac_subspace_annihilator(const dirac_subspace *s, dirac_subspace **out,
                                         dirac_error *err)
 {
+    if (!out)
+        return error_null(err, __func__, "out");
+    *out = NULL;
+    if (!s)
+        return error_null(err, __func__, "s");
     double *range = NULL, *complement = NULL;
     int rank = 0;
     *out = NULL;
@@ -156,6 +171,11 @@ static dirac_status check_same_ambient(const dirac_subspace *a, const dirac_subs
 dirac_status dirac_subspace_sum(const dirac_subspace *a, const dirac_subspace *b,
                                 dirac_subspace **out, dirac_error *err)
 {
+    if (!out)
+        return error_null(err, __func__, "out");
+    *out = NULL;
+    if (!a || !b)
+        return error_null(err, __func__, "a or b");
     *out = NULL;
     dirac_status status = check_same_ambient(a, b, err);
     if (status != DIRAC_OK)
@@ -176,6 +196,11 @@ dirac_status dirac_subspace_sum(const dirac_subspace *a, const dirac_subspace *b
 dirac_status dirac_subspace_intersection(const dirac_subspace *a, const dirac_subspace *b,
                                          dirac_subspace **out, dirac_error *err)
 {
+    if (!out)
+        return error_null(err, __func__, "out");
+    *out = NULL;
+    if (!a || !b)
+        return error_null(err, __func__, "a or b");
     // A ∩ B = (A° + B°)°
     dirac_subspace *ann_a = NULL, *ann_b = NULL, *sum = NULL;
     *out = NULL;
@@ -197,6 +222,11 @@ dirac_status dirac_subspace_intersection(const dirac_subspace *a, const dirac_su
 dirac_status dirac_subspace_direct_sum(const dirac_subspace *a, const dirac_subspace *b,
                                        dirac_subspace **out, dirac_error *err)
 {
+    if (!out)
+        return error_null(err, __func__, "out");
+    *out = NULL;
+    if (!a || !b)
+        return error_null(err, __func__, "a or b");
     int n = a->n + b->n, dim = a->dim + b->dim;
     double *basis = calloc((size_t)n * (size_t)dim + 1, sizeof *basis);
     *out = NULL;
@@ -215,6 +245,8 @@ dirac_status dirac_subspace_direct_sum(const dirac_subspace *a, const dirac_subs
 
 double dirac_subspace_distance(const dirac_subspace *s, const double *x)
 {
+    if (!s || !x)
+        return NAN;
     return basis_distance(s->n, s->dim, s->basis, x);
 }
 
@@ -245,6 +277,11 @@ double basis_distance(int dim_ambient, int dim, const double *basis, const doubl
 dirac_status dirac_subspace_largest_angle(const dirac_subspace *a, const dirac_subspace *b,
                                           double *angle, dirac_error *err)
 {
+    if (!angle)
+        return error_null(err, __func__, "angle");
+    *angle = NAN;
+    if (!a || !b)
+        return error_null(err, __func__, "a or b");
     dirac_status status = check_same_ambient(a, b, err);
     *angle = NAN;
     if (status != DIRAC_OK)

@@ -129,12 +129,28 @@ static void simplifications(void)
     ENSURE_EQ_INT(expr_mul(pool, x, one), x);
     ENSURE_EQ_INT(expr_mul(pool, zero, x), zero);
     ENSURE_EQ_INT(expr_div(pool, x, one), x);
-    ENSURE_EQ_INT(expr_div(pool, zero, x), zero);
+    ENSURE(expr_div(pool, zero, x) != zero);   // 0/x is undefined at x = 0: kept
     ENSURE_EQ_INT(expr_powc(pool, x, 1), x);
     ENSURE_EQ_INT(expr_powc(pool, x, 0), one);
     ENSURE_EQ_INT(expr_neg(pool, expr_neg(pool, x)), x);
     ENSURE_EQ_INT(expr_sub(pool, x, x), zero);
-    ENSURE_EQ_INT(expr_div(pool, x, x), one);
+    ENSURE(expr_div(pool, x, x) != one);   // undefined at x = 0: kept
+    expr_id ex = expr_fn(pool, EXPR_EXP, x);
+    ENSURE_EQ_INT(expr_div(pool, ex, ex), one);   // exp(x) != 0 everywhere
+
+    // simplification never changes definedness: 0/0, 0*(1/0), inf - inf, 0*(1/x), r - r with
+    // r = 1/x stay operations (they evaluate to NaN where undefined)
+    expr_id zz = expr_div(pool, zero, zero), inf = expr_div(pool, one, zero);
+    ENSURE_EQ_INT(expr_kind_of(pool, zz), EXPR_DIV);
+    ENSURE_EQ_INT(expr_kind_of(pool, expr_mul(pool, zero, inf)), EXPR_MUL);
+    ENSURE_EQ_INT(expr_kind_of(pool, expr_sub(pool, inf, inf)), EXPR_SUB);
+    expr_id r = expr_div(pool, one, x);
+    ENSURE_EQ_INT(expr_kind_of(pool, expr_mul(pool, zero, r)), EXPR_MUL);
+    ENSURE_EQ_INT(expr_kind_of(pool, expr_sub(pool, r, r)), EXPR_SUB);
+    ENSURE_EQ_INT(expr_kind_of(pool, expr_mul(pool, zero, expr_fn(pool, EXPR_LOG, x))), EXPR_MUL);
+    // built from total operations on variables: simplified
+    ENSURE_EQ_INT(expr_mul(pool, zero, expr_fn(pool, EXPR_SIN, expr_mul(pool, x, y))), zero);
+    ENSURE_EQ_INT(expr_sub(pool, expr_fn(pool, EXPR_COS, x), expr_fn(pool, EXPR_COS, x)), zero);
     ENSURE_EQ_INT(expr_sub(pool, zero, x), expr_neg(pool, x));
 
     // constant folding

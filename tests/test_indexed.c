@@ -628,7 +628,7 @@ static void test_expansion_errors(void)
     spec_set_expansion_limit(s, 100);
     ENSURE_EQ_INT(spec_expand(s), DIRAC_ERR_PARSE);
     ENSURE_CONTAINS(spec_errmsg(s), "error: the expanded model is too large (more than 100 "
-                                    "elements and expression nodes)");
+                                    "elements, expression nodes and model instances");
     spec_destroy(s);
     s = parse_text(HEAD, &st);
     spec_set_expansion_limit(s, 1000);

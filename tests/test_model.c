@@ -316,6 +316,73 @@ static void compile_errors(void)
                     "bad.dirac:4:10: error: simulate setting 'dt' evaluates to NaN");
 }
 
+// Values that are undefined stay undefined: the simplifier must not fold 0/0 into 1 or
+// 0*(1/0) into 0 before a parameter, initial or simulate value is evaluated.
+static void undefined_values_are_errors(void)
+{
+    static const char *const undefined[] = {
+        "0/0", "a/a", "0*(1/0)", "(1/0)-(1/0)", "sqrt(-1)*0", "log(0)-log(0)", "0*log(a)",
+        "a*(1/a)", "(1/a)/(1/a)",
+    };
+    for (size_t k = 0; k < sizeof undefined / sizeof undefined[0]; k++) {
+        char text[512], where[64];
+        snprintf(text, sizeof text, "model u\nparameter a = 0\nparameter p = %s\ncoordinate x\n"
+                 "lagrangian x'^2\n", undefined[k]);
+        ENSURE_CONTAINS(compile_error(text), "bad.dirac:3:11: error: parameter 'p' evaluates to");
+        snprintf(text, sizeof text, "model u\nparameter a = 0\ncoordinate x\nlagrangian x'^2\n"
+                 "initial x = %s\n", undefined[k]);
+        ENSURE_CONTAINS(compile_error(text), "bad.dirac:5:9: error: the initial value of x "
+                                             "evaluates to");
+        snprintf(text, sizeof text, "model u\nparameter a = 0\ncoordinate x\nlagrangian x'^2\n"
+                 "simulate dt = %s\n", undefined[k]);
+        snprintf(where, sizeof where, "bad.dirac:5:10: error: simulate setting 'dt' evaluates");
+        ENSURE_CONTAINS(compile_error(text), where);
+    }
+    // defined ones still fold: cos(a) - cos(a) = 0 everywhere, exp(a)/exp(a) = 1
+    ENSURE_CONTAINS(compile_error("model u\nparameter a = 0\nparameter p = exp(a)/exp(a) - 1 + "
+                                  "cos(a) - cos(a)\ncoordinate x\nlagrangian x'^2\n"
+                                  "simulate dt = 0.1, t_end = 1 + p\n"), "");
+}
+
+// simulate settings: positive numbers, whole counts in range, dt within the interval
+static void simulate_settings_are_checked(void)
+{
+    const char *head = "model u\ncoordinate x\nlagrangian x'^2\nsimulate ";
+    struct { const char *line, *message; } cases[] = {
+        { "dt = 0.1, every = 2.5", "bad.dirac:4:20: error: simulate setting 'every' must be a "
+                                   "whole number from 1 to 1000000000 (got 2.5)" },
+        { "dt = 0.1, every = 1e20", "setting 'every' must be a whole number" },
+        { "dt = 0.1, every = 0", "setting 'every' must be a whole number" },
+        { "dt = 0.1, every = -3", "setting 'every' must be a whole number" },
+        { "dt = 0.1, max_iter = 0.5", "setting 'max_iter' must be a whole number" },
+        { "dt = 0.1, max_iter = 1e10", "setting 'max_iter' must be a whole number" },
+        { "dt = -0.1", "bad.dirac:4:10: error: simulate setting 'dt' must be positive" },
+        { "dt = 0", "setting 'dt' must be positive" },
+        { "dt = 0.1, t_end = -1", "setting 't_end' must be positive" },
+        { "dt = 0.1, tol = -1e-9", "setting 'tol' must be positive" },
+        { "dt = 1e300, t_end = 1", "bad.dirac:4:10: error: simulate setting 'dt' (1e+300) is "
+                                   "longer than the interval t_end = 1" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char text[256];
+        snprintf(text, sizeof text, "%s%s\n", head, cases[k].line);
+        ENSURE_CONTAINS(compile_error(text), cases[k].message);
+    }
+    ENSURE_CONTAINS(compile_error("model u\ncoordinate x\nlagrangian x'^2\n"
+                                  "simulate dt = 0.1, t_end = 0.1, every = 1000000000, "
+                                  "max_iter = 7\n"), "");
+}
+
+// A constant constraint has no one-form (and no Jacobian entries to copy): a model error.
+static void constant_constraint(void)
+{
+    ENSURE_CONTAINS(compile_error("model k\ncoordinate x\nlagrangian x'^2/2\nconstraint c: 5\n"),
+                    "bad.dirac:4:12: error: constraint 'c' has a zero one-form");
+    ENSURE_CONTAINS(compile_error("model k\ncoordinate x, y\nlagrangian x'^2/2 + y'^2/2\n"
+                                  "constraint c: 0 = 1\nconstraint d: x = y\n"),
+                    "constraint 'c' has a zero one-form");
+}
+
 // The integrability verdict of constraint 0 of `text` (with -p `override`, may be NULL) and its
 // numerical Frobenius defect at the initial state.
 static dirac_integrability integrability_of(const char *text, const char *override,
@@ -376,4 +443,6 @@ static void frobenius_symbolic(void)
 TEST_MAIN(TEST(harmonic_and_damped_oscillator), TEST(pendulum), TEST(lc_circuit_degenerate),
           TEST(knife_edge_nonintegrable), TEST(frobenius_symbolic),
           TEST(time_dependent_constraint),
-          TEST(thermodynamic_pieces), TEST(parameter_overrides), TEST(compile_errors))
+          TEST(thermodynamic_pieces), TEST(parameter_overrides), TEST(compile_errors),
+          TEST(undefined_values_are_errors), TEST(simulate_settings_are_checked),
+          TEST(constant_constraint))

@@ -225,8 +225,10 @@ static void test_numbers_and_names(void)
         ENSURE(is_postorder(e));
     }
     spec_destroy(s);
-    // every function with its arity
+    // every function of one or two arguments with its arity (the others: test_piecewise.c)
     for (int f = 0; f < SPEC_FUNC_COUNT; f++) {
+        if (spec_func_arity((spec_func)f) > 2 || !spec_func_name((spec_func)f)[0])
+            continue;
         char expr[64];
         snprintf(expr, sizeof expr, "%s(x%s)", spec_func_name((spec_func)f),
                  spec_func_arity((spec_func)f) == 2 ? ", y" : "");

@@ -1,6 +1,23 @@
 /// @file dirac.h
 /// The one header users include: libdirac, Lagrange–Dirac systems and their structure-
 /// preserving integrators. Anything not declared under include/dirac/ is not API.
+///
+/// Arguments and failures: see status.h (every function checks its arguments and returns a
+/// status or a documented neutral value; nothing exits, aborts or leaks on failure).
+///
+/// Threads: libdirac has no global mutable state, and takes no locks.
+/// - A dirac_spec, dirac_model or dirac_sim may be used from any thread, by one thread at a
+///   time (calls on the same object must not overlap).
+/// - A compiled dirac_model is immutable: any number of simulations may use one model
+///   concurrently from different threads (dirac_sim_create, the steps and the model's queries
+///   only read it). It must outlive its simulations.
+/// - A dirac_sim is mutable, queries included (dirac_sim_outputs and
+///   dirac_sim_interaction_force evaluate into its scratch memory): one thread at a time.
+/// - Subspaces and Dirac structures are immutable and may be shared.
+/// Results do not depend on threads: concurrent simulations are bit-for-bit equal to the same
+/// simulations run serially (tests/test_threads.c, with models small enough for the built-in
+/// LU). Larger dense systems call LAPACK, whose thread safety is that of the BLAS linked (the
+/// Debian OpenBLAS builds are thread-safe).
 #ifndef DIRAC_DIRAC_H
 #define DIRAC_DIRAC_H
 

@@ -35,10 +35,16 @@ dirac_status dirac_spec_set_parameter(dirac_spec *spec, const char *assignment);
 
 /// The files the spec was read from: the model file first, then its component files (each once),
 /// named as in messages (paths relative to the working directory, or as given). Index k in
-/// 0 .. file_count-1; returns NULL outside. *text (not zero-terminated) and *size receive the
+/// 0 .. file_count-1; returns NULL outside (count -1 for a NULL spec). *text (not zero-terminated) and *size receive the
 /// file's contents (either may be NULL); valid while the spec lives. For exporters (docs/fmi.md).
 int dirac_spec_file_count(const dirac_spec *spec);
 const char *dirac_spec_file_name(const dirac_spec *spec, int k, const char **text, size_t *size);
+/// Limits the estimated memory of the compiled model (bytes; 0 restores the default of 2 GiB):
+/// dirac_model_compile estimates the memory of the expanded families and of every component
+/// instance (nested families multiply) before building them, and refuses a model above the
+/// limit with the estimate in the message. DIRAC_ERR_ARGUMENT for a NULL spec or a negative or
+/// NaN size.
+dirac_status dirac_spec_set_memory_limit(dirac_spec *spec, double bytes);
 
 /// Messages of the last failure ("" if none); valid until the next call on the spec.
 const char *dirac_spec_errmsg(const dirac_spec *spec);
@@ -48,6 +54,7 @@ void dirac_spec_destroy(dirac_spec *spec);
 
 /// Kinds of constraint: φ(q, t) = 0, or ⟨ω(q, t), v⟩ + b(q, t) = 0.
 typedef enum dirac_constraint_kind {
+    DIRAC_CONSTRAINT_INVALID = -1,   ///< returned for a NULL model or an index out of range
     DIRAC_CONSTRAINT_HOLONOMIC,
     DIRAC_CONSTRAINT_NONHOLONOMIC,
 } dirac_constraint_kind;
@@ -63,6 +70,8 @@ dirac_status dirac_model_compile(dirac_spec *spec, dirac_model **out);
 /// Releases the model; NULL is a no-op.
 void dirac_model_destroy(dirac_model *model);
 
+/// Queries of the model. A NULL model gives NULL (names) or -1 (counts); an index out of range
+/// gives NULL (names), DIRAC_CONSTRAINT_INVALID (kind) or -1 (time dependence).
 const char *dirac_model_name(const dirac_model *model);
 int dirac_model_coordinate_count(const dirac_model *model);
 int dirac_model_entropy_count(const dirac_model *model);
@@ -82,7 +91,7 @@ double dirac_model_parameter_value(const dirac_model *model, int k);
 /// Inputs (`input NAME = DEFAULT`): signals the host sets between steps (dirac_sim_set_input),
 /// held constant over each step; named like parameters (`u`, `motor.V`, `u[2]`), in declaration
 /// order (root model first, then components in pre-order); index k in 0 .. input_count-1
-/// (NULL / NaN outside). They are not among the parameters.
+/// (NULL / NaN outside; count -1 for a NULL model). They are not among the parameters.
 int dirac_model_input_count(const dirac_model *model);
 const char *dirac_model_input_name(const dirac_model *model, int k);
 double dirac_model_input_default(const dirac_model *model, int k);

@@ -97,6 +97,8 @@ const char *dirac_sim_method_reason(const dirac_sim *sim);
 /// Message of the last failure ("" if none).
 const char *dirac_sim_errmsg(const dirac_sim *sim);
 
+/// Queries of a NULL simulation return NaN (real values), -1 (counts) or NULL (arrays); its
+/// message is a fixed sentence saying so.
 /// The state at the current node: time, step count, q, v, p (coordinate_count each),
 /// multipliers mu (constraint_count), entropies s and temperatures (entropy_count).
 double dirac_sim_time(const dirac_sim *sim);
@@ -131,7 +133,7 @@ void dirac_sim_interaction_force(const dirac_sim *sim, int k, double *force, dou
 /// the next step holds it constant over the step (a zero-order hold per step), and the outputs
 /// of the current node are evaluated with it. Allocates nothing. DIRAC_ERR_ARGUMENT (with the
 /// reason in dirac_sim_errmsg) for a bad index or a value that is not finite; the input is then
-/// unchanged. A simulation starts with the inputs' defaults.
+/// unchanged (a NULL sim: DIRAC_ERR_ARGUMENT). A simulation starts with the inputs' defaults.
 dirac_status dirac_sim_set_input(dirac_sim *sim, int k, double value);
 /// The current value of input k (NaN for a bad index).
 double dirac_sim_input(const dirac_sim *sim, int k);
@@ -143,7 +145,8 @@ double dirac_sim_input(const dirac_sim *sim, int k);
 /// and options: continuing from a restored snapshot gives bit-identical results.
 /// dirac_sim_state_size is the byte count; save fails with DIRAC_ERR_SIZE when `size` is too
 /// small, restore with DIRAC_ERR_ARGUMENT for bytes that are not a snapshot of a simulation of
-/// this shape (the simulation is then unchanged). Neither allocates. The quality measures behind
+/// this shape (the simulation is then unchanged); a NULL sim: size 0, DIRAC_ERR_ARGUMENT.
+/// Neither allocates. The quality measures behind
 /// the warnings (dirac_sim_quality_get) keep their maxima over everything run, rolled back or not.
 size_t dirac_sim_state_size(const dirac_sim *sim);
 dirac_status dirac_sim_state_save(const dirac_sim *sim, void *buffer, size_t size);

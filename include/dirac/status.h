@@ -1,6 +1,17 @@
 /// @file status.h
 /// Status codes returned by every fallible libdirac call, and the caller-owned error record
 /// that carries the detailed message of a failed call.
+///
+/// Arguments: every public function checks its arguments and never crashes, exits or aborts
+/// on bad ones. A NULL pointer where an object or an output is required, an index out of
+/// range, a size below 1, a non-finite or out-of-range option, an unknown enum value: fallible
+/// functions return DIRAC_ERR_ARGUMENT (or the more specific status they document, e.g.
+/// DIRAC_ERR_SIZE, DIRAC_ERR_NOT_FINITE) with the message in the error record, and set their
+/// out-pointer to NULL when it is not itself NULL. Queries that return a value return a
+/// neutral one: NULL (names, arrays), -1 (counts, sizes, flags), NaN (real values); functions
+/// without a result do nothing (or write NaN to the outputs they were given). Pointers that
+/// may be NULL by design say so ("may be NULL"), as do the `*_destroy` functions (no-op).
+/// Allocation failure anywhere returns DIRAC_ERR_NOMEM and leaves nothing allocated.
 #ifndef DIRAC_STATUS_H
 #define DIRAC_STATUS_H
 
