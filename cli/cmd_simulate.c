@@ -1,7 +1,8 @@
 // `dirac simulate MODEL [-p NAME=VALUE]... [--method NAME] [--dt H] [--t-end T] [--out FILE.csv]
 //                 [--every K] [--summary FILE.json|-] [--project-initial] [--tol R]
 //                 [--max-iter N] [--quiet] [--strict] [--plot FILE] [--rtol R] [--atol A]
-//                 [--max-steps N] [--max-wall SECONDS] [--force]`
+//                 [--max-steps N] [--max-wall SECONDS] [--force]
+//                 [--inputs FILE.csv] [--inputs-interp linear|step]`
 //
 // Runs a model with one of the library's integrators, writes the trajectory as CSV (row by row,
 // so a failed run leaves a complete file up to its last good step) and a JSON summary. Every
@@ -34,6 +35,7 @@
 #include "plot.h"
 #include "csv_output.h"
 #include "exit_status.h"
+#include "input_table.h"
 #include "json_output.h"
 #include "output_file.h"
 
@@ -63,7 +65,8 @@ static const char usage[] =
     "                      [--project-initial] [--tol R] [--max-iter N] [--quiet]\n"
     "                      [--plot FILE.png|FILE.svg] [--rtol R] [--atol A]\n"
     "                      [--max-steps N] [--max-wall SECONDS] [--force] [--strict]\n"
-    "                      [--max-model-memory BYTES]\n";
+    "                      [--max-model-memory BYTES]\n"
+    "                      [--inputs FILE.csv] [--inputs-interp linear|step]\n";
 
 // Command-line settings; the has_ flags say which were given.
 typedef struct sim_args {
@@ -85,6 +88,9 @@ typedef struct sim_args {
     long max_steps;        // 0: no limit for fixed steps, DEFAULT_MAX_STEPS for adaptive ones
     double max_wall;       // seconds; 0: no limit
     int force;             // write a CSV larger than CSV_SIZE_LIMIT
+    const char *inputs;    // --inputs FILE.csv (NULL: the inputs keep their defaults)
+    input_interp inputs_interp;
+    input_table table;     // the loaded --inputs file (rows == 0: none)
 } sim_args;
 
 // Accepted steps an adaptive run may take unless --max-steps says otherwise: bounds the run
@@ -274,6 +280,19 @@ static int parse_args(int argc, char **argv, sim_args *a)
             if (!value || !*value)
                 return bad_input("--plot needs a file name ending in .png or .svg", NULL, NULL);
             a->plot = value;
+        } else if (take_option(argc, argv, &i, "--inputs", &value)) {
+            if (!value || !*value)
+                return bad_input("--inputs needs a CSV file (columns t and input names)", NULL,
+                                 NULL);
+            a->inputs = value;
+        } else if (take_option(argc, argv, &i, "--inputs-interp", &value)) {
+            if (value && !strcmp(value, "linear"))
+                a->inputs_interp = INPUT_LINEAR;
+            else if (value && !strcmp(value, "step"))
+                a->inputs_interp = INPUT_STEP;
+            else
+                return bad_input("--inputs-interp is 'linear' or 'step', got '%s'",
+                                 value ? value : "", NULL);
         } else if (take_option(argc, argv, &i, "--max-model-memory", &value)) {
             if (!value || cli_parse_bytes(value, &a->max_model_memory))
                 return bad_input("--max-model-memory needs a size in bytes (suffixes K, M, G), "
@@ -733,6 +752,8 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
         print_message("error: ", "out of memory");
         return EXIT_OUT_OF_MEMORY;
     }
+    if (a->table.rows > 0)   // inputs at the initial node, then at the start of each step
+        input_table_apply(&a->table, sim, dirac_sim_time(sim));
     dirac_run_row(r, row);
     write_row(csv, row, columns);
     st->rows = 1;
@@ -769,6 +790,8 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
             break;
         }
         long written = 0;
+        if (a->table.rows > 0)
+            input_table_apply(&a->table, sim, dirac_sim_time(sim));
         dirac_status status = dirac_run_advance(r, 1, row, 1, &written);
         if (written) {
             write_row(csv, row, columns);
@@ -905,6 +928,14 @@ int cli_simulate(int argc, char **argv)
     rc = load_model(&a, &spec, &model);
     if (!rc)
         rc = resolve_settings(model, &a, &s);
+    if (!rc && a.inputs) {
+        char message[1024];
+        if (input_table_load(&a.table, a.inputs, model, a.inputs_interp, message,
+                             sizeof message)) {
+            print_message("error: ", message);
+            rc = EXIT_BAD_INPUT;
+        }
+    }
     if (rc)
         goto done;
     const char *csv_path = a.out;
@@ -989,6 +1020,7 @@ int cli_simulate(int argc, char **argv)
     }
 
 done:
+    input_table_free(&a.table);
     free(default_out);
     dirac_sim_destroy(sim);
     dirac_model_destroy(model);

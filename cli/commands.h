@@ -20,6 +20,7 @@ int cli_sweep(int argc, char **argv);
 int cli_equilibrium(int argc, char **argv);
 int cli_linearize(int argc, char **argv);
 int cli_modes(int argc, char **argv);
+int cli_export(int argc, char **argv);
 int cli_import(int argc, char **argv);
 
 #endif

@@ -28,6 +28,8 @@ static const cli_command commands[] = {
       cli_linearize, 1 },
     { "modes", "undamped natural frequencies and mode shapes about the equilibrium", cli_modes,
       1 },
+    { "export", "export a model: `dirac export fmu MODEL -o MODEL.fmu` (FMI 2.0 co-simulation)",
+      cli_export, 1 },
     { "help", "list the commands", cli_help, 0 },
 };
 

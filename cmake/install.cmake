@@ -18,6 +18,10 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/dirac DESTINATION ${CMAKE_INSTAL
         FILES_MATCHING PATTERN "*.h")
 if(DIRAC_BUILD_CLI)
   install(TARGETS dirac_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # the FMU runtime `dirac export fmu` compiles (found relative to the tool)
+  install(FILES ${PROJECT_SOURCE_DIR}/fmi/fmi2_interface.h ${PROJECT_SOURCE_DIR}/fmi/fmu_fmi2.c
+                ${PROJECT_SOURCE_DIR}/fmi/fmu_layout.h ${PROJECT_SOURCE_DIR}/fmi/fmu_model.h
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/dirac/fmi)
 endif()
 install(FILES ${PROJECT_SOURCE_DIR}/docs/dirac.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 

@@ -1,6 +1,7 @@
 // Internal: the compiled model (spec -> dirac_model). Immutable after compilation; everything
 // an integrator evaluates is a tape over one input vector
-//     x = [ q (n) | v (n) | S (ns) | t | mu (m) ]
+//     x = [ q (n) | v (n) | S (ns) | t | mu (m) | u (nu) ]
+// (u: the `input` signals, set by the host between steps and held constant over a step)
 // and every Jacobian has its sparsity pattern fixed here.
 #ifndef DIRAC_SRC_MODEL_H
 #define DIRAC_SRC_MODEL_H
@@ -57,8 +58,11 @@ struct dirac_model {
     char **param_names;
     double *param_values;
     int n, ns, m;                     // coordinates, entropy variables, constraints
-    int n_inputs;                     // 2n + ns + 1 + m
-    int first_v, first_s, index_t, first_mu;
+    int n_inputs;                     // 2n + ns + 1 + m + nu
+    int first_v, first_s, index_t, first_mu, first_u;
+    int nu;                           // `input` signals (not in param_names)
+    char **input_names;
+    double *input_defaults;
     char **coord_names, **entropy_names, **output_names;
     model_constraint *constraints;
     int output_count;
@@ -117,6 +121,8 @@ struct dirac_model {
     int has_method, has_dt, has_t_end, has_every, has_tol, has_max_iter;
 };
 
+/// Writes the inputs' defaults into x[first_u ..] (evaluations at the initial state).
+void model_set_default_inputs(const dirac_model *m, double *x);
 /// Collects the model's breakpoints in time (model_breakpoints.c): after compilation.
 dirac_status model_find_breakpoints(dirac_model *m);
 /// The first breakpoint after t, or +infinity.

@@ -92,6 +92,12 @@ static void sparse_free(model_sparse *s)
     memset(s, 0, sizeof *s);
 }
 
+void model_set_default_inputs(const dirac_model *m, double *x)
+{
+    for (int k = 0; k < m->nu; k++)
+        x[m->first_u + k] = m->input_defaults[k];
+}
+
 void model_group_eval(const model_group *g, const double *x, double *work, double *values)
 {
     if (g->tape)
@@ -279,6 +285,18 @@ static int compile_lagrangian(compile_state *c)
             expr_id term = lower_expr(&in->scope, &in->sm->lagrangian[i].value);
             if (term == EXPR_NONE)
                 return 0;
+            // inputs jump between steps: in L they would change the energy E = <p, v> - L
+            // without any work to account for it, so they drive the system through forces,
+            // constraints, two-forms and heat inputs only
+            int32_t lo = 0, hi = -1;
+            expr_var_range(m->pool, term, &lo, &hi);
+            if (m->nu > 0 && hi >= m->first_u) {
+                spec_error(c->spec, DIRAC_ERR_PARSE, in->sm->lagrangian[i].loc,
+                           "the lagrangian depends on an input; an input may drive the system "
+                           "through forces, constraints, two-forms and heat inputs only (a "
+                           "voltage or torque input is a `force`)");
+                return 0;
+            }
             sum = expr_add(m->pool, sum, term);
         }
     }
@@ -818,6 +836,8 @@ static int check_constraint_rank(compile_state *c)
     int ok = x && work && values && a && tau && pivot;
     if (!ok)
         fail_nomem(c);
+    else
+        model_set_default_inputs(m, x);
     if (ok) {
         memcpy(x, m->q0, (size_t)n * sizeof *x);
         memcpy(x + m->first_v, m->v0, (size_t)n * sizeof *x);
@@ -881,11 +901,21 @@ static int compile_parameters(compile_state *c)
         count += c->tree.items[k]->sm->param_count;
     m->param_names = calloc((size_t)count + 1, sizeof *m->param_names);
     m->param_values = calloc((size_t)count + 1, sizeof *m->param_values);
-    if (!m->param_names || !m->param_values)
+    m->input_names = calloc((size_t)m->nu + 1, sizeof *m->input_names);
+    m->input_defaults = calloc((size_t)m->nu + 1, sizeof *m->input_defaults);
+    if (!m->param_names || !m->param_values || !m->input_names || !m->input_defaults)
         return fail_nomem(c);
     for (int k = 0; k < c->tree.count; k++) {
         const instance *in = c->tree.items[k];
         for (int j = 0; j < in->sm->param_count; j++) {
+            int u = in->input_index[j];
+            if (u >= 0) {   // an input: listed apart, its value is the default
+                m->input_names[u] = text_concat(in->prefix, in->sm->params[j].name, NULL);
+                if (!m->input_names[u])
+                    return fail_nomem(c);
+                m->input_defaults[u] = in->param_values[j];
+                continue;
+            }
             m->param_names[m->param_count] = text_concat(in->prefix, in->sm->params[j].name, NULL);
             if (!m->param_names[m->param_count])
                 return fail_nomem(c);
@@ -908,9 +938,11 @@ static int compile_model(compile_state *c, const spec_model *root)
     m->first_mu = m->index_t + 1;
     if (!compile_names(c))
         return 0;
-    m->n_inputs = m->first_mu + m->m;
+    m->first_u = m->first_mu + m->m;
+    m->nu = c->tree.nu;
+    m->n_inputs = m->first_u + m->nu;
     return instance_tree_evaluate(&c->tree, c->spec, m->pool, m->first_v, m->first_s,
-                                  m->index_t) &&
+                                  m->index_t, m->first_u) &&
            compile_parameters(c) && compile_lagrangian(c) && compile_constraints(c) && compile_forces(c) &&
            compile_heat(c) && compile_thermal(c) && compile_outputs(c) && compile_initial(c) &&
            compile_settings(c) &&
@@ -967,6 +999,10 @@ void dirac_model_destroy(dirac_model *m)
         free(m->param_names[i]);
     free(m->param_names);
     free(m->param_values);
+    for (int k = 0; m->input_names && k < m->nu; k++)
+        free(m->input_names[k]);
+    free(m->input_names);
+    free(m->input_defaults);
     for (int i = 0; m->coord_names && i < m->n; i++)
         free(m->coord_names[i]);
     for (int i = 0; m->entropy_names && i < m->ns; i++)

@@ -17,6 +17,7 @@ static void instance_free(instance *in)
     free(in->prefix);
     free(in->children);
     free(in->param_values);
+    free(in->input_index);
     free(in->let_ids);
     free(in->param_state);
     free(in->let_state);
@@ -38,10 +39,12 @@ static instance *instance_new(spec *s, const spec_model *sm, instance *parent, i
     in->prefix = text_concat(prefix, NULL, NULL);
     in->children = calloc((size_t)sm->component_count + 1, sizeof *in->children);
     in->param_values = calloc((size_t)sm->param_count + 1, sizeof *in->param_values);
+    in->input_index = calloc((size_t)sm->param_count + 1, sizeof *in->input_index);
     in->let_ids = calloc((size_t)sm->let_count + 1, sizeof *in->let_ids);
     in->param_state = calloc((size_t)sm->param_count + 1, 1);
     in->let_state = calloc((size_t)sm->let_count + 1, 1);
-    if (!in->prefix || !in->children || !in->param_values || !in->let_ids || !in->param_state ||
+    if (!in->prefix || !in->children || !in->param_values || !in->input_index || !in->let_ids ||
+        !in->param_state ||
         !in->let_state) {
         spec_out_of_memory(s);
         instance_free(in);
@@ -147,6 +150,8 @@ int instance_tree_build(instance_tree *tree, spec *s, const spec_model *root)
         in->first_s = tree->ns;
         tree->n += in->sm->coord_count;
         tree->ns += in->sm->entropy_count;
+        for (int i = 0; i < in->sm->param_count; i++)
+            in->input_index[i] = in->sm->params[i].is_input ? tree->nu++ : -1;
         for (int c = in->sm->component_count - 1; c >= 0; c--)
             stack[top_of_stack++] = in->children[c];
     }
@@ -191,7 +196,10 @@ static expr_id lower_qualified(const lower_scope *scope, const spec_expr_node *n
             return expr_var(pool, target->first_v + ref.index);
         if (node->kind == SPEC_EXPR_NAME) {
             switch ((spec_sym_kind)ref.kind) {
-            case SPEC_SYM_PARAMETER: return expr_const(pool, owner->param_values[ref.index]);
+            case SPEC_SYM_PARAMETER:
+                if (owner->input_index[ref.index] >= 0)
+                    return expr_var(pool, target->first_u + owner->input_index[ref.index]);
+                return expr_const(pool, owner->param_values[ref.index]);
             case SPEC_SYM_COORDINATE: return expr_var(pool, target->first_q + ref.index);
             case SPEC_SYM_ENTROPY: return expr_var(pool, target->first_s + ref.index);
             case SPEC_SYM_LET: return owner->let_ids[ref.index];
@@ -347,7 +355,7 @@ static int evaluate(slot target, slot *stack, int capacity, spec *s)
 }
 
 int instance_tree_evaluate(instance_tree *tree, spec *s, expr_pool *pool, int first_v,
-                           int first_s, int index_t)
+                           int first_s, int index_t, int first_u)
 {
     int slots = 0;
     for (int k = 0; k < tree->count; k++) {
@@ -356,6 +364,7 @@ int instance_tree_evaluate(instance_tree *tree, spec *s, expr_pool *pool, int fi
                                    .let_ids = in->let_ids, .first_q = in->first_q,
                                    .first_v = first_v + in->first_q,
                                    .first_s = first_s + in->first_s, .index_t = index_t,
+                                   .input_index = in->input_index, .first_u = first_u,
                                    .owner = in, .qualified = lower_qualified };
         slots += in->sm->param_count + in->sm->let_count;
     }

@@ -19,6 +19,7 @@ struct instance {
     int first_q, first_s;       // global indices of its own coordinates / entropy variables
     instance **children;        // one per component of sm
     double *param_values;
+    int *input_index;           // per parameter: its global input number, -1 if not an input
     expr_id *let_ids;
     unsigned char *param_state, *let_state;   // 0 pending, 1 in progress, 2 done
     lower_scope scope;          // lowering of this instance's expressions
@@ -29,6 +30,7 @@ typedef struct instance_tree {
     instance **items;
     int count;
     int n, ns;                  // coordinates and entropy variables of the whole system
+    int nu;                     // inputs of the whole system (pre-order, declaration order)
 } instance_tree;
 
 /// Builds the tree of `root` (components must be loaded) and assigns the global layout:
@@ -40,7 +42,7 @@ int instance_tree_build(instance_tree *tree, spec *s, const spec_model *root);
 /// parameters (overrides, then component arguments, then their own expressions) and lets, in
 /// dependency order. Returns 0 after reporting an error (cycle, non-constant parameter...).
 int instance_tree_evaluate(instance_tree *tree, spec *s, expr_pool *pool, int first_v,
-                           int first_s, int index_t);
+                           int first_s, int index_t, int first_u);
 
 void instance_tree_free(instance_tree *tree);
 

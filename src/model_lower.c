@@ -139,7 +139,10 @@ static expr_id lower_name(const lower_scope *scope, const spec_expr_node *node)
             return expr_var(pool, scope->first_v + ref->index);
     } else {
         switch ((spec_sym_kind)ref->kind) {
-        case SPEC_SYM_PARAMETER: return expr_const(pool, scope->param_values[ref->index]);
+        case SPEC_SYM_PARAMETER:
+            if (scope->input_index && scope->input_index[ref->index] >= 0)
+                return expr_var(pool, scope->first_u + scope->input_index[ref->index]);
+            return expr_const(pool, scope->param_values[ref->index]);
         case SPEC_SYM_COORDINATE: return expr_var(pool, scope->first_q + ref->index);
         case SPEC_SYM_ENTROPY: return expr_var(pool, scope->first_s + ref->index);
         case SPEC_SYM_LET: return scope->let_ids[ref->index];
@@ -242,7 +245,7 @@ int lower_constant(const lower_scope *scope, const spec_expr *e, spec_loc loc, c
     free(vars);
     if (n_vars > 0) {
         spec_error(scope->spec, DIRAC_ERR_PARSE, loc,
-                   "%s must be a constant (it depends on the state or on time)", what);
+                   "%s must be a constant (it depends on the state, on time or on an input)", what);
         return 0;
     }
     if (expr_eval_reference(scope->pool, 1, &id, NULL, out, &err) != DIRAC_OK) {

@@ -15,6 +15,9 @@ struct lower_scope {
     spec *spec;                  // for error messages
     expr_pool *pool;
     const double *param_values;  // value of each parameter (folded to a constant)
+    const int *input_index;      // per parameter: its input number (variable first_u + it), or
+                                 // -1 for a parameter proper (NULL: no inputs)
+    int first_u;
     const expr_id *let_ids;      // DAG node of each let lowered so far
     int first_q, first_v, first_s, index_t;   // input indices of this instance's variables
     const void *owner;           // the instance (model_instance.h)

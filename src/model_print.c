@@ -72,6 +72,9 @@ static int make_names(print_ctx *p)
                                           : text_concat("mu.", m->constraints[a].name, "");
         free(sub);
     }
+    for (int k = 0; k < m->nu; k++)   // inputs: printed by name
+        p->names[m->first_u + k] = latex ? latex_name(m->input_names[k], NULL)
+                                         : text_concat("", m->input_names[k], "");
     for (int k = 0; k < m->n_inputs; k++)
         if (!p->names[k])
             return 0;

@@ -314,6 +314,8 @@ dirac_status dirac_model_analyze(const dirac_model *m, dirac_model_analysis *out
     if (!x || !work || !vals || !dense || !curv || !out->integrability_defect ||
         !out->integrable || !out->integrability || !out->residual || !out->velocity_residual)
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    else
+        model_set_default_inputs(m, x);
     if (status == DIRAC_OK)
         status = model_frobenius_symbolic(m, out->integrability, err);
     double *hess = vals, *forms = hess + m->hessian.nnz, *curvature = forms + m->constraint_forms.nnz;

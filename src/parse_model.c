@@ -863,6 +863,17 @@ static bool stmt_parameter(parse_state *p, const parse_token *kw)
     return stmt_assignments(p, "parameter", SPEC_SYM_PARAMETER);
 }
 
+// `input NAME = DEFAULT`: a parameter that the host may change between steps
+static bool stmt_input(parse_state *p, const parse_token *kw)
+{
+    (void)kw;
+    int first = p->m->param_count;
+    bool ok = stmt_assignments(p, "input", SPEC_SYM_PARAMETER);
+    for (int i = first; i < p->m->param_count; i++)
+        p->m->params[i].is_input = true;
+    return ok;
+}
+
 static bool stmt_let(parse_state *p, const parse_token *kw)
 {
     (void)kw;
@@ -899,6 +910,7 @@ static const struct {
     { "component", stmt_component },   { "twoform", stmt_twoform },
     { "entropy", stmt_entropy },       { "friction", stmt_friction },
     { "heat", stmt_heat },             { "heat_input", stmt_heat_input },
+    { "input", stmt_input },
 };
 enum { STATEMENT_COUNT = sizeof statements / sizeof statements[0] };
 

@@ -675,9 +675,11 @@ dirac_status sim_create(const dirac_model *model, const dirac_sim_options *optio
     sim->temperature = calloc(ns + 1, sizeof(double));
     sim->tape_work = calloc((size_t)model->work_size + 1, sizeof(double));
     sim->z = calloc(unknowns, sizeof(double));
+    sim->z_size = unknowns;
     sim->block = calloc(unknowns, sizeof(int));
     size_t d = 2 * n + ns + 1;
-    sim->scratch = calloc(8 * nm + 6 * d + 2 * ((size_t)sim->mc + n + ns) + 8, sizeof(double));
+    sim->scratch_size = 8 * nm + 6 * d + 2 * ((size_t)sim->mc + n + ns) + 8;
+    sim->scratch = calloc(sim->scratch_size, sizeof(double));
     sim->q_old = calloc(n + 1, sizeof(double));
     sim->q_older = calloc(n + 1, sizeof(double));
     sim->p_half = calloc(n + 1, sizeof(double));
@@ -700,6 +702,8 @@ dirac_status sim_create(const dirac_model *model, const dirac_sim_options *optio
     for (int k = 0; status == DIRAC_OK && k < 3; k++)
         if (eval_alloc(&sim->eval[k], model) != DIRAC_OK)
             status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+        else   // the inputs live in every evaluation point's x (sim_input.c)
+            model_set_default_inputs(model, sim->eval[k].x);
     if (status == DIRAC_OK)
         status = newton_init(&sim->nw, (int)unknowns, err);
     if (status == DIRAC_OK && (method == &sim_method_midpoint || method == &sim_method_dirac2) &&

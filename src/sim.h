@@ -80,6 +80,7 @@ struct dirac_sim {
     sim_eval eval[3];             // evaluation points the methods use
     newton nw;
     double *z;                    // Newton unknowns
+    size_t z_size, scratch_size;  // their lengths and the scratch's (sim_state.c copies them)
     int *block;                   // their blocks
     double *scratch;              // O(n + m + ns) doubles for the methods
     int linear_solver;            // dirac_linear_solver

@@ -234,6 +234,8 @@ typedef struct spec_name_ref {
 } spec_name_ref;
 
 /// `parameter NAME = EXPR`. An override (-p NAME=VALUE) replaces the value.
+/// `input NAME = DEFAULT` is a parameter with is_input set: expressions see it as a variable
+/// (held constant over a step), the value is its default.
 /// Every definition below may be a family `NAME[RANGES]` (index/index_count; 0 for a plain one).
 typedef struct spec_param {
     const char *name;
@@ -241,6 +243,7 @@ typedef struct spec_param {
     spec_expr value;
     bool overridden;
     double override_value;
+    bool is_input;   // `input NAME = DEFAULT`: set by the host between steps (docs/fmi.md)
     spec_index *index;
     int index_count;
 } spec_param;

@@ -1,6 +1,8 @@
 // The public face of the parser (include/dirac/model.h): load, parse, override, messages.
 #include "spec_api.h"
 
+#include "parse.h"
+
 #include <stdlib.h>
 
 static dirac_status wrap(dirac_status status, spec *parsed, dirac_spec **out)
@@ -92,4 +94,16 @@ void dirac_spec_destroy(dirac_spec *ds)
         return;
     spec_destroy(ds->parsed);
     free(ds);
+}
+
+const char *dirac_spec_file_text(const dirac_spec *ds, int index, size_t *size)
+{
+    if (size)
+        *size = 0;
+    if (!ds || index < 0 || index >= dirac_spec_file_count(ds))
+        return NULL;
+    const diag_source *src = ds->parsed->sources[index];
+    if (size)
+        *size = src->size;
+    return src->text;
 }

@@ -898,6 +898,7 @@ static bool add_param(xctx *c, const spec_param *op, const char *name, xin *in)
         return nomem(c);
     np->name = name;
     np->loc = op->loc;
+    np->is_input = op->is_input;
     if (!emit_expr(c, in, &np->value))
         return false;
     double value = NAN;

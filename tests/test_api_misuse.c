@@ -52,6 +52,10 @@ static const char *const covered[] = {
     "dirac_model_initial_is_fixed", "dirac_model_equilibrium", "dirac_equilibrium_free",
     "dirac_model_linearize", "dirac_linearization_free", "dirac_model_descriptor_rhs",
     "dirac_model_modes", "dirac_modes_free",
+    "dirac_spec_file_text", "dirac_model_input_count",
+    "dirac_model_input_name", "dirac_model_input_default", "dirac_model_input_index",
+    "dirac_sim_set_input", "dirac_sim_input", "dirac_sim_state_size", "dirac_sim_state_save",
+    "dirac_sim_state_restore",
 };
 #define COVERED_COUNT (sizeof covered / sizeof covered[0])
 
@@ -194,6 +198,17 @@ static void model_queries(void)
     ENSURE_EQ_INT(dirac_model_interaction_count(NULL), -1);
     ENSURE_EQ_INT(dirac_model_parameter_count(NULL), -1);
     ENSURE(dirac_model_parameter_name(NULL, 0) == NULL);
+    ENSURE_EQ_INT(dirac_model_input_count(NULL), -1);
+    ENSURE_EQ_INT(dirac_model_input_count(m), 0);
+    ENSURE(dirac_model_input_name(NULL, 0) == NULL && dirac_model_input_name(m, 0) == NULL);
+    ENSURE(isnan(dirac_model_input_default(NULL, 0)) && isnan(dirac_model_input_default(m, -1)));
+    ENSURE_EQ_INT(dirac_model_input_index(NULL, "u"), -1);
+    ENSURE_EQ_INT(dirac_model_input_index(m, NULL), -1);
+    ENSURE_EQ_INT(dirac_model_input_index(m, "m"), -1);   // a parameter, not an input
+    size_t text_size = 1;
+    ENSURE(dirac_spec_file_text(NULL, 0, &text_size) == NULL && text_size == 0);
+    ENSURE(dirac_spec_file_text(spec, -1, NULL) == NULL);
+    ENSURE(dirac_spec_file_text(spec, 0, NULL) == NULL);   // parsed from memory: no files
     ENSURE(isnan(dirac_model_parameter_value(NULL, 0)));
     ENSURE(dirac_model_parameter_name(m, -1) == NULL);
     ENSURE(dirac_model_parameter_name(m, 3) == NULL);   // m, g, l
@@ -344,6 +359,25 @@ static void sim_queries(void)
     ENSURE(dirac_sim_warning(sim, 1 << 30) == NULL);
     dirac_sim_outputs(NULL, force);
     dirac_sim_outputs(sim, NULL);
+    // inputs (the pendulum has none) and snapshots
+    ENSURE_EQ_INT(dirac_sim_set_input(NULL, 0, 1.0), DIRAC_ERR_ARGUMENT);
+    ENSURE_EQ_INT(dirac_sim_set_input(sim, 0, 1.0), DIRAC_ERR_ARGUMENT);
+    ENSURE_CONTAINS(dirac_sim_errmsg(sim), "out of range");
+    ENSURE(isnan(dirac_sim_input(NULL, 0)) && isnan(dirac_sim_input(sim, 0)));
+    ENSURE(dirac_sim_state_size(NULL) == 0);
+    size_t state_size = dirac_sim_state_size(sim);
+    ENSURE(state_size > 0);
+    unsigned char *state = calloc(state_size, 1);
+    ENSURE_EQ_INT(dirac_sim_state_save(NULL, state, state_size), DIRAC_ERR_ARGUMENT);
+    ENSURE_EQ_INT(dirac_sim_state_save(sim, NULL, state_size), DIRAC_ERR_SIZE);
+    ENSURE_EQ_INT(dirac_sim_state_save(sim, state, state_size - 1), DIRAC_ERR_SIZE);
+    ENSURE_EQ_INT(dirac_sim_state_restore(NULL, state, state_size), DIRAC_ERR_ARGUMENT);
+    ENSURE_EQ_INT(dirac_sim_state_restore(sim, state, state_size), DIRAC_ERR_ARGUMENT);   // zeros
+    ENSURE_EQ_INT(dirac_sim_state_restore(sim, NULL, state_size), DIRAC_ERR_ARGUMENT);
+    ENSURE_EQ_INT(dirac_sim_state_save(sim, state, state_size), DIRAC_OK);
+    ENSURE_EQ_INT(dirac_sim_state_restore(sim, state, state_size - 1), DIRAC_ERR_ARGUMENT);
+    ENSURE_EQ_INT(dirac_sim_state_restore(sim, state, state_size), DIRAC_OK);
+    free(state);
     ENSURE(dirac_sim_step(sim) == DIRAC_OK);   // still usable after all that
     dirac_sim_destroy(sim);
     dirac_sim_destroy(NULL);

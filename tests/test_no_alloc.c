@@ -165,5 +165,46 @@ static void degenerate_circuit_steps_do_not_allocate(void)
         }
 }
 
+
+// Setting inputs between steps (also refused values, whose message is formatted into the
+// simulation's buffer) and saving and restoring snapshots allocate nothing.
+static void inputs_and_snapshots_do_not_allocate(void)
+{
+    static const char text[] =
+        "model turned\nparameter m = 1, g = 9.81\ninput tau = 0\ncoordinate x, y\n"
+        "lagrangian m/2*(x'^2 + y'^2) - m*g*y\nconstraint rod: x^2 + y^2 = 1\n"
+        "force x: -tau*y\nforce y: tau*x\ninitial y = -1\noutput power = tau*(x*y' - y*x')\n";
+    dirac_spec *spec = NULL;
+    dirac_model *model = NULL;
+    dirac_sim *sim = NULL;
+    dirac_error err;
+    ENSURE(dirac_spec_parse("turned.dirac", text, strlen(text), &spec) == DIRAC_OK);
+    ENSURE(dirac_model_compile(spec, &model) == DIRAC_OK);
+    dirac_sim_options options = { .method = "midpoint", .dt = 1e-3 };
+    ENSURE(model && dirac_sim_create(model, &options, &sim, &err) == DIRAC_OK);
+    if (sim) {
+        size_t size = dirac_sim_state_size(sim);
+        unsigned char *state = malloc(size);
+        double power = 0;
+        ENSURE(dirac_sim_step(sim) == DIRAC_OK);
+        long before = allocations;
+        for (int s = 0; s < 200; s++) {
+            ENSURE(dirac_sim_set_input(sim, 0, 0.001 * s) == DIRAC_OK);
+            ENSURE(dirac_sim_set_input(sim, 0 * s, (double)NAN) == DIRAC_ERR_ARGUMENT);
+            ENSURE(dirac_sim_set_input(sim, 1, 1.0) == DIRAC_ERR_ARGUMENT);
+            ENSURE(dirac_sim_state_save(sim, state, size) == DIRAC_OK);
+            ENSURE(dirac_sim_step(sim) == DIRAC_OK);
+            if (s % 2)
+                ENSURE(dirac_sim_state_restore(sim, state, size) == DIRAC_OK);
+            dirac_sim_outputs(sim, &power);
+        }
+        ENSURE_EQ_INT(allocations - before, 0);
+        free(state);
+    }
+    dirac_sim_destroy(sim);
+    dirac_model_destroy(model);
+    dirac_spec_destroy(spec);
+}
+
 TEST_MAIN(TEST(steps_do_not_allocate), TEST(adaptive_steps_do_not_allocate),
-          TEST(degenerate_circuit_steps_do_not_allocate))
+          TEST(degenerate_circuit_steps_do_not_allocate), TEST(inputs_and_snapshots_do_not_allocate))

@@ -55,6 +55,11 @@ dirac_status dirac_spec_parse(const char *name, const char *text, size_t size, d
 /// parameter (the message suggests close names) or a VALUE that is not a finite number.
 dirac_status dirac_spec_set_parameter(dirac_spec *spec, const char *assignment);
 
+/// The contents of file `index` of dirac_spec_file (not zero-terminated; its length in *size,
+/// which may be NULL), valid while the spec lives; NULL for a bad spec or index. For exporters
+/// that embed a model with its components (docs/fmi.md).
+const char *dirac_spec_file_text(const dirac_spec *spec, int index, size_t *size);
+
 /// Limits the estimated memory of the compiled model (bytes; 0 restores the default of 2 GiB):
 /// dirac_model_compile estimates the memory of the expanded families and of every component
 /// instance (nested families multiply) before building them, and refuses a model above the
@@ -104,6 +109,15 @@ const char *dirac_model_output_name(const dirac_model *model, int k);
 int dirac_model_parameter_count(const dirac_model *model);
 const char *dirac_model_parameter_name(const dirac_model *model, int k);
 double dirac_model_parameter_value(const dirac_model *model, int k);
+/// Inputs (`input NAME = DEFAULT`): signals the host sets between steps (dirac_sim_set_input),
+/// held constant over each step; named like parameters (`u`, `motor.V`, `u[2]`), in declaration
+/// order (root model first, then components in pre-order); index k in 0 .. input_count-1
+/// (NULL / NaN outside; count -1 for a NULL model). They are not among the parameters.
+int dirac_model_input_count(const dirac_model *model);
+const char *dirac_model_input_name(const dirac_model *model, int k);
+double dirac_model_input_default(const dirac_model *model, int k);
+/// The index of the input called `name`, or -1.
+int dirac_model_input_index(const dirac_model *model, const char *name);
 dirac_constraint_kind dirac_model_constraint_kind(const dirac_model *model, int a);
 /// 1 if constraint `a` depends explicitly on time.
 int dirac_model_constraint_is_time_dependent(const dirac_model *model, int a);

@@ -129,6 +129,29 @@ double dirac_sim_projection_distance(const dirac_sim *sim);
 /// work). Constraint interactions: F = μ_a ω^a; two-forms: F = B(v, ·).
 void dirac_sim_interaction_force(const dirac_sim *sim, int k, double *force, double *power);
 
+/// Sets input `k` (dirac_model_input_count) to `value`: every evaluation from now on sees it, so
+/// the next step holds it constant over the step (a zero-order hold per step), and the outputs
+/// of the current node are evaluated with it. Allocates nothing. DIRAC_ERR_ARGUMENT (with the
+/// reason in dirac_sim_errmsg) for a bad index or a value that is not finite; the input is then
+/// unchanged (a NULL sim: DIRAC_ERR_ARGUMENT). A simulation starts with the inputs' defaults.
+dirac_status dirac_sim_set_input(dirac_sim *sim, int k, double value);
+/// The current value of input k (NaN for a bad index).
+double dirac_sim_input(const dirac_sim *sim, int k);
+
+/// Snapshots of a simulation (for hosts that roll back, e.g. FMI's fmi2GetFMUstate): everything
+/// the next steps depend on (node, multipliers, inputs, earlier positions of two-step methods,
+/// Newton's starting guesses, the adaptive controller), as bytes that
+/// may be stored and restored into the same simulation or into another one of the same model
+/// and options: continuing from a restored snapshot gives bit-identical results.
+/// dirac_sim_state_size is the byte count; save fails with DIRAC_ERR_SIZE when `size` is too
+/// small, restore with DIRAC_ERR_ARGUMENT for bytes that are not a snapshot of a simulation of
+/// this shape (the simulation is then unchanged); a NULL sim: size 0, DIRAC_ERR_ARGUMENT.
+/// Neither allocates. The quality measures behind
+/// the warnings (dirac_sim_quality_get) keep their maxima over everything run, rolled back or not.
+size_t dirac_sim_state_size(const dirac_sim *sim);
+dirac_status dirac_sim_state_save(const dirac_sim *sim, void *buffer, size_t size);
+dirac_status dirac_sim_state_restore(dirac_sim *sim, const void *buffer, size_t size);
+
 /// Values of the model's `output` expressions at the current node (output_count values).
 /// A step after which an output is not finite fails with DIRAC_ERR_NOT_FINITE (naming the
 /// output and the time), like a non-finite state.

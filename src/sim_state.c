@@ -1,0 +1,142 @@
+// Snapshots of a simulation (dirac_sim_state_size/save/restore): a header that identifies the
+// simulation's shape, then every scalar and array the next steps read. The bytes are the
+// machine's doubles and longs (not portable between architectures).
+#include "sim.h"
+
+#include <string.h>
+
+enum { STATE_MAGIC = 0x64697261 };   // "dira"
+
+typedef struct state_header {
+    long magic, n, ns, mc, nu, z_size, scratch_size, method;
+} state_header;
+
+// The scalars, in one struct so they copy in one piece.
+typedef struct state_scalars {
+    double h, t0, t, energy, energy0, work, constraint_residual, velocity_residual;
+    double projection_distance, backup_work, h_next, h_last, stage_guess_t, stage_guess_h;
+    double block_scale[4];
+    long steps, rejected;
+    int newton_iterations, started;
+} state_scalars;
+
+// One array of the snapshot: where it lives in the simulation and its length.
+typedef struct state_array {
+    double *data;
+    size_t count;
+} state_array;
+
+static int arrays_of(const dirac_sim *sim, state_array *a)
+{
+    size_t n = (size_t)sim->n, ns = (size_t)sim->ns, mc = (size_t)sim->mc;
+    const dirac_model *m = sim->model;
+    int k = 0;
+    a[k++] = (state_array){ sim->q, n };
+    a[k++] = (state_array){ sim->v, n };
+    a[k++] = (state_array){ sim->p, n };
+    a[k++] = (state_array){ sim->mu, mc };
+    a[k++] = (state_array){ sim->s, ns };
+    a[k++] = (state_array){ sim->temperature, ns };
+    a[k++] = (state_array){ sim->z, sim->z_size };
+    a[k++] = (state_array){ sim->scratch, sim->scratch_size };
+    a[k++] = (state_array){ sim->q_old, n };
+    a[k++] = (state_array){ sim->q_older, n };
+    a[k++] = (state_array){ sim->p_half, n };
+    a[k++] = (state_array){ sim->backup, 4 * n + (size_t)m->m + ns };
+    a[k++] = (state_array){ sim->trial, 3 * n + ns };
+    a[k++] = (state_array){ sim->trial_start, 3 * n + ns };
+    a[k++] = (state_array){ sim->eval[0].x + m->first_u, (size_t)m->nu };   // the inputs
+    return k;
+}
+enum { STATE_ARRAYS = 15 };
+
+static state_header header_of(const dirac_sim *sim)
+{
+    long method = 0;
+    while (method < dirac_method_count() && dirac_method((int)method) != &sim->method->info)
+        method++;
+    return (state_header){ STATE_MAGIC, sim->n, sim->ns, sim->mc, sim->model->nu,
+                           (long)sim->z_size, (long)sim->scratch_size, method };
+}
+
+size_t dirac_sim_state_size(const dirac_sim *sim)
+{
+    if (!sim)
+        return 0;
+    state_array a[STATE_ARRAYS];
+    size_t size = sizeof(state_header) + sizeof(state_scalars);
+    for (int k = arrays_of(sim, a) - 1; k >= 0; k--)
+        size += a[k].count * sizeof(double);
+    return size;
+}
+
+dirac_status dirac_sim_state_save(const dirac_sim *sim, void *buffer, size_t size)
+{
+    if (!sim)
+        return DIRAC_ERR_ARGUMENT;
+    if (!buffer || size < dirac_sim_state_size(sim))
+        return DIRAC_ERR_SIZE;
+    unsigned char *out = buffer;
+    state_header header = header_of(sim);
+    state_scalars sc;
+    memset(&sc, 0, sizeof sc);   // padding too: equal states give equal bytes
+    sc = (state_scalars){ sim->h, sim->t0, sim->t, sim->energy, sim->energy0, sim->work,
+                          sim->constraint_residual, sim->velocity_residual,
+                          sim->projection_distance, sim->backup_work, sim->h_next, sim->h_last,
+                          sim->stage_guess_t, sim->stage_guess_h,
+                          { sim->block_scale[0], sim->block_scale[1], sim->block_scale[2],
+                            sim->block_scale[3] },
+                          sim->steps, sim->rejected, sim->newton_iterations, sim->started };
+    memcpy(out, &header, sizeof header);
+    out += sizeof header;
+    memcpy(out, &sc, sizeof sc);
+    out += sizeof sc;
+    state_array a[STATE_ARRAYS];
+    int count = arrays_of(sim, a);
+    for (int k = 0; k < count; k++) {
+        if (a[k].count)
+            memcpy(out, a[k].data, a[k].count * sizeof(double));
+        out += a[k].count * sizeof(double);
+    }
+    return DIRAC_OK;
+}
+
+dirac_status dirac_sim_state_restore(dirac_sim *sim, const void *buffer, size_t size)
+{
+    if (!sim)
+        return DIRAC_ERR_ARGUMENT;
+    state_header expected = header_of(sim), header;
+    if (!buffer || size != dirac_sim_state_size(sim))
+        return DIRAC_ERR_ARGUMENT;
+    const unsigned char *in = buffer;
+    memcpy(&header, in, sizeof header);
+    if (memcmp(&header, &expected, sizeof header) != 0)
+        return DIRAC_ERR_ARGUMENT;
+    in += sizeof header;
+    state_scalars sc;
+    memcpy(&sc, in, sizeof sc);
+    in += sizeof sc;
+    sim->h = sc.h, sim->t0 = sc.t0, sim->t = sc.t, sim->energy = sc.energy;
+    sim->energy0 = sc.energy0, sim->work = sc.work;
+    sim->constraint_residual = sc.constraint_residual;
+    sim->velocity_residual = sc.velocity_residual;
+    sim->projection_distance = sc.projection_distance, sim->backup_work = sc.backup_work;
+    sim->h_next = sc.h_next, sim->h_last = sc.h_last;
+    sim->stage_guess_t = sc.stage_guess_t, sim->stage_guess_h = sc.stage_guess_h;
+    memcpy(sim->block_scale, sc.block_scale, sizeof sim->block_scale);
+    sim->steps = sc.steps, sim->rejected = sc.rejected;
+    sim->newton_iterations = sc.newton_iterations, sim->started = sc.started != 0;
+    state_array a[STATE_ARRAYS];
+    int count = arrays_of(sim, a);
+    for (int k = 0; k < count; k++) {
+        if (a[k].count)
+            memcpy(a[k].data, in, a[k].count * sizeof(double));
+        in += a[k].count * sizeof(double);
+    }
+    // the inputs live in every evaluation point (sim_input.c)
+    const dirac_model *m = sim->model;
+    for (int e = 1; e < 3; e++)
+        memcpy(sim->eval[e].x + m->first_u, sim->eval[0].x + m->first_u,
+               (size_t)m->nu * sizeof(double));
+    return DIRAC_OK;
+}
