@@ -9,11 +9,10 @@ packages=(cmake make gcc clang libclang-rt-14-dev libc6-dev pkg-config gnuplot-n
           # the Python package (python/, docs/python.md): build, install into a venv, test;
           # matplotlib and pandas are optional there (their features' tests are skipped without);
           # numpy and pandas also run docs/cli.md's CSV recipes (tests/cli_csv_recipes.sh)
-          python3 python3-dev python3-venv python3-setuptools python3-cffi python3-numpy
+          python3 python3-dev python3-venv python3-setuptools python3-wheel python3-cffi python3-numpy
           python3-pytest python3-matplotlib python3-pandas
           # dirac-mpi (the MPI sweep, docs/sweeps.md) and its test; the build works without them
           libopenmpi-dev openmpi-bin
-
           # `dirac export fmu` zips the FMU; tests/cli_fmi.sh unpacks it
           zip unzip)
 # extra packages asked for by the caller (e.g. scripts/setup.sh gnuplot-nox)
