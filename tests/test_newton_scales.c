@@ -12,6 +12,7 @@
 //   ODE in the two angles integrated here by classical RK4 at h = 1e-5 (independent of dirac).
 #include "harness.h"
 #include "sim_run.h"
+#include "support/mechanisms.h"
 
 #include <float.h>
 
@@ -51,16 +52,8 @@ static void far_from_origin(void)
 
 static void motor_steady_speed(void)
 {
-    const char *text = "model motor\n"
-                       "parameter K = 0.05, La = 0.01, R = 2, V0 = 8.1, J = 1e-3, b = 1e-4\n"
-                       "parameter w_ss = V0*K/(R*b + K^2), i_ss = b*w_ss/K\n"
-                       "coordinate q, theta\n"
-                       "lagrangian La/2*q'^2 + J/2*theta'^2\n"
-                       "force q: V0 - R*q'\n"
-                       "force theta: -b*theta'\n"
-                       "twoform motor: K * d(q) ^ d(theta)\n"
-                       "initial q = 1e3, theta = 1e4, q' = i_ss, theta' = w_ss\n";
-    const double omega = 8.1 * 0.05 / (2.0 * 1e-4 + 0.05 * 0.05);
+    const char *text = DC_MOTOR_TEXT;
+    const double omega = DC_MOTOR_OMEGA_SS;
     static const char *const methods[] = { "midpoint", "dirac1", "dirac2", "dgrad",
                                            "lobatto3", "lobatto4", "rk4" };
     for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++)
@@ -79,56 +72,7 @@ static void motor_steady_speed(void)
         }
 }
 
-// Double pendulum, point masses m1, m2 on massless rods l1, l2, angles from the downward
-// vertical: the minimal-coordinate equations (e.g. Goldstein; with Δ = a1 − a2)
-//   (m1 + m2) l1 a1'' + m2 l2 (a2'' cos Δ + a2'^2 sin Δ) + (m1 + m2) g sin a1 = 0
-//   l2 a2'' + l1 (a1'' cos Δ − a1'^2 sin Δ) + g sin a2 = 0
-#define M1 1.0
-#define M2 0.5
-#define L1 1.0
-#define L2 0.7
-#define G 9.81
-
-static void pendulum_rhs(const double *y, double *dy)
-{
-    double a1 = y[0], a2 = y[1], w1 = y[2], w2 = y[3], d = a1 - a2;
-    // [A B; C D] [a1''; a2''] = [e; f]
-    double A = (M1 + M2) * L1, B = M2 * L2 * cos(d), C = L1 * cos(d), D = L2;
-    double e = -M2 * L2 * w2 * w2 * sin(d) - (M1 + M2) * G * sin(a1);
-    double f = L1 * w1 * w1 * sin(d) - G * sin(a2);
-    double det = A * D - B * C;
-    dy[0] = w1;
-    dy[1] = w2;
-    dy[2] = (e * D - B * f) / det;
-    dy[3] = (A * f - C * e) / det;
-}
-
-static void pendulum_reference(double a1, double a2, double t_end, double *y)
-{
-    y[0] = a1, y[1] = a2, y[2] = 0.0, y[3] = 0.0;
-    double h = 1e-5, k1[4], k2[4], k3[4], k4[4], tmp[4];
-    long steps = lround(t_end / h);
-    for (long s = 0; s < steps; s++) {
-        pendulum_rhs(y, k1);
-        for (int i = 0; i < 4; i++) tmp[i] = y[i] + 0.5 * h * k1[i];
-        pendulum_rhs(tmp, k2);
-        for (int i = 0; i < 4; i++) tmp[i] = y[i] + 0.5 * h * k2[i];
-        pendulum_rhs(tmp, k3);
-        for (int i = 0; i < 4; i++) tmp[i] = y[i] + h * k3[i];
-        pendulum_rhs(tmp, k4);
-        for (int i = 0; i < 4; i++) y[i] += h / 6.0 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
-    }
-}
-
-static const char pendulum_text[] =
-    "model double_pendulum\n"
-    "parameter m1 = 1, m2 = 0.5, l1 = 1, l2 = 0.7, g = 9.81, a1 = 0.9, a2 = -0.4\n"
-    "coordinate x1, y1, x2, y2\n"
-    "lagrangian m1/2*(x1'^2 + y1'^2) + m2/2*(x2'^2 + y2'^2) - m1*g*y1 - m2*g*y2\n"
-    "constraint rod1: x1^2 + y1^2 = l1^2\n"
-    "constraint rod2: (x2 - x1)^2 + (y2 - y1)^2 = l2^2\n"
-    "initial x1 = l1*sin(a1), y1 = -l1*cos(a1), x2 = l1*sin(a1) + l2*sin(a2),\n"
-    "        y2 = -l1*cos(a1) - l2*cos(a2)\n";
+static const char pendulum_text[] = DOUBLE_PENDULUM_TEXT;
 
 static const char *const implicit_methods[] = { "midpoint", "dirac1", "dirac2", "dgrad",
                                                 "lobatto3", "lobatto4" };
@@ -165,7 +109,7 @@ static void mechanism_at_rest(void)
 {
     const char *text = pendulum_text;
     double t_end = 0.5, y[4];
-    pendulum_reference(0.9, -0.4, t_end, y);
+    double_pendulum_reference(0.9, -0.4, t_end, lround(t_end / 1e-5), y);   // RK4 at h = 1e-5
     // every method that handles holonomic constraints with a regular Lagrangian, implicit
     static const struct { const char *name; double h, tol; } cases[] = {
         // tolerances: C h^p with the method's order p and C ≈ 30 (measured errors 0.1–0.5 of it)
@@ -184,8 +128,7 @@ static void mechanism_at_rest(void)
             continue;
         }
         const double *q = dirac_sim_q(r.sim);
-        double a1 = atan2(q[0], -q[1]), a2 = atan2(q[2] - q[0], -(q[3] - q[1]));
-        double error = fmax(fabs(a1 - y[0]), fabs(a2 - y[1]));
+        double error = double_pendulum_angle_error(q, y);
         printf("  %-8s h = %-6g angle error %.2e (tolerance %.0e)\n", cases[k].name, cases[k].h,
                error, cases[k].tol);
         ENSURE_LE(error, cases[k].tol);

@@ -14,6 +14,7 @@
 // h = 1e-9: they must complete, within the same kind of bound.
 #include "harness.h"
 #include "sim_run.h"
+#include "support/mechanisms.h"
 
 #include <float.h>
 
@@ -83,43 +84,6 @@ static void pendulum_every_step_size(void)
         }
 }
 
-// The double pendulum in angles (a1, a2) from rest, for the reference.
-#define M1 1.0
-#define M2 0.5
-#define L1 1.0
-#define L2 0.7
-
-static void double_pendulum_rhs(const double *y, double *dy)
-{
-    double a1 = y[0], a2 = y[1], w1 = y[2], w2 = y[3], d = a1 - a2;
-    // [A B; C D] [a1''; a2''] = [e; f] (Lagrange's equations in the two angles)
-    double A = (M1 + M2) * L1, B = M2 * L2 * cos(d), C = L1 * cos(d), D = L2;
-    double e = -M2 * L2 * w2 * w2 * sin(d) - (M1 + M2) * G * sin(a1);
-    double f = L1 * w1 * w1 * sin(d) - G * sin(a2);
-    double det = A * D - B * C;
-    dy[0] = w1;
-    dy[1] = w2;
-    dy[2] = (e * D - B * f) / det;
-    dy[3] = (A * f - C * e) / det;
-}
-
-static void double_pendulum_reference(double t_end, double *y)
-{
-    y[0] = 0.9, y[1] = -0.4, y[2] = 0.0, y[3] = 0.0;
-    long n = 2000;
-    double h = t_end / (double)n, k1[4], k2[4], k3[4], k4[4], tmp[4];
-    for (long s = 0; s < n; s++) {
-        double_pendulum_rhs(y, k1);
-        for (int i = 0; i < 4; i++) tmp[i] = y[i] + 0.5 * h * k1[i];
-        double_pendulum_rhs(tmp, k2);
-        for (int i = 0; i < 4; i++) tmp[i] = y[i] + 0.5 * h * k2[i];
-        double_pendulum_rhs(tmp, k3);
-        for (int i = 0; i < 4; i++) tmp[i] = y[i] + h * k3[i];
-        double_pendulum_rhs(tmp, k4);
-        for (int i = 0; i < 4; i++) y[i] += h / 6.0 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
-    }
-}
-
 static const char *const implicit_methods[] = { "midpoint", "dirac1", "dirac2", "dgrad",
                                                 "lobatto3", "lobatto4" };
 
@@ -127,15 +91,7 @@ static const char *const implicit_methods[] = { "midpoint", "dirac1", "dirac2", 
 // the rounding bound 2000 · 8 ε (|l1| + |l2|).
 static void double_pendulum_tiny_step(void)
 {
-    const char *text =
-        "model double_pendulum\n"
-        "parameter m1 = 1, m2 = 0.5, l1 = 1, l2 = 0.7, g = 9.81, a1 = 0.9, a2 = -0.4\n"
-        "coordinate x1, y1, x2, y2\n"
-        "lagrangian m1/2*(x1'^2 + y1'^2) + m2/2*(x2'^2 + y2'^2) - m1*g*y1 - m2*g*y2\n"
-        "constraint rod1: x1^2 + y1^2 = l1^2\n"
-        "constraint rod2: (x2 - x1)^2 + (y2 - y1)^2 = l2^2\n"
-        "initial x1 = l1*sin(a1), y1 = -l1*cos(a1), x2 = l1*sin(a1) + l2*sin(a2),\n"
-        "        y2 = -l1*cos(a1) - l2*cos(a2)\n";
+    const char *text = DOUBLE_PENDULUM_TEXT;
     for (size_t k = 0; k < sizeof implicit_methods / sizeof implicit_methods[0]; k++) {
         dirac_sim_options options = { 0 };
         options.method = implicit_methods[k];
@@ -145,12 +101,11 @@ static void double_pendulum_tiny_step(void)
             continue;
         if (run_steps(&r, STEPS)) {
             double y[4];
-            double_pendulum_reference(dirac_sim_time(r.sim), y);
-            const double *q = dirac_sim_q(r.sim);
-            double a1 = atan2(q[0], -q[1]), a2 = atan2(q[2] - q[0], -(q[3] - q[1]));
-            double error = fmax(fabs(a1 - y[0]), fabs(a2 - y[1]));
+            double_pendulum_reference(0.9, -0.4, dirac_sim_time(r.sim), 2000, y);
+            double error = double_pendulum_angle_error(dirac_sim_q(r.sim), y);
             double bound = 25.0 * 1e-9 * dirac_sim_time(r.sim) +
-                           (double)STEPS * 8.0 * DBL_EPSILON * (L1 + L2) / L2;
+                           (double)STEPS * 8.0 * DBL_EPSILON *
+                               (DOUBLE_PENDULUM_L1 + DOUBLE_PENDULUM_L2) / DOUBLE_PENDULUM_L2;
             printf("  %-8s double pendulum h = 1e-9: angle error %.2e (bound %.1e)\n",
                    implicit_methods[k], error, bound);
             ENSURE_LE(error, bound);
@@ -165,16 +120,8 @@ static void double_pendulum_tiny_step(void)
 // (bound 1e-12 ω = 4500 ε ω, as at the larger steps of test_newton_scales).
 static void motor_tiny_step(void)
 {
-    const char *text = "model motor\n"
-                       "parameter K = 0.05, La = 0.01, R = 2, V0 = 8.1, J = 1e-3, b = 1e-4\n"
-                       "parameter w_ss = V0*K/(R*b + K^2), i_ss = b*w_ss/K\n"
-                       "coordinate q, theta\n"
-                       "lagrangian La/2*q'^2 + J/2*theta'^2\n"
-                       "force q: V0 - R*q'\n"
-                       "force theta: -b*theta'\n"
-                       "twoform motor: K * d(q) ^ d(theta)\n"
-                       "initial q = 1e3, theta = 1e4, q' = i_ss, theta' = w_ss\n";
-    const double omega = 8.1 * 0.05 / (2.0 * 1e-4 + 0.05 * 0.05);
+    const char *text = DC_MOTOR_TEXT;
+    const double omega = DC_MOTOR_OMEGA_SS;
     for (size_t k = 0; k < sizeof implicit_methods / sizeof implicit_methods[0]; k++) {
         dirac_sim_options options = { 0 };
         options.method = implicit_methods[k];
