@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "plot.h"
 #include "exit_status.h"
+#include "option_args.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -34,24 +35,6 @@ static int out_of_memory(void)
 {
     fputs("dirac plot: error: out of memory\n", stderr);
     return EXIT_OUT_OF_MEMORY;
-}
-
-// If argv[*i] is option `name`, as "NAME VALUE" or "NAME=VALUE", sets *value (NULL when the
-// value is missing), advances *i past it, and returns 1; otherwise returns 0.
-static int take_option(int argc, char **argv, int *i, const char *name, const char **value)
-{
-    size_t len = strlen(name);
-    const char *arg = argv[*i];
-    if (strncmp(arg, name, len) != 0)
-        return 0;
-    if (arg[len] == '=') {
-        *value = arg + len + 1;
-        return 1;
-    }
-    if (arg[len] != '\0')
-        return 0;
-    *value = *i + 1 < argc ? argv[++*i] : NULL;
-    return 1;
 }
 
 // "WxH" with both from 100 to 10000
@@ -110,14 +93,14 @@ static int parse_args(int argc, char **argv, cli_plot_request *r, const char **f
             else
                 return bad_input("--errors=%s: expected --errors, --errors=energy or "
                                  "--errors=constraints", what);
-        } else if (take_option(argc, argv, &i, "--phase", &value)) {
+        } else if (cli_take_option(argc, argv, &i, "--phase", &value)) {
             if (!value || !*value)
                 return bad_input("--phase needs a coordinate name%s", "");
             if ((rc = set_mode(&st, "--phase")))
                 return rc;
             r->kind = CLI_PLOT_PHASE;
             r->x = value;
-        } else if (take_option(argc, argv, &i, "--xy", &value)) {
+        } else if (cli_take_option(argc, argv, &i, "--xy", &value)) {
             const char *comma = value ? strchr(value, ',') : NULL;
             if (!comma || comma == value || !comma[1] || strchr(comma + 1, ','))
                 return bad_input("--xy needs two column names X,Y, got '%s'",
@@ -133,48 +116,48 @@ static int parse_args(int argc, char **argv, cli_plot_request *r, const char **f
             (*xy_copy)[comma - value] = '\0';
             r->x = *xy_copy;
             r->y = *xy_copy + (comma - value) + 1;
-        } else if (take_option(argc, argv, &i, "--x", &value)) {
+        } else if (cli_take_option(argc, argv, &i, "--x", &value)) {
             if (!value || !*value)
                 return bad_input("--x needs a column name%s", "");
             st.x_option = value;
             r->x = value;
-        } else if (take_option(argc, argv, &i, "--y", &value)) {
+        } else if (cli_take_option(argc, argv, &i, "--y", &value)) {
             if (!value || !*value)
                 return bad_input("--y needs column names COL[,COL...]%s", "");
             st.y_option = value;
             r->y = value;
         } else if (!strcmp(arg, "--logy")) {
             r->logy = 1;
-        } else if (take_option(argc, argv, &i, "--title", &value)) {
+        } else if (cli_take_option(argc, argv, &i, "--title", &value)) {
             if (!value)
                 return bad_input("--title needs a text%s", "");
             r->title = value;
-        } else if (take_option(argc, argv, &i, "--label", &value)) {
+        } else if (cli_take_option(argc, argv, &i, "--label", &value)) {
             if (!value)
                 return bad_input("--label needs a text%s", "");
             labels[r->label_count++] = value;
-        } else if (take_option(argc, argv, &i, "--xlabel", &value)) {
+        } else if (cli_take_option(argc, argv, &i, "--xlabel", &value)) {
             if (!value)
                 return bad_input("--xlabel needs a text%s", "");
             r->xlabel = value;
-        } else if (take_option(argc, argv, &i, "--ylabel", &value)) {
+        } else if (cli_take_option(argc, argv, &i, "--ylabel", &value)) {
             if (!value)
                 return bad_input("--ylabel needs a text%s", "");
             r->ylabel = value;
-        } else if (take_option(argc, argv, &i, "--xrange", &value)) {
+        } else if (cli_take_option(argc, argv, &i, "--xrange", &value)) {
             if (!value)
                 return bad_input("--xrange needs MIN:MAX%s", "");
             r->xrange = value;
-        } else if (take_option(argc, argv, &i, "--yrange", &value)) {
+        } else if (cli_take_option(argc, argv, &i, "--yrange", &value)) {
             if (!value)
                 return bad_input("--yrange needs MIN:MAX%s", "");
             r->yrange = value;
-        } else if (take_option(argc, argv, &i, "--size", &value)) {
+        } else if (cli_take_option(argc, argv, &i, "--size", &value)) {
             if (!value || parse_size(value, &r->width, &r->height))
                 return bad_input("--size needs WIDTHxHEIGHT in pixels (100 to 10000), got '%s'",
                                  value ? value : "");
-        } else if (take_option(argc, argv, &i, "--out", &value) ||
-                   take_option(argc, argv, &i, "-o", &value)) {
+        } else if (cli_take_option(argc, argv, &i, "--out", &value) ||
+                   cli_take_option(argc, argv, &i, "-o", &value)) {
             if (!value || !*value)
                 return bad_input("%s needs a file name ending in .png or .svg", arg);
             r->out = value;

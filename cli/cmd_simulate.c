@@ -38,6 +38,7 @@
 #include "input_table.h"
 #include "json_output.h"
 #include "output_file.h"
+#include "option_args.h"
 
 #include <dirac/dirac.h>
 
@@ -169,123 +170,81 @@ static int bad_input(const char *fmt, const char *a, const char *b)
     return EXIT_BAD_INPUT;
 }
 
-// Reads a finite number; 0 on success.
-static int parse_real(const char *text, double *out)
-{
-    char *end;
-    errno = 0;
-    double x = strtod(text, &end);
-    if (end == text || *end != '\0' || errno == ERANGE || !isfinite(x))
-        return -1;
-    *out = x;
-    return 0;
-}
-
-// Reads a positive integer; 0 on success.
-static int parse_count(const char *text, long *out)
-{
-    char *end;
-    errno = 0;
-    long x = strtol(text, &end, 10);
-    if (end == text || *end != '\0' || errno == ERANGE || x < 1)
-        return -1;
-    *out = x;
-    return 0;
-}
-
-// If argv[*i] is option `name`, as "NAME VALUE" or "NAME=VALUE", sets *value (NULL when the
-// value is missing), advances *i past it, and returns 1; otherwise returns 0.
-static int take_option(int argc, char **argv, int *i, const char *name, const char **value)
-{
-    size_t len = strlen(name);
-    const char *arg = argv[*i];
-    if (strncmp(arg, name, len) != 0)
-        return 0;
-    if (arg[len] == '=') {
-        *value = arg + len + 1;
-        return 1;
-    }
-    if (arg[len] != '\0')
-        return 0;
-    *value = *i + 1 < argc ? argv[++*i] : NULL;
-    return 1;
-}
-
 static int parse_args(int argc, char **argv, sim_args *a)
 {
     memset(a, 0, sizeof *a);
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *value = NULL;
-        if (take_option(argc, argv, &i, "-p", &value) ||
-            take_option(argc, argv, &i, "--parameter", &value)) {
+        if (cli_take_option(argc, argv, &i, "-p", &value) ||
+            cli_take_option(argc, argv, &i, "--parameter", &value)) {
             if (!value)
                 return bad_input("%s needs NAME=VALUE", arg, NULL);
             if (a->override_count == MAX_OVERRIDES)
                 return bad_input("too many -p options (at most 256)", NULL, NULL);
             a->overrides[a->override_count++] = value;
-        } else if (take_option(argc, argv, &i, "--method", &value)) {
+        } else if (cli_take_option(argc, argv, &i, "--method", &value)) {
             if (!value || !*value)
                 return bad_input("--method needs a method name (see 'dirac methods')", NULL,
                                  NULL);
             a->method = value;
-        } else if (take_option(argc, argv, &i, "--dt", &value)) {
-            if (!value || parse_real(value, &a->dt))
+        } else if (cli_take_option(argc, argv, &i, "--dt", &value)) {
+            if (!value || cli_parse_real(value, &a->dt))
                 return bad_input("--dt needs a number, got '%s'", value ? value : "", NULL);
             if (!(a->dt > 0))
                 return bad_input("--dt must be positive, got %s", value, NULL);
             a->has_dt = 1;
-        } else if (take_option(argc, argv, &i, "--t-end", &value)) {
-            if (!value || parse_real(value, &a->t_end))
+        } else if (cli_take_option(argc, argv, &i, "--t-end", &value)) {
+            if (!value || cli_parse_real(value, &a->t_end))
                 return bad_input("--t-end needs a number, got '%s'", value ? value : "", NULL);
             if (a->t_end < 0)
                 return bad_input("--t-end must not be negative, got %s", value, NULL);
             a->has_t_end = 1;
-        } else if (take_option(argc, argv, &i, "--every", &value)) {
-            if (!value || parse_count(value, &a->every))
+        } else if (cli_take_option(argc, argv, &i, "--every", &value)) {
+            if (!value || cli_parse_count(value, &a->every))
                 return bad_input("--every needs a positive integer, got '%s'",
                                  value ? value : "", NULL);
             a->has_every = 1;
-        } else if (take_option(argc, argv, &i, "--tol", &value)) {
-            if (!value || parse_real(value, &a->tol) || !(a->tol > 0))
+        } else if (cli_take_option(argc, argv, &i, "--tol", &value)) {
+            if (!value || cli_parse_real(value, &a->tol) || !(a->tol > 0))
                 return bad_input("--tol needs a positive number, got '%s'", value ? value : "",
                                  NULL);
             a->has_tol = 1;
-        } else if (take_option(argc, argv, &i, "--rtol", &value) ||
-                   take_option(argc, argv, &i, "--atol", &value)) {
+        } else if (cli_take_option(argc, argv, &i, "--rtol", &value) ||
+                   cli_take_option(argc, argv, &i, "--atol", &value)) {
             double *target = !strncmp(arg, "--rtol", 6) ? &a->rtol : &a->atol;
-            if (!value || parse_real(value, target) || !(*target > 0))
+            if (!value || cli_parse_real(value, target) || !(*target > 0))
                 return bad_input("%s needs a positive number, got '%s'",
                                  !strncmp(arg, "--rtol", 6) ? "--rtol" : "--atol",
                                  value ? value : "");
-        } else if (take_option(argc, argv, &i, "--max-steps", &value)) {
-            if (!value || parse_count(value, &a->max_steps))
+        } else if (cli_take_option(argc, argv, &i, "--max-steps", &value)) {
+            if (!value || cli_parse_count(value, &a->max_steps))
                 return bad_input("--max-steps needs a positive integer, got '%s'",
                                  value ? value : "", NULL);
-        } else if (take_option(argc, argv, &i, "--max-iter", &value)) {
-            if (!value || parse_count(value, &a->max_iter) || a->max_iter > 100000)
+        } else if (cli_take_option(argc, argv, &i, "--max-iter", &value)) {
+            if (!value || cli_parse_count(value, &a->max_iter) || a->max_iter > 100000)
                 return bad_input("--max-iter needs an integer from 1 to 100000, got '%s'",
                                  value ? value : "", NULL);
             a->has_max_iter = 1;
-        } else if (take_option(argc, argv, &i, "--out", &value) ||
-                   take_option(argc, argv, &i, "-o", &value)) {
+        } else if (cli_take_option(argc, argv, &i, "--out", &value) ||
+                   cli_take_option(argc, argv, &i, "-o", &value)) {
             if (!value || !*value)
                 return bad_input("%s needs a file name (or - for standard output)", arg, NULL);
             a->out = value;
-        } else if (take_option(argc, argv, &i, "--summary", &value)) {
+        } else if (cli_take_option(argc, argv, &i, "--summary", &value)) {
             if (!value || !*value)
                 return bad_input("--summary needs a file name (or - for standard output)", NULL,
                                  NULL);
             a->summary = value;
-        } else if (take_option(argc, argv, &i, "--plot", &value)) {
+        } else if (cli_take_option(argc, argv, &i, "--plot", &value)) {
             if (!value || !*value)
                 return bad_input("--plot needs a file name ending in .png or .svg", NULL, NULL);
             a->plot = value;
-        } else if (take_option(argc, argv, &i, "--inputs", &value)) {
+        } else if (cli_take_option(argc, argv, &i, "--inputs", &value)) {
             if (!value || !*value)
                 return bad_input("--inputs needs a CSV file (columns t and input names)", NULL,
                                  NULL);
             a->inputs = value;
-        } else if (take_option(argc, argv, &i, "--inputs-interp", &value)) {
+        } else if (cli_take_option(argc, argv, &i, "--inputs-interp", &value)) {
             if (value && !strcmp(value, "linear"))
                 a->inputs_interp = INPUT_LINEAR;
             else if (value && !strcmp(value, "step"))
@@ -293,12 +252,12 @@ static int parse_args(int argc, char **argv, sim_args *a)
             else
                 return bad_input("--inputs-interp is 'linear' or 'step', got '%s'",
                                  value ? value : "", NULL);
-        } else if (take_option(argc, argv, &i, "--max-model-memory", &value)) {
+        } else if (cli_take_option(argc, argv, &i, "--max-model-memory", &value)) {
             if (!value || cli_parse_bytes(value, &a->max_model_memory))
                 return bad_input("--max-model-memory needs a size in bytes (suffixes K, M, G), "
                                  "got '%s'", value ? value : "", NULL);
-        } else if (take_option(argc, argv, &i, "--max-wall", &value)) {
-            if (!value || parse_real(value, &a->max_wall) || !(a->max_wall > 0))
+        } else if (cli_take_option(argc, argv, &i, "--max-wall", &value)) {
+            if (!value || cli_parse_real(value, &a->max_wall) || !(a->max_wall > 0))
                 return bad_input("--max-wall needs a positive number of seconds, got '%s'",
                                  value ? value : "", NULL);
         } else if (!strcmp(arg, "--force")) {

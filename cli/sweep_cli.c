@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L   // mkdir, clock_gettime
 
 #include "sweep_cli.h"
+#include "option_args.h"
 
 #include <errno.h>
 #include <math.h>
@@ -39,47 +40,7 @@ static int bad_input(const char *fmt, const char *a, const char *b)
     return EXIT_BAD_INPUT;
 }
 
-static int parse_real(const char *text, double *out)
-{
-    char *end;
-    errno = 0;
-    double x = strtod(text, &end);
-    if (end == text || *end != '\0' || errno == ERANGE || !isfinite(x))
-        return -1;
-    *out = x;
-    return 0;
-}
-
-static int parse_count(const char *text, long *out)
-{
-    char *end;
-    errno = 0;
-    long x = strtol(text, &end, 10);
-    if (end == text || *end != '\0' || errno == ERANGE || x < 1)
-        return -1;
-    *out = x;
-    return 0;
-}
-
-// If argv[*i] is option `name`, as "NAME VALUE" or "NAME=VALUE", sets *value (NULL when the
-// value is missing), advances *i past it, and returns 1; otherwise returns 0.
-static int take_option(int argc, char **argv, int *i, const char *name, const char **value)
-{
-    size_t len = strlen(name);
-    const char *arg = argv[*i];
-    if (strncmp(arg, name, len) != 0)
-        return 0;
-    if (arg[len] == '=') {
-        *value = arg + len + 1;
-        return 1;
-    }
-    if (arg[len] != '\0')
-        return 0;
-    *value = *i + 1 < argc ? argv[++*i] : NULL;
-    return 1;
-}
-
-#define OPTION(name) take_option(argc, argv, &i, name, &value)
+#define OPTION(name) cli_take_option(argc, argv, &i, name, &value)
 
 // The options of `dirac simulate` that apply to every run.
 static int simulate_option(int argc, char **argv, int *ip, sweep_options *o, int *handled)
@@ -98,36 +59,36 @@ static int simulate_option(int argc, char **argv, int *ip, sweep_options *o, int
             return bad_input("--method needs a method name (see 'dirac methods')", NULL, NULL);
         o->method = value;
     } else if (OPTION("--dt")) {
-        if (!value || parse_real(value, &o->dt) || !(o->dt > 0))
+        if (!value || cli_parse_real(value, &o->dt) || !(o->dt > 0))
             return bad_input("--dt needs a positive number, got '%s'", value ? value : "", NULL);
         o->has_dt = 1;
     } else if (OPTION("--t-end")) {
-        if (!value || parse_real(value, &o->t_end) || o->t_end < 0)
+        if (!value || cli_parse_real(value, &o->t_end) || o->t_end < 0)
             return bad_input("--t-end needs a number >= 0, got '%s'", value ? value : "", NULL);
         o->has_t_end = 1;
     } else if (OPTION("--every")) {
-        if (!value || parse_count(value, &o->every))
+        if (!value || cli_parse_count(value, &o->every))
             return bad_input("--every needs a positive integer, got '%s'", value ? value : "",
                              NULL);
         o->has_every = 1;
     } else if (OPTION("--tol")) {
-        if (!value || parse_real(value, &o->tol) || !(o->tol > 0))
+        if (!value || cli_parse_real(value, &o->tol) || !(o->tol > 0))
             return bad_input("--tol needs a positive number, got '%s'", value ? value : "", NULL);
         o->has_tol = 1;
     } else if (OPTION("--rtol")) {
-        if (!value || parse_real(value, &o->rtol) || !(o->rtol > 0))
+        if (!value || cli_parse_real(value, &o->rtol) || !(o->rtol > 0))
             return bad_input("--rtol needs a positive number, got '%s'", value ? value : "",
                              NULL);
     } else if (OPTION("--atol")) {
-        if (!value || parse_real(value, &o->atol) || !(o->atol > 0))
+        if (!value || cli_parse_real(value, &o->atol) || !(o->atol > 0))
             return bad_input("--atol needs a positive number, got '%s'", value ? value : "",
                              NULL);
     } else if (OPTION("--max-steps")) {
-        if (!value || parse_count(value, &o->max_steps))
+        if (!value || cli_parse_count(value, &o->max_steps))
             return bad_input("--max-steps needs a positive integer, got '%s'",
                              value ? value : "", NULL);
     } else if (OPTION("--max-iter")) {
-        if (!value || parse_count(value, &o->max_iter) || o->max_iter > 100000)
+        if (!value || cli_parse_count(value, &o->max_iter) || o->max_iter > 100000)
             return bad_input("--max-iter needs an integer from 1 to 100000, got '%s'",
                              value ? value : "", NULL);
         o->has_max_iter = 1;
@@ -160,7 +121,7 @@ static int parse_args(int argc, char **argv, sweep_cli *cli, long *samples, uint
             if (sweep_plan_add(&cli->job.plan, value, msg, sizeof msg))
                 return bad_input("%s", msg, NULL);
         } else if (OPTION("--samples")) {
-            if (!value || parse_count(value, samples))
+            if (!value || cli_parse_count(value, samples))
                 return bad_input("--samples needs a positive integer, got '%s'",
                                  value ? value : "", NULL);
         } else if (OPTION("--seed")) {
@@ -173,7 +134,7 @@ static int parse_args(int argc, char **argv, sweep_cli *cli, long *samples, uint
             *seed = (uint64_t)s;
             has_seed = 1;
         } else if (OPTION("--jobs") || OPTION("-j")) {
-            if (!value || parse_count(value, &cli->jobs) || cli->jobs > 4096)
+            if (!value || cli_parse_count(value, &cli->jobs) || cli->jobs > 4096)
                 return bad_input("--jobs needs an integer from 1 to 4096, got '%s'",
                                  value ? value : "", NULL);
         } else if (OPTION("--out") || OPTION("-o")) {
