@@ -197,25 +197,39 @@ static int finish_json(json_writer *w, const char *command)
     return 0;
 }
 
+// parse_options then load_model: -1 with *spec and *model loaded, or the exit status to return.
+static int open_model(analysis_options *o, int argc, char **argv, dirac_spec **spec,
+                      dirac_model **model)
+{
+    int rc = parse_options(o, argc, argv);
+    if (rc >= 0)
+        return rc;
+    return load_model(o, spec, model) ? -1 : 2;
+}
+
+// Starts the JSON report of a command on stdout: the top-level object and the model's name.
+static void begin_json_report(json_writer *w, const dirac_model *m)
+{
+    json_begin(w, stdout);
+    json_object(w, NULL);
+    json_string(w, "model", dirac_model_name(m));
+}
+
 int cli_equilibrium(int argc, char **argv)
 {
     analysis_options o = { .command = "equilibrium" };
-    int rc = parse_options(&o, argc, argv);
-    if (rc >= 0)
-        return rc;
     dirac_spec *spec;
     dirac_model *m;
-    if (!load_model(&o, &spec, &m))
-        return 2;
+    int rc = open_model(&o, argc, argv, &spec, &m);
+    if (rc >= 0)
+        return rc;
     dirac_equilibrium eq;
     rc = 3;
     if (solve_equilibrium(&o, m, &eq)) {
         rc = 0;
         if (o.json) {
             json_writer w;
-            json_begin(&w, stdout);
-            json_object(&w, NULL);
-            json_string(&w, "model", dirac_model_name(m));
+            begin_json_report(&w, m);
             json_equilibrium(&w, "equilibrium", m, &eq);
             rc = finish_json(&w, o.command);
         } else {
@@ -376,13 +390,11 @@ static dirac_matrix dense_as_matrix(int rows, int cols, const double *a, int *ok
 int cli_linearize(int argc, char **argv)
 {
     analysis_options o = { .command = "linearize" };
-    int rc = parse_options(&o, argc, argv);
-    if (rc >= 0)
-        return rc;
     dirac_spec *spec;
     dirac_model *m;
-    if (!load_model(&o, &spec, &m))
-        return 2;
+    int rc = open_model(&o, argc, argv, &spec, &m);
+    if (rc >= 0)
+        return rc;
     int n = dirac_model_coordinate_count(m);
     dirac_equilibrium eq = { 0 };
     dirac_linearization lin;
@@ -465,13 +477,11 @@ done:
 int cli_modes(int argc, char **argv)
 {
     analysis_options o = { .command = "modes" };
-    int rc = parse_options(&o, argc, argv);
-    if (rc >= 0)
-        return rc;
     dirac_spec *spec;
     dirac_model *m;
-    if (!load_model(&o, &spec, &m))
-        return 2;
+    int rc = open_model(&o, argc, argv, &spec, &m);
+    if (rc >= 0)
+        return rc;
     int n = dirac_model_coordinate_count(m);
     dirac_equilibrium eq = { 0 };
     dirac_modes modes = { 0 };
@@ -493,9 +503,7 @@ int cli_modes(int argc, char **argv)
     rc = 0;
     if (o.json) {
         json_writer w;
-        json_begin(&w, stdout);
-        json_object(&w, NULL);
-        json_string(&w, "model", dirac_model_name(m));
+        begin_json_report(&w, m);
         json_string(&w, "solver", modes.sparse ? "sparse (ARPACK shift-invert, KLU)"
                                                : "dense (LAPACK dsygv)");
         json_array(&w, "frequencies");
