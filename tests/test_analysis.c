@@ -28,17 +28,28 @@ static dirac_model *load(const char *relative, const char *const *overrides, int
     return model;
 }
 
+// load, then the equilibrium from the model's start values at t = 0 into *eq.
+static dirac_model *load_at_equilibrium(const char *relative, const char *const *overrides,
+                                        int count, dirac_equilibrium *eq)
+{
+    dirac_model *m = load(relative, overrides, count);
+    if (!m)
+        return NULL;
+    dirac_error err;
+    ENSURE(dirac_model_equilibrium(m, NULL, NULL, 0.0, eq, &err) == DIRAC_OK);
+    return m;
+}
+
 // Double pendulum, equal masses m and lengths l: ω² = (2 ∓ √2) g/l (Goldstein, Classical
 // Mechanics, §6.4), from a guess near the hanging equilibrium.
 static void double_pendulum_frequencies(void)
 {
     const char *p[] = { "th1=0.3", "th2=-0.2", "l1=0.7", "l2=0.7", "m1=2", "m2=2" };
-    dirac_model *m = load("examples/double_pendulum.dirac", p, 6);
+    dirac_equilibrium eq;
+    dirac_model *m = load_at_equilibrium("examples/double_pendulum.dirac", p, 6, &eq);
     if (!m)
         return;
     dirac_error err;
-    dirac_equilibrium eq;
-    ENSURE(dirac_model_equilibrium(m, NULL, NULL, 0.0, &eq, &err) == DIRAC_OK);
     // hanging straight down: (0, -l), (0, -2l); tensions from statics: μ = -m g (2 masses
     // below rod 1, ∇φ1 = 2(x1, y1)) and -m g/2 ... in this model's scaling φ = |r|² - l²:
     // mass 2: -m g - 2 μ2 (y2 - y1) = 0 → μ2 = -m g / (2 l); mass 1 then μ1 = -2 m g / (2 l)
@@ -84,12 +95,11 @@ static void double_pendulum_frequencies(void)
 static void spring_chain_frequencies(void)
 {
     const char *p[] = { "N=10", "k=100", "m=1" };
-    dirac_model *m = load("tests/data/spring_chain.dirac", p, 3);
+    dirac_equilibrium eq;
+    dirac_model *m = load_at_equilibrium("tests/data/spring_chain.dirac", p, 3, &eq);
     if (!m)
         return;
     dirac_error err;
-    dirac_equilibrium eq;
-    ENSURE(dirac_model_equilibrium(m, NULL, NULL, 0.0, &eq, &err) == DIRAC_OK);
     for (int i = 0; i < 10; i++)
         ENSURE_NEAR(eq.q[i], 0.0, 1e-12);
     dirac_modes modes;
@@ -119,12 +129,11 @@ static void spring_chain_frequencies(void)
 static void spring_chain_sparse(void)
 {
     const char *p[] = { "N=10000", "k=100", "m=1" };
-    dirac_model *m = load("tests/data/spring_chain.dirac", p, 3);
+    dirac_equilibrium eq;
+    dirac_model *m = load_at_equilibrium("tests/data/spring_chain.dirac", p, 3, &eq);
     if (!m)
         return;
     dirac_error err;
-    dirac_equilibrium eq;
-    ENSURE(dirac_model_equilibrium(m, NULL, NULL, 0.0, &eq, &err) == DIRAC_OK);
     dirac_modes modes;
     ENSURE(dirac_model_modes(m, &eq, 10, 0, &modes, &err) == DIRAC_OK);
     ENSURE(modes.sparse);
@@ -147,12 +156,10 @@ static void spring_chain_sparse(void)
 // −k (x − xs) + μ · 2 (x − r cos θ) = 0 gives the multiplier.
 static void slider_crank_equilibrium(void)
 {
-    dirac_model *m = load("tests/data/slider_crank_spring.dirac", NULL, 0);
+    dirac_equilibrium eq;
+    dirac_model *m = load_at_equilibrium("tests/data/slider_crank_spring.dirac", NULL, 0, &eq);
     if (!m)
         return;
-    dirac_error err;
-    dirac_equilibrium eq;
-    ENSURE(dirac_model_equilibrium(m, NULL, NULL, 0.0, &eq, &err) == DIRAC_OK);
     double r = 0.1, l = 0.3, k = 1000, xs = 0.3, kt = 5;
     double th = eq.q[0], x = eq.q[1];
     double root = sqrt(l * l - r * r * sin(th) * sin(th));
@@ -271,12 +278,11 @@ static void linearization_matches_differences(void)
 static void pendulum_reduced(void)
 {
     const char *p[] = { "l=2", "g=9.81", "m=3" };
-    dirac_model *m = load("examples/pendulum.dirac", p, 3);
+    dirac_equilibrium eq;
+    dirac_model *m = load_at_equilibrium("examples/pendulum.dirac", p, 3, &eq);
     if (!m)
         return;
     dirac_error err;
-    dirac_equilibrium eq;
-    ENSURE(dirac_model_equilibrium(m, NULL, NULL, 0.0, &eq, &err) == DIRAC_OK);
     double zero[2] = { 0, 0 };
     dirac_linearization lin;
     ENSURE(dirac_model_linearize(m, eq.q, zero, eq.s, eq.mu, 0, &lin, &err) == DIRAC_OK);
