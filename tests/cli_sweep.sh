@@ -210,7 +210,7 @@ if [ -n "$mpi" ] && command -v mpirun >/dev/null 2>&1; then
   # and RESULTS is complete and equal to the serial one.
   "$dirac" sweep "$pendulum" --vary l=0.5:2:400 --t-end 0.5 --out kserial.csv -q
   timeout 300 mpirun --oversubscribe --allow-run-as-root --enable-recovery -np 3 "$mpi" sweep \
-    --rank-timeout 1 "$pendulum" --vary l=0.5:2:400 --t-end 0.5 --out "$tmp/killed.csv" -q \
+    --rank-timeout 5 "$pendulum" --vary l=0.5:2:400 --t-end 0.5 --out "$tmp/killed.csv" -q \
     2> killed.err &
   job=$!
   victim=
