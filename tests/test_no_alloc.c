@@ -8,32 +8,7 @@
 
 #include <stdlib.h>
 
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t count, size_t size);
-void *__real_realloc(void *p, size_t size);
-void *__wrap_malloc(size_t size);
-void *__wrap_calloc(size_t count, size_t size);
-void *__wrap_realloc(void *p, size_t size);
-
-static long allocations;
-
-void *__wrap_malloc(size_t size)
-{
-    allocations++;
-    return __real_malloc(size);
-}
-
-void *__wrap_calloc(size_t count, size_t size)
-{
-    allocations++;
-    return __real_calloc(count, size);
-}
-
-void *__wrap_realloc(void *p, size_t size)
-{
-    allocations++;
-    return __real_realloc(p, size);
-}
+#include "support/alloc_count.h"
 
 static const char *const models[] = {
     "model pendulum\nparameter m = 1, g = 9.81, l = 1\ncoordinate x, y\n"
