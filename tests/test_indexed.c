@@ -948,7 +948,10 @@ static void test_scale(void)
     ENSURE(m && strcmp(m->constraints[99999].name, "link[100000]") == 0);
     printf("  parse + expand of N = 10^5 (%d coordinates): %.2f s CPU%s\n",
            m ? m->coord_count : 0, t, SANITIZED ? " (sanitizers)" : "");
-    ENSURE_LE(t, SANITIZED ? 5.0 : 2.0);
+    // Only a guard against super-linear expansion (a quadratic one takes hours at N = 10^5):
+    // 0.5 s optimised and 2.6 s under the sanitizers on an idle machine; speed itself is
+    // measured by bench/bench_scale, since CPU time on a loaded CI machine varies by 2-3x.
+    ENSURE_LE(t, 30.0);
     spec_destroy(s);
 }
 
