@@ -17,8 +17,10 @@ static int compare_doubles(const void *a, const void *b)
 }
 
 // the root of f(t) = 0 when f is affine in t and depends on nothing else; 0 otherwise
-static int affine_root(expr_pool *pool, expr_id f, int32_t index_t, double *root)
+static int affine_root(dirac_model *m, expr_id f, double *root)
 {
+    expr_pool *pool = m->pool;
+    int32_t index_t = m->index_t;
     int32_t *vars = NULL;
     int n_vars = 0;
     dirac_error err;
@@ -32,11 +34,11 @@ static int affine_root(expr_pool *pool, expr_id f, int32_t index_t, double *root
     if (slope == EXPR_NONE || expr_kind_of(pool, slope) != EXPR_CONST)
         return 0;   // not affine (or the pool failed: no breakpoint, nothing else changes)
     double s = expr_const_value(pool, slope), f0;
-    double *inputs = calloc((size_t)index_t + 1, sizeof *inputs);
+    double *inputs = mem_calloc(&m->mem, (size_t)index_t + 1, sizeof *inputs);
     if (!inputs)
         return 0;
     int ok = s != 0.0 && expr_eval_reference(pool, 1, &f, inputs, &f0, &err) == DIRAC_OK;
-    free(inputs);
+    mem_free(&m->mem, inputs);
     if (!ok || !isfinite(f0))
         return 0;
     *root = -f0 / s;
@@ -59,21 +61,19 @@ dirac_status model_find_breakpoints(dirac_model *m)
             continue;   // depends on more than time (or not on time)
         expr_id f = expr_sub(pool, expr_child(pool, id, 0), expr_child(pool, id, 1));
         double root;
-        if (f == EXPR_NONE || !affine_root(pool, f, m->index_t, &root))
+        if (f == EXPR_NONE || !affine_root(m, f, &root))
             continue;
-        if (found == cap) {
-            int grown = cap ? 2 * cap : 16;
-            double *t = realloc(times, (size_t)grown * sizeof *t);
-            if (!t) {
-                free(times);
-                return DIRAC_ERR_NOMEM;
-            }
-            times = t;
-            cap = grown;
+        if (!mem_reserve(&m->mem, &times, &cap, found + 1, sizeof *times)) {
+            mem_free(&m->mem, times);
+            return DIRAC_ERR_NOMEM;
         }
         times[found++] = root;
     }
     expr_pool_clear_error(pool);
+    if (m->mem.failed) {   // a root's scratch could not be allocated
+        mem_free(&m->mem, times);
+        return DIRAC_ERR_NOMEM;
+    }
     if (found > 1)
         qsort(times, (size_t)found, sizeof *times, compare_doubles);
     int unique = 0;
