@@ -93,6 +93,37 @@ dirac_status linalg_rank_qr(int m, int k, const double *a, int *rank, int *depen
     return status;
 }
 
+dirac_status linalg_least_squares(int n, double *a, double *b, const char *what,
+                                  dirac_error *err)
+{
+    if (n == 0)
+        return DIRAC_OK;
+    double *sv = malloc((size_t)n * sizeof *sv);
+    if (!sv)
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    lapack_int rank = 0;
+    lapack_int info = LAPACKE_dgelsd(LAPACK_COL_MAJOR, n, n, 1, a, n, b, n, sv, LINALG_RANK_RTOL,
+                                     &rank);
+    free(sv);
+    if (info != 0)
+        return error_set(err, DIRAC_ERR_LINALG, "%s failed (LAPACK dgelsd info %d)", what,
+                         (int)info);
+    return DIRAC_OK;
+}
+
+dirac_status linalg_generalized_eigen(int n, double *k, double *m, double *lambda,
+                                      dirac_error *err)
+{
+    if (n == 0)
+        return DIRAC_OK;
+    lapack_int info = LAPACKE_dsygv(LAPACK_COL_MAJOR, 1, 'V', 'U', n, k, n, m, n, lambda);
+    if (info > n)
+        return error_set(err, DIRAC_ERR_UNSUPPORTED, "the matrix M is not positive definite");
+    if (info != 0)
+        return error_set(err, DIRAC_ERR_LINALG, "LAPACK dsygv failed (info %d)", (int)info);
+    return DIRAC_OK;
+}
+
 // Copies `cols` columns of length m starting at column `first` of the m-row matrix `src`
 // into a new allocation; NULL (and OK) when cols == 0.
 static dirac_status copy_columns(int m, const double *src, int first, int cols, double **out,

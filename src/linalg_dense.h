@@ -34,6 +34,19 @@ int linalg_rank_of_singular_values(const double *s, int min_mk);
 dirac_status linalg_rank_qr(int m, int k, const double *a, int *rank, int *dependent,
                             int *independent, double *y, dirac_error *err);
 
+/// Minimum-norm least-squares solution of the square system A x = b (LAPACK dgelsd; singular
+/// values under the rank rule count as zero): A (n x n, column-major) is overwritten, b is
+/// replaced by x. DIRAC_ERR_LINALG (naming `what`) if LAPACK fails.
+dirac_status linalg_least_squares(int n, double *a, double *b, const char *what,
+                                  dirac_error *err);
+
+/// Generalized symmetric eigenproblem K x = λ M x with M positive definite (LAPACK dsygv):
+/// the eigenvalues ascending into `lambda` (n), the M-orthonormal eigenvectors into the columns
+/// of `k` (n x n, column-major); `m` is overwritten. DIRAC_ERR_UNSUPPORTED when M is not
+/// positive definite, DIRAC_ERR_LINALG when LAPACK fails otherwise.
+dirac_status linalg_generalized_eigen(int n, double *k, double *m, double *lambda,
+                                      dirac_error *err);
+
 /// Orthonormal basis of the column range of the m x k matrix `a`: writes `*range` (m x r,
 /// malloc'ed; NULL when r = 0) and `*rank` = r. If `complement` is non-NULL it also receives
 /// an m x (m - r) orthonormal basis of the range's orthogonal complement (NULL when r = m).

@@ -175,6 +175,153 @@ void dirac_model_analysis_free(dirac_model_analysis *a)
     memset(a, 0, sizeof *a);
 }
 
+// The scratch of an analysis, in one block (mem.h: mem_plan), and the values at the initial
+// state: x, the Hessian, ω, the curvature of Σ μ ω, ∇L, c, b and L.
+typedef struct analysis_work {
+    double *x, *work, *dense, *curv;
+    double *hess, *forms, *curvature, *gradient, *values, *rates, *lagrangian, *coefficients;
+    void *block;
+} analysis_work;
+
+static void analysis_layout(mem_plan *p, const dirac_model *m, analysis_work *w)
+{
+    size_t n = (size_t)m->n, mc = (size_t)m->m;
+    w->x = mem_plan_take(p, (size_t)m->n_inputs, sizeof *w->x);
+    w->work = mem_plan_take(p, (size_t)m->work_size, sizeof *w->work);
+    w->dense = mem_plan_take(p, n * (n > mc ? n : mc), sizeof *w->dense);
+    w->curv = mem_plan_take(p, n * n, sizeof *w->curv);
+    w->hess = mem_plan_take(p, (size_t)m->hessian.nnz, sizeof *w->hess);
+    w->forms = mem_plan_take(p, (size_t)m->constraint_forms.nnz, sizeof *w->forms);
+    w->curvature = mem_plan_take(p, (size_t)m->form_curvature.nnz, sizeof *w->curvature);
+    w->gradient = mem_plan_take(p, (size_t)m->gradient.count, sizeof *w->gradient);
+    w->values = mem_plan_take(p, mc, sizeof *w->values);
+    w->rates = mem_plan_take(p, mc, sizeof *w->rates);
+    w->lagrangian = mem_plan_take(p, 1, sizeof *w->lagrangian);
+    w->coefficients = mem_plan_take(p, (size_t)m->wedge_count, sizeof *w->coefficients);
+}
+
+// The per-constraint arrays of the analysis (owned by it, freed by dirac_model_analysis_free).
+static dirac_status analysis_alloc(const dirac_model *m, dirac_model_analysis *out,
+                                   dirac_error *err)
+{
+    size_t mc = (size_t)m->m + 1;
+    out->integrability_defect = calloc(mc, sizeof *out->integrability_defect);
+    out->integrable = calloc(mc, sizeof *out->integrable);
+    out->integrability = calloc(mc, sizeof *out->integrability);
+    out->residual = calloc(mc, sizeof *out->residual);
+    out->velocity_residual = calloc(mc, sizeof *out->velocity_residual);
+    if (!out->integrability_defect || !out->integrable || !out->integrability || !out->residual ||
+        !out->velocity_residual)
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    return DIRAC_OK;
+}
+
+// Evaluates the model at its initial state (which must be finite) into w; the energy
+// E = <∂L/∂v, v> − L.
+static dirac_status evaluate_initial_state(const dirac_model *m, analysis_work *w,
+                                           dirac_model_analysis *out, dirac_error *err)
+{
+    int n = m->n;
+    model_set_default_inputs(m, w->x);
+    memcpy(w->x, m->q0, (size_t)n * sizeof *w->x);
+    memcpy(w->x + m->first_v, m->v0, (size_t)n * sizeof *w->x);
+    memcpy(w->x + m->first_s, m->s0, (size_t)m->ns * sizeof *w->x);
+    dirac_error undefined;
+    dirac_status status = model_check_defined(m, w->x, &undefined);
+    if (status != DIRAC_OK)
+        return error_set(err, status, "the model is not defined at its initial state: %s",
+                         undefined.message);
+    model_group_eval(&m->hessian.values, w->x, w->work, w->hess);
+    model_group_eval(&m->constraint_forms.values, w->x, w->work, w->forms);
+    model_group_eval(&m->gradient, w->x, w->work, w->gradient);
+    model_group_eval(&m->constraint_values, w->x, w->work, w->values);
+    model_group_eval(&m->constraint_rates, w->x, w->work, w->rates);
+    model_group_eval(&m->lagrangian_value, w->x, w->work, w->lagrangian);
+    out->energy = -w->lagrangian[0];
+    for (int i = 0; i < n; i++)
+        out->energy += w->gradient[n + i] * m->v0[i];
+    return DIRAC_OK;
+}
+
+// Frobenius at the initial state for nonholonomic constraint a: dω^a(X, Y) = Y^T (C − C^T) X
+// with C_ij = ∂ω_a,i/∂q_j, over the orthonormal basis `null` (n x nullity) of Δ; C is the
+// q-Jacobian of Σ_b μ_b ω_b at μ = e_a. The largest |dω^a(X_i, X_j)|, and its scale max |C|.
+static double integrability_defect(const dirac_model *m, int a, analysis_work *w,
+                                   const double *null, int nullity, double *scale)
+{
+    size_t n = (size_t)m->n;
+    w->x[m->first_mu + a] = 1.0;
+    model_group_eval(&m->form_curvature.values, w->x, w->work, w->curvature);
+    w->x[m->first_mu + a] = 0.0;
+    sparse_to_dense(&m->form_curvature, w->curvature, 0, 0, m->n, m->n, w->curv);
+    *scale = linalg_max_abs(w->curv, n * n);
+    double defect = 0.0;
+    for (int i = 0; i < nullity; i++)
+        for (int j = i + 1; j < nullity; j++) {
+            const double *xi = null + (size_t)i * n, *xj = null + (size_t)j * n;
+            double value = 0.0;
+            for (size_t r = 0; r < n; r++)
+                for (size_t s = 0; s < n; s++)
+                    value += xj[r] * (w->curv[s * n + r] - w->curv[r * n + s]) * xi[s];
+            defect = fabs(value) > defect ? fabs(value) : defect;
+        }
+    return defect;
+}
+
+// Residuals and integrability of every constraint (Δ = ker ω has the basis `null`).
+static void analyze_constraints(const dirac_model *m, analysis_work *w, const double *null,
+                                int nullity, dirac_model_analysis *out)
+{
+    const model_sparse *f = &m->constraint_forms;
+    for (int a = 0; a < m->m; a++) {
+        // residuals: the constraint itself, and its velocity level <ω, v0> + b
+        double g = w->rates[a];
+        for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
+            g += w->forms[k] * m->v0[f->col[k]];
+        out->residual[a] = fabs(w->values[a]);
+        out->velocity_residual[a] = fabs(g);
+        dirac_integrability *verdict = &out->integrability[a];
+        out->integrable[a] = *verdict == DIRAC_INTEGRABLE_HOLONOMIC ||
+                             *verdict == DIRAC_INTEGRABLE_CLOSED ||
+                             *verdict == DIRAC_INTEGRABLE_FROBENIUS;
+        if (m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC)
+            continue;
+        double scale;
+        double defect = integrability_defect(m, a, w, null, nullity, &scale);
+        out->integrability_defect[a] = defect;
+        // a defect at rounding level at one point shows nothing beyond that point; one above
+        // it shows that Δ is not integrable
+        if (!out->integrable[a])
+            *verdict = defect <= 1e-10 * (1.0 + scale) ? DIRAC_DEFECT_ZERO_AT_INITIAL_STATE
+                                                       : DIRAC_NOT_INTEGRABLE;
+    }
+}
+
+// Ranks of ∂²L/∂v² and ω, dim Δ, then the constraints (residuals, integrability).
+static dirac_status analyze_ranks_and_constraints(const dirac_model *m, analysis_work *w,
+                                                  dirac_model_analysis *out, dirac_error *err)
+{
+    int n = m->n, mc = m->m;
+    dirac_status status = DIRAC_OK;
+    // rank of ∂²L/∂v² (rows and columns n .. 2n-1 of the Hessian in (q, v, S))
+    sparse_to_dense(&m->hessian, w->hess, n, n, n, n, w->dense);
+    out->velocity_hessian_rank = n > 0 ? rank_of(n, n, w->dense, err, &status) : 0;
+    if (status != DIRAC_OK)
+        return status;
+    // ω (m x n), its rank, Δ = ker ω
+    sparse_to_dense(&m->constraint_forms, w->forms, 0, 0, mc, n, w->dense);
+    out->constraint_rank = mc > 0 ? rank_of(mc, n, w->dense, err, &status) : 0;
+    out->distribution_dim = n - out->constraint_rank;
+    double *null = NULL;
+    int nullity = 0;
+    if (status == DIRAC_OK)
+        status = linalg_null_space(mc, n, w->dense, &null, &nullity, err);
+    if (status == DIRAC_OK)
+        analyze_constraints(m, w, null, nullity, out);
+    free(null);
+    return status;
+}
+
 dirac_status dirac_model_analyze(const dirac_model *m, dirac_model_analysis *out,
                                  dirac_error *err)
 {
@@ -187,121 +334,28 @@ dirac_status dirac_model_analyze(const dirac_model *m, dirac_model_analysis *out
         return error_set(err, DIRAC_ERR_UNSUPPORTED,
                          "the dense analysis at the initial state is limited to %d coordinates "
                          "(this model has %d)", DIRAC_ANALYSIS_MAX_COORDINATES, m->n);
-    int n = m->n, mc = m->m;
-    size_t nn = (size_t)n * (size_t)n + 1, mn = (size_t)mc * (size_t)n + 1;
-    size_t nvals = (size_t)(m->hessian.nnz + m->constraint_forms.nnz + m->form_curvature.nnz) +
-                   (size_t)(2 * n + m->ns + 1) + 4 * (size_t)mc + 1;
-    double *x = calloc((size_t)m->n_inputs + 1, sizeof *x);
-    double *work = calloc((size_t)m->work_size + 1, sizeof *work);
-    double *vals = calloc(nvals, sizeof *vals);
-    double *dense = calloc(nn > mn ? nn : mn, sizeof *dense);
-    double *curv = calloc(nn, sizeof *curv);
-    out->integrability_defect = calloc((size_t)mc + 1, sizeof *out->integrability_defect);
-    out->integrable = calloc((size_t)mc + 1, sizeof *out->integrable);
-    out->integrability = calloc((size_t)mc + 1, sizeof *out->integrability);
-    out->residual = calloc((size_t)mc + 1, sizeof *out->residual);
-    out->velocity_residual = calloc((size_t)mc + 1, sizeof *out->velocity_residual);
-    dirac_status status = DIRAC_OK;
-    if (!x || !work || !vals || !dense || !curv || !out->integrability_defect ||
-        !out->integrable || !out->integrability || !out->residual || !out->velocity_residual)
-        status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
-    else
-        model_set_default_inputs(m, x);
-    if (status == DIRAC_OK)
-        status = model_frobenius_symbolic(m, out->integrability, err);
-    double *hess = vals, *forms = hess + m->hessian.nnz, *curvature = forms + m->constraint_forms.nnz;
-    double *gradient = curvature + m->form_curvature.nnz, *values = gradient + 2 * n + m->ns + 1;
-    double *rates = values + mc, *lagrangian = rates + mc;
-    double *null = NULL;
-    int nullity = 0;
-    if (status == DIRAC_OK) {
-        memcpy(x, m->q0, (size_t)n * sizeof *x);
-        memcpy(x + m->first_v, m->v0, (size_t)n * sizeof *x);
-        memcpy(x + m->first_s, m->s0, (size_t)m->ns * sizeof *x);
-        dirac_error undefined;
-        status = model_check_defined(m, x, &undefined);
-        if (status != DIRAC_OK)
-            status = error_set(err, status, "the model is not defined at its initial state: %s",
-                               undefined.message);
-    }
-    if (status == DIRAC_OK) {
-        model_group_eval(&m->hessian.values, x, work, hess);
-        model_group_eval(&m->constraint_forms.values, x, work, forms);
-        model_group_eval(&m->gradient, x, work, gradient);
-        model_group_eval(&m->constraint_values, x, work, values);
-        model_group_eval(&m->constraint_rates, x, work, rates);
-        model_group_eval(&m->lagrangian_value, x, work, lagrangian);
-        // energy E = <∂L/∂v, v> − L
-        out->energy = -lagrangian[0];
-        for (int i = 0; i < n; i++)
-            out->energy += gradient[n + i] * m->v0[i];
-        // rank of ∂²L/∂v² (rows and columns n .. 2n-1 of the Hessian in (q, v, S))
-        sparse_to_dense(&m->hessian, hess, n, n, n, n, dense);
-        out->velocity_hessian_rank = n > 0 ? rank_of(n, n, dense, err, &status) : 0;
-    }
-    if (status == DIRAC_OK) {
-        // ω (m x n), its rank, Δ = ker ω
-        sparse_to_dense(&m->constraint_forms, forms, 0, 0, mc, n, dense);
-        out->constraint_rank = mc > 0 ? rank_of(mc, n, dense, err, &status) : 0;
-        out->distribution_dim = n - out->constraint_rank;
-        if (status == DIRAC_OK)
-            status = linalg_null_space(mc, n, dense, &null, &nullity, err);
-    }
-    for (int a = 0; status == DIRAC_OK && a < mc; a++) {
-        // residuals: the constraint itself, and its velocity level <ω, v0> + b
-        double g = rates[a];
-        for (int k = m->constraint_forms.row_start[a]; k < m->constraint_forms.row_start[a + 1]; k++)
-            g += forms[k] * m->v0[m->constraint_forms.col[k]];
-        out->residual[a] = fabs(values[a]);
-        out->velocity_residual[a] = fabs(g);
-        dirac_integrability *verdict = &out->integrability[a];
-        out->integrable[a] = *verdict == DIRAC_INTEGRABLE_HOLONOMIC ||
-                             *verdict == DIRAC_INTEGRABLE_CLOSED ||
-                             *verdict == DIRAC_INTEGRABLE_FROBENIUS;
-        if (m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC)
-            continue;
-        // Frobenius: dω^a(X, Y) = Y^T (C − C^T) X with C_ij = ∂ω_a,i/∂q_j, for X, Y ∈ Δ;
-        // C is the q-Jacobian of Σ_b μ_b ω_b at μ = e_a
-        x[m->first_mu + a] = 1.0;
-        model_group_eval(&m->form_curvature.values, x, work, curvature);
-        x[m->first_mu + a] = 0.0;
-        sparse_to_dense(&m->form_curvature, curvature, 0, 0, n, n, curv);
-        double scale = linalg_max_abs(curv, (size_t)n * (size_t)n), defect = 0.0;
-        for (int i = 0; i < nullity; i++)
-            for (int j = i + 1; j < nullity; j++) {
-                const double *xi = null + (size_t)i * (size_t)n, *xj = null + (size_t)j * (size_t)n;
-                double value = 0.0;
-                for (int r = 0; r < n; r++)
-                    for (int s = 0; s < n; s++)
-                        value += xj[r] * (curv[(size_t)s * (size_t)n + (size_t)r] -
-                                          curv[(size_t)r * (size_t)n + (size_t)s]) * xi[s];
-                defect = fabs(value) > defect ? fabs(value) : defect;
-            }
-        out->integrability_defect[a] = defect;
-        // a defect at rounding level at one point shows nothing beyond that point; one above
-        // it shows that Δ is not integrable
-        if (!out->integrable[a])
-            *verdict = defect <= 1e-10 * (1.0 + scale) ? DIRAC_DEFECT_ZERO_AT_INITIAL_STATE
-                                                       : DIRAC_NOT_INTEGRABLE;
-    }
     out->interconnection_angle = NAN;
     out->subsystem_count = m->subsystem_count;
-    if (status == DIRAC_OK && m->subsystem_count > 0) {
-        double *coefficients = calloc((size_t)m->wedge_count + 1, sizeof *coefficients);
-        if (!coefficients)
-            status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
-        else {
-            model_group_eval(&m->wedge_coefficients, x, work, coefficients);
-            status = interconnection_angle(m, forms, coefficients, &out->interconnection_angle, err);
-            free(coefficients);
-        }
+    analysis_work w;
+    mem_plan plan = { 0 };
+    analysis_layout(&plan, m, &w);
+    dirac_status status = mem_plan_alloc(&plan, NULL)
+                              ? analysis_alloc(m, out, err)
+                              : error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    if (status == DIRAC_OK) {
+        analysis_layout(&plan, m, &w);
+        status = model_frobenius_symbolic(m, out->integrability, err);
     }
-    free(null);
-    free(x);
-    free(work);
-    free(vals);
-    free(dense);
-    free(curv);
+    if (status == DIRAC_OK)
+        status = evaluate_initial_state(m, &w, out, err);
+    if (status == DIRAC_OK)
+        status = analyze_ranks_and_constraints(m, &w, out, err);
+    if (status == DIRAC_OK && m->subsystem_count > 0) {
+        model_group_eval(&m->wedge_coefficients, w.x, w.work, w.coefficients);
+        status = interconnection_angle(m, w.forms, w.coefficients, &out->interconnection_angle,
+                                       err);
+    }
+    mem_free(NULL, plan.block);
     if (status != DIRAC_OK)
         dirac_model_analysis_free(out);
     return status;
