@@ -363,8 +363,13 @@ int compile_thermal(compile_state *c)
         m->thermal.ids[k] = m->friction[k];
     for (int k = 0; k < m->heat_count; k++)
         m->thermal.ids[m->friction_count + k] = m->heat_conductance[k];
-    for (int j = 0; j < m->ns; j++)
+    m->thermodynamic = m->friction_count > 0 || m->heat_count > 0;
+    for (int j = 0; j < m->ns; j++) {
         m->thermal.ids[m->friction_count + m->heat_count + j] = m->heat_input[j];
+        if (expr_kind_of(m->pool, m->heat_input[j]) != EXPR_CONST ||
+            expr_const_value(m->pool, m->heat_input[j]) != 0.0)
+            m->thermodynamic = 1;
+    }
     dirac_error err;
     if (model_group_compile(m, &m->thermal, &err))
         return compile_fail_status(c, &err);

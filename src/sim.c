@@ -709,12 +709,7 @@ dirac_status sim_create(const dirac_model *model, const dirac_sim_options *optio
     if (status == DIRAC_OK && (method == &sim_method_midpoint || method == &sim_method_dirac2) &&
         sim_degenerate_init(sim) != DIRAC_OK)
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
-    int thermal = model->friction_count > 0 || model->heat_count > 0;
-    for (int j = 0; j < model->ns; j++)
-        if (expr_kind_of(model->pool, model->heat_input[j]) != EXPR_CONST ||
-            expr_const_value(model->pool, model->heat_input[j]) != 0.0)
-            thermal = 1;
-    if (status == DIRAC_OK && thermal && !method->thermodynamic)
+    if (status == DIRAC_OK && model->thermodynamic && !method->thermodynamic)
         status = error_set(err, DIRAC_ERR_UNSUPPORTED,
                            "model '%s' has friction heating or heat exchange: method '%s' does not "
                            "integrate entropy; use dgrad", model->name, method->info.name);
