@@ -34,27 +34,15 @@ typedef enum tape_op {
     OP_POWI,    // w[a]^b, b integer, by repeated squaring
     OP_POWC,    // pow(w[a], c)
     OP_POW,     // pow(w[a], w[b])
-    OP_ATAN2,   // atan2(w[a], w[b])
     OP_LT,      // w[a] < w[b] as 1 or 0 (expr_compare)
     OP_LE,
     OP_EQ,
     OP_NE,
     OP_WHEN,    // expr_when(w[a], w[b])
-    OP_NEG,
-    OP_SIN,
-    OP_COS,
-    OP_TAN,
-    OP_ASIN,
-    OP_ACOS,
-    OP_ATAN,
-    OP_SINH,
-    OP_COSH,
-    OP_TANH,
-    OP_EXP,
-    OP_LOG,
-    OP_SQRT,
-    OP_ABS,
-    OP_SIGN,
+    OP_NEG,     // -w[a]
+#define FUNCTION_OP(id, ...) OP_##id,   // c_call(w[a]) or c_call(w[a], w[b])
+    BUILTIN_MATH_LIST(FUNCTION_OP)
+#undef FUNCTION_OP
 } tape_op;
 
 typedef struct tape_instr {
@@ -114,11 +102,10 @@ int expr_tape_output_count(const expr_tape *tape)
 // ---------------------------------------------------------------------------------------
 // Instruction selection.
 
-static const tape_op unary_op[EXPR_KIND_COUNT] = {
-    [EXPR_NEG] = OP_NEG,   [EXPR_SIN] = OP_SIN,   [EXPR_COS] = OP_COS,   [EXPR_TAN] = OP_TAN,
-    [EXPR_ASIN] = OP_ASIN, [EXPR_ACOS] = OP_ACOS, [EXPR_ATAN] = OP_ATAN, [EXPR_SINH] = OP_SINH,
-    [EXPR_COSH] = OP_COSH, [EXPR_TANH] = OP_TANH, [EXPR_EXP] = OP_EXP,   [EXPR_LOG] = OP_LOG,
-    [EXPR_SQRT] = OP_SQRT, [EXPR_ABS] = OP_ABS,   [EXPR_SIGN] = OP_SIGN,
+static const tape_op function_op[EXPR_KIND_COUNT] = {
+#define FUNCTION_OP(id, ...) [EXPR_##id] = OP_##id,
+    BUILTIN_MATH_LIST(FUNCTION_OP)
+#undef FUNCTION_OP
 };
 
 // the instruction computing a non-constant node; in->a / in->b receive child node ids (to be
@@ -205,17 +192,19 @@ static void select_instr(const expr_pool *pool, const expr_node *n, tape_instr *
         }
         in->op = OP_POW;
         return;
-    case EXPR_ATAN2:
-        in->op = OP_ATAN2;
-        return;
     case EXPR_LT: in->op = OP_LT; return;
     case EXPR_LE: in->op = OP_LE; return;
     case EXPR_EQ: in->op = OP_EQ; return;
     case EXPR_NE: in->op = OP_NE; return;
     case EXPR_WHEN: in->op = OP_WHEN; return;
-    default:
-        in->op = (int32_t)unary_op[n->kind];
+    case EXPR_NEG:
+        in->op = OP_NEG;
         in->b = EXPR_NONE;
+        return;
+    default:
+        in->op = (int32_t)function_op[n->kind];
+        if (expr_kind_arity((expr_kind)n->kind) == 1)
+            in->b = EXPR_NONE;
         return;
     }
 }
@@ -400,11 +389,6 @@ static inline double powi(double x, int32_t n)
     return n < 0 ? 1.0 / r : r;
 }
 
-static inline double sign_of(double x)
-{
-    return x > 0.0 ? 1.0 : x < 0.0 ? -1.0 : x;
-}
-
 void expr_tape_eval(const expr_tape *tape, const double *inputs, double *work, double *outputs)
 {
     const tape_instr *code = tape->code;
@@ -430,27 +414,16 @@ void expr_tape_eval(const expr_tape *tape, const double *inputs, double *work, d
         case OP_POWI: r = powi(w[p->a], p->b); break;
         case OP_POWC: r = pow(w[p->a], p->c); break;
         case OP_POW: r = pow(w[p->a], w[p->b]); break;
-        case OP_ATAN2: r = atan2(w[p->a], w[p->b]); break;
         case OP_LT: r = expr_compare(EXPR_LT, w[p->a], w[p->b]); break;
         case OP_LE: r = expr_compare(EXPR_LE, w[p->a], w[p->b]); break;
         case OP_EQ: r = expr_compare(EXPR_EQ, w[p->a], w[p->b]); break;
         case OP_NE: r = expr_compare(EXPR_NE, w[p->a], w[p->b]); break;
         case OP_WHEN: r = expr_when(w[p->a], w[p->b]); break;
         case OP_NEG: r = -w[p->a]; break;
-        case OP_SIN: r = sin(w[p->a]); break;
-        case OP_COS: r = cos(w[p->a]); break;
-        case OP_TAN: r = tan(w[p->a]); break;
-        case OP_ASIN: r = asin(w[p->a]); break;
-        case OP_ACOS: r = acos(w[p->a]); break;
-        case OP_ATAN: r = atan(w[p->a]); break;
-        case OP_SINH: r = sinh(w[p->a]); break;
-        case OP_COSH: r = cosh(w[p->a]); break;
-        case OP_TANH: r = tanh(w[p->a]); break;
-        case OP_EXP: r = exp(w[p->a]); break;
-        case OP_LOG: r = log(w[p->a]); break;
-        case OP_SQRT: r = sqrt(w[p->a]); break;
-        case OP_ABS: r = fabs(w[p->a]); break;
-        case OP_SIGN: r = sign_of(w[p->a]); break;
+#define FUNCTION_EVAL(id, name, arity, c_call, ...) \
+    case OP_##id: r = BUILTIN_CALL(arity, c_call, w[p->a], w[p->b]); break;
+            BUILTIN_MATH_LIST(FUNCTION_EVAL)
+#undef FUNCTION_EVAL
         default: r = NAN; break;
         }
         w[p->dst] = r;

@@ -20,41 +20,6 @@
 #include <stdio.h>
 #include <string.h>
 
-// --- built-in functions --------------------------------------------------------------------
-
-static const struct {
-    const char *name;
-    int min_args, max_args;
-} func_table[SPEC_FUNC_COUNT] = {
-#define FUNC_ROW(id, name, min_args, max_args, kind) [SPEC_FUNC_##id] = { name, min_args, max_args },
-    BUILTIN_FUNCTION_LIST(FUNC_ROW)
-#undef FUNC_ROW
-};
-
-const char *spec_func_name(spec_func func)
-{
-    return (unsigned)func < SPEC_FUNC_COUNT ? func_table[func].name : "?";
-}
-
-int spec_func_arity(spec_func func)
-{
-    return (unsigned)func < SPEC_FUNC_COUNT ? func_table[func].min_args : 0;
-}
-
-int spec_func_max_args(spec_func func)
-{
-    return (unsigned)func < SPEC_FUNC_COUNT ? func_table[func].max_args : 0;
-}
-
-int spec_func_lookup(const char *name, size_t len)
-{
-    for (int f = 0; f < SPEC_FUNC_COUNT; f++)
-        if (len > 0 && strlen(func_table[f].name) == len &&
-            memcmp(func_table[f].name, name, len) == 0)
-            return f;
-    return -1;
-}
-
 // --- parser plumbing -----------------------------------------------------------------------
 
 spec_loc parse_loc(const parse_state *p, const parse_token *t)
@@ -498,8 +463,8 @@ static bool start_call(parse_state *p, const parse_token *t)
         snprintf(word, sizeof word, "%.*s", t->len > 64 ? 64 : (int)t->len, t->text);
         diag_suggest_init(&sg, word);
         for (int g = 0; g < SPEC_FUNC_COUNT; g++)
-            if (func_table[g].name[0])
-                diag_suggest_add(&sg, func_table[g].name);
+            if (spec_func_name((spec_func)g)[0])
+                diag_suggest_add(&sg, spec_func_name((spec_func)g));
         if (sg.best)
             return parse_error_at(p, t, "unknown function '%s'; did you mean '%s'?", name,
                                   sg.best);
@@ -577,14 +542,14 @@ static bool finish_table(parse_state *p, parse_opentry *e)
 static bool finish_call(parse_state *p)
 {
     parse_opentry e = p->ops[--p->op_count];
-    int min_args = func_table[e.op].min_args, max_args = func_table[e.op].max_args;
+    int min_args = spec_func_arity(e.op), max_args = spec_func_max_args(e.op);
     if (e.argc < min_args || (max_args >= 0 && e.argc > max_args)) {
         if (min_args == max_args)
             spec_error(p->s, DIRAC_ERR_PARSE, e.loc, "%s() takes %d argument%s, got %d",
-                       func_table[e.op].name, min_args, min_args == 1 ? "" : "s", e.argc);
+                       spec_func_name(e.op), min_args, min_args == 1 ? "" : "s", e.argc);
         else
             spec_error(p->s, DIRAC_ERR_PARSE, e.loc, "%s() takes at least %d arguments, got %d",
-                       func_table[e.op].name, min_args, e.argc);
+                       spec_func_name(e.op), min_args, e.argc);
         return false;
     }
     if (e.op == SPEC_FUNC_PWL && e.argc % 2 == 0) {
