@@ -4,6 +4,7 @@
 
 #include <locale.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,19 @@ static spec_loc lex_loc(const parse_lexer *lx, int line, int col)
     return loc;
 }
 
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void lex_error(parse_lexer *lx, spec_loc loc, const char *format, ...)
+{
+    if (lx->quiet)
+        return;
+    va_list args;
+    va_start(args, format);
+    spec_verror(lx->s, DIRAC_ERR_PARSE, loc, format, args);
+    va_end(args);
+}
+
 // one character outside the language at lx->p: reports it, skips it
 static void lex_bad_char(parse_lexer *lx)
 {
@@ -65,24 +79,24 @@ static void lex_bad_char(parse_lexer *lx)
     spec_loc here = lex_loc(lx, lx->line, lx->col);
     size_t n = diag_utf8_length(u, avail);
     if (*u == 0) {
-        spec_error(lx->s, DIRAC_ERR_PARSE, here, "NUL byte in the file (is it a text file?)");
+        lex_error(lx, here, "NUL byte in the file (is it a text file?)");
         n = 1;
     } else if (n == 0) {
-        spec_error(lx->s, DIRAC_ERR_PARSE, here, "invalid UTF-8 byte 0x%02X", (unsigned)*u);
+        lex_error(lx, here, "invalid UTF-8 byte 0x%02X", (unsigned)*u);
         n = 1;
     } else if (n > 1) {
-        spec_error(lx->s, DIRAC_ERR_PARSE, here,
+        lex_error(lx, here,
                    "unexpected character '%.*s' (names and operators are ASCII)", (int)n, lx->p);
     } else if (*u == '\'') {
-        spec_error(lx->s, DIRAC_ERR_PARSE, here,
+        lex_error(lx, here,
                    "a prime (') must follow a name directly, as in x'");
     } else if (*u == '"') {
-        spec_error(lx->s, DIRAC_ERR_PARSE, here, "unexpected string");
+        lex_error(lx, here, "unexpected string");
     } else if (*u < 0x20 || *u == 0x7F) {
-        spec_error(lx->s, DIRAC_ERR_PARSE, here, "unexpected control character 0x%02X",
+        lex_error(lx, here, "unexpected control character 0x%02X",
                    (unsigned)*u);
     } else {
-        spec_error(lx->s, DIRAC_ERR_PARSE, here, "unexpected character '%c'", *u);
+        lex_error(lx, here, "unexpected character '%c'", *u);
     }
     lx->p += n;
     lx->col++;
@@ -193,7 +207,7 @@ static void lex_name(parse_lexer *lx, parse_token *t)
     if (q < lx->end && *q == '.' && !(q + 1 < lx->end && q[1] == '.')) {   // not a range N..M
         lx->col += (int)(q + 1 - lx->p);
         lx->p = q + 1;
-        spec_error(lx->s, DIRAC_ERR_PARSE, lex_loc(lx, t->line, t->col),
+        lex_error(lx, lex_loc(lx, t->line, t->col),
                    "invalid name '%.*s': a name must follow '.'", (int)(q + 1 - start), start);
         t->kind = TOK_ERROR;
         return;
@@ -218,13 +232,13 @@ static void lex_number_error(parse_lexer *lx, const parse_token *t, const char *
     const char *q = start + len, *r = start + shown;
     spec_loc loc = lex_loc(lx, t->line, t->col);
     if (shown > 40)
-        spec_error(lx->s, DIRAC_ERR_PARSE, loc, "invalid number '%.40s...'", start);
+        lex_error(lx, loc, "invalid number '%.40s...'", start);
     else if (r > q && is_name_start((unsigned char)*q) && len > 0 && !(*q == 'e' || *q == 'E'))
-        spec_error(lx->s, DIRAC_ERR_PARSE, loc,
+        lex_error(lx, loc,
                    "invalid number '%.*s' (write %.*s*%.*s for a product)", (int)shown, start,
                    (int)len, start, (int)(r - q), q);
     else
-        spec_error(lx->s, DIRAC_ERR_PARSE, loc, "invalid number '%.*s'", (int)shown, start);
+        lex_error(lx, loc, "invalid number '%.*s'", (int)shown, start);
 }
 
 // digits [. digits] [e [+-] digits]
@@ -264,7 +278,7 @@ static void lex_number(parse_lexer *lx, parse_token *t)
         return;
     }
     if (isinf(t->number)) {
-        spec_error(lx->s, DIRAC_ERR_PARSE, lex_loc(lx, t->line, t->col),
+        lex_error(lx, lex_loc(lx, t->line, t->col),
                    "number '%.*s%s' is out of range", len > 40 ? 40 : (int)len, start,
                    len > 40 ? "..." : "");
         t->kind = TOK_ERROR;
@@ -292,7 +306,7 @@ static void lex_string(parse_lexer *lx, parse_token *t)
         col++;
     }
     if (q >= lx->end || *q != '"') {
-        spec_error(lx->s, DIRAC_ERR_PARSE, lex_loc(lx, t->line, t->col), "unterminated string");
+        lex_error(lx, lex_loc(lx, t->line, t->col), "unterminated string");
         lx->p = q;
         lx->col = col;
         t->kind = TOK_ERROR;

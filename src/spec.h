@@ -17,6 +17,7 @@
 
 #include <dirac/status.h>
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -499,6 +500,11 @@ const spec_model *spec_root(const spec *s);
 __attribute__((format(printf, 4, 5)))
 #endif
 bool spec_error(spec *s, dirac_status status, spec_loc loc, const char *format, ...);
+/// spec_error with the arguments in a va_list.
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 0)))
+#endif
+bool spec_verror(spec *s, dirac_status status, spec_loc loc, const char *format, va_list args);
 
 /// A note attached to the last error, with the source line when `loc.file` is set.
 #if defined(__GNUC__)
