@@ -209,6 +209,26 @@ static const char *const latex_name[EXPR_KIND_COUNT] = {
 #undef FUNCTION_LATEX
 };
 
+// pushes the pieces of a function node: f(x) or f(x, y) (builtin_functions.h)
+static void expand_call(printer *p, const expr_node *n)
+{
+    int latex = p->style == EXPR_PRINT_LATEX;
+    expr_kind kind = (expr_kind)n->kind;
+    push_text(p, latex ? "\\right)" : ")");
+    if (expr_kind_arity(kind) == 2) {
+        push(p, n->b, 0, NULL);
+        push_text(p, ", ");
+    }
+    push(p, n->a, 0, NULL);
+    if (latex) {
+        push_text(p, "\\left(");
+        push_text(p, latex_name[kind]);
+    } else {
+        push_text(p, "(");
+        push_text(p, expr_kind_name(kind));
+    }
+}
+
 // pushes the pieces of node `id` (in reverse, since the stack pops last-in first)
 static void expand(printer *p, expr_id id)
 {
@@ -314,20 +334,7 @@ static void expand(printer *p, expr_id id)
     default:
         break;
     }
-    // f(x) or f(x, y)
-    push_text(p, latex ? "\\right)" : ")");
-    if (expr_kind_arity(kind) == 2) {
-        push(p, n->b, 0, NULL);
-        push_text(p, ", ");
-    }
-    push(p, n->a, 0, NULL);
-    if (latex) {
-        push_text(p, "\\left(");
-        push_text(p, latex_name[kind]);
-    } else {
-        push_text(p, "(");
-        push_text(p, expr_kind_name(kind));
-    }
+    expand_call(p, n);
 }
 
 // Prints e with the printer's marks (see expr_print_term).

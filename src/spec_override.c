@@ -149,8 +149,8 @@ static bool lex_override_name(spec *s, const char *name, override_path *path)
         if (!lex_indices(&lx, name, &path->step[path->count - 1]))
             return false;
         t = lex_next(&lx);
-        if (t.kind == TOK_EOF)
-            return true;
+        if (t.kind == TOK_EOF)   // and no comment (`k#x`) before the end
+            return path->step[path->count - 1].end == src.size;
         if (t.kind != TOK_MEMBER || t.primes)
             return false;
         t.text++;   // past the '.'
