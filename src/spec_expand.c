@@ -176,19 +176,6 @@ static bool to_index(xctx *c, double v, spec_loc loc, const char *what, int64_t 
     return true;
 }
 
-static double apply_op(int op, double a, double b)
-{
-    switch ((spec_op)op) {
-    case SPEC_OP_ADD: return a + b;
-    case SPEC_OP_SUB: return a - b;
-    case SPEC_OP_MUL: return a * b;
-    case SPEC_OP_DIV: return a / b;
-    case SPEC_OP_POW: return pow(a, b);
-    case SPEC_OP_NEG: return -a;
-    default: return spec_compare_value(op, a, b);
-    }
-}
-
 // the value of a name (with its new index) in an expanded expression: parameters and constant
 // lets; NaN for anything else
 static double name_value(const xctx *c, const spec_expr_node *n)
@@ -229,7 +216,7 @@ static bool eval_flat(xctx *c, const spec_expr *e, double *out)
         }
         switch (n->kind) {
         case SPEC_EXPR_NUMBER: val[i] = n->u.number; break;
-        case SPEC_EXPR_UNARY: case SPEC_EXPR_BINARY: val[i] = apply_op(n->op, a, b); break;
+        case SPEC_EXPR_UNARY: case SPEC_EXPR_BINARY: val[i] = spec_op_value(n->op, a, b); break;
         case SPEC_EXPR_CALL: val[i] = spec_call_value(e, n, val); break;
         default: val[i] = name_value(c, n); break;
         }
@@ -481,7 +468,7 @@ static bool eval_node(xctx *c, xin *in, int32_t i)
     switch (n->kind) {
     case SPEC_EXPR_NUMBER: in->val[i] = n->u.number; return true;
     case SPEC_EXPR_INDEX: in->val[i] = (double)c->env[n->u.sym.ref.index]; return true;
-    case SPEC_EXPR_UNARY: case SPEC_EXPR_BINARY: in->val[i] = apply_op(n->op, a, b); return true;
+    case SPEC_EXPR_UNARY: case SPEC_EXPR_BINARY: in->val[i] = spec_op_value(n->op, a, b); return true;
     case SPEC_EXPR_CALL: in->val[i] = spec_call_value(in->e, n, in->val); return true;
     case SPEC_EXPR_RANGE: in->val[i] = 0; return true;
     case SPEC_EXPR_NAME: {
