@@ -7,7 +7,7 @@
 #define _POSIX_C_SOURCE 200809L   // mkdtemp
 #include "parse.h"
 #include "spec_api.h"
-#include "test_parse_util.h"
+#include "parse_util.h"
 
 #include <dirac/dirac.h>
 

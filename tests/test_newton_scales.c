@@ -12,7 +12,7 @@
 //   ODE in the two angles integrated here by classical RK4 at h = 1e-5 (independent of dirac).
 #include "harness.h"
 #include "sim_run.h"
-#include "support/mechanisms.h"
+#include "mechanisms.h"
 
 #include <float.h>
 

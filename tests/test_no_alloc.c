@@ -8,7 +8,7 @@
 
 #include <stdlib.h>
 
-#include "support/alloc_count.h"
+#include "alloc_count.h"
 
 static const char *const models[] = {
     "model pendulum\nparameter m = 1, g = 9.81, l = 1\ncoordinate x, y\n"

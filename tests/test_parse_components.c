@@ -2,7 +2,7 @@
 // written to a temporary directory, qualified names, and the loader's errors (missing files,
 // errors inside included files with "included from" notes, cycles, depth limit).
 #define _XOPEN_SOURCE 700   // mkdtemp
-#include "test_parse_util.h"
+#include "parse_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,7 +14,7 @@
 // h = 1e-9: they must complete, within the same kind of bound.
 #include "harness.h"
 #include "sim_run.h"
-#include "support/mechanisms.h"
+#include "mechanisms.h"
 
 #include <float.h>
 
