@@ -32,6 +32,8 @@
 // Prints the tables (markdown) on stdout.
 #include <dirac/dirac.h>
 
+#include "problems.h"
+
 #include <lapacke.h>
 
 #include <errno.h>
@@ -89,18 +91,6 @@ static FILE *open_csv(const char *dir, const char *name)
     if (!f)
         die(path, strerror(errno));
     return f;
-}
-
-// Complete elliptic integral of the first kind K(k) = π / (2 AGM(1, √(1 − k²))).
-static double elliptic_k(double k)
-{
-    double a = 1.0, b = sqrt(1.0 - k * k);
-    for (int i = 0; i < 50 && fabs(a - b) > 1e-16 * a; i++) {
-        double an = 0.5 * (a + b);
-        b = sqrt(a * b);
-        a = an;
-    }
-    return pi / (2.0 * a);
 }
 
 static dirac_model *compile_spec(dirac_spec *spec, dirac_status status, const char *what)
@@ -291,7 +281,7 @@ static void pendulum_experiments(const char *examples, const char *out, int ever
             status = dirac_spec_set_parameter(spec, fixed[i]);
     }
     dirac_model *model = compile_spec(spec, status, path);
-    double period = 4.0 * sqrt(l / g) * elliptic_k(sin(theta0 / 2));
+    double period = pendulum_period(g, l, theta0);
     double t_end = 100.0 * period;
     printf("## (a) Pendulum: m = %g, l = %g, g = %g, θ0 = π/4 from rest\n\n", m, l, g);
     printf("Period T = 4 √(l/g) K(sin(θ0/2)) = %.10f s; 100 T = %.6f s; E0 = %.6f J.\n\n",

@@ -17,8 +17,6 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_math.h>
 #include <gsl/gsl_odeiv2.h>
-#include <gsl/gsl_sf_ellint.h>
-#include <gsl/gsl_sf_elljac.h>
 #include <gsl/gsl_version.h>
 
 #include <math.h>
@@ -258,33 +256,6 @@ void wp_gsl_run(int problem, const wp_params *par, wp_gsl_stepper stepper, doubl
         }
     finish(&pb, y, out);
     out->ok = 1;
-}
-
-// ---------------------------------------------------------------------------------------
-// Exact pendulum: sin(theta/2) = k cd(w t | m), k = sin(theta0/2), m = k^2, w = sqrt(g/l).
-
-double wp_pendulum_period(const wp_params *par)
-{
-    double k = sin(0.5 * par->theta0);
-    return 4.0 * gsl_sf_ellint_Kcomp(k, GSL_PREC_DOUBLE) / sqrt(par->g / par->l);
-}
-
-void wp_pendulum_exact(const wp_params *par, double t, double q[2], double v[2])
-{
-    double k = sin(0.5 * par->theta0), m = k * k, w = sqrt(par->g / par->l);
-    double K4 = 4.0 * gsl_sf_ellint_Kcomp(k, GSL_PREC_DOUBLE);
-    double u = fmod(w * t, K4);   // cd has period 4K
-    double sn, cn, dn;
-    gsl_sf_elljac_e(u, m, &sn, &cn, &dn);
-    double cd = cn / dn;
-    double s_half = k * cd, c_half = sqrt(1.0 - s_half * s_half);
-    double sin_theta = 2.0 * s_half * c_half, cos_theta = 1.0 - 2.0 * s_half * s_half;
-    // d/dt sin(theta/2) = cos(theta/2) theta'/2 = k w cd'(u),  cd' = -(1 - m) sn / dn^2
-    double theta_dot = 2.0 * k * w * (-(1.0 - m) * sn / (dn * dn)) / c_half;
-    q[0] = par->l * sin_theta;
-    q[1] = -par->l * cos_theta;
-    v[0] = par->l * cos_theta * theta_dot;
-    v[1] = par->l * sin_theta * theta_dot;
 }
 
 const char *wp_gsl_version(void)

@@ -13,6 +13,7 @@
 // Also a Cartesian double pendulum and a DC motor (gyrator two-form, far from the origin) at
 // h = 1e-9: they must complete, within the same kind of bound.
 #include "harness.h"
+#include "problems.h"
 #include "sim_run.h"
 #include "mechanisms.h"
 
@@ -42,14 +43,6 @@ static void reference_angle(double t_end, double *theta)
     *theta = y[0];
 }
 
-static const char pendulum_text[] =
-    "model pendulum\n"
-    "parameter m = 1, g = 9.81, l = 1, theta0 = 0.5\n"
-    "coordinate x, y\n"
-    "lagrangian m/2*(x'^2 + y'^2) - m*g*y\n"
-    "constraint rod: x^2 + y^2 = l^2\n"
-    "initial x = l*sin(theta0), y = -l*cos(theta0)\n";
-
 static void pendulum_every_step_size(void)
 {
     static const struct { const char *name; int order; double c; } methods[] = {
@@ -67,7 +60,7 @@ static void pendulum_every_step_size(void)
             options.method = methods[k].name;
             options.dt = h;
             run r;
-            if (!run_open_with(&r, pendulum_text, NULL, 0, &options))
+            if (!run_open_with(&r, PENDULUM_MODEL, NULL, 0, &options))
                 continue;
             if (run_steps(&r, STEPS)) {
                 double t = dirac_sim_time(r.sim), theta_ref;
