@@ -19,15 +19,13 @@
 //
 // Power. At every step the total power of the interactions, sum_k <F_k, v>, must be <= 1e-12
 // of the power they transmit, the largest sum_k sum_i |F_k,i v_i| over the run.
-#define _POSIX_C_SOURCE 200809L   // mkdtemp
-
 #include "harness.h"
+#include "mem_files.h"
 
 #include <dirac/dirac.h>
 
 #include <float.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #define EXAMPLES DIRAC_SOURCE_DIR "/examples/interconnect/"
 
@@ -510,38 +508,24 @@ static void charged_particle_cycloid(void)
 
 // Errors of interconnected models, with their locations.
 
-static char temp_dir[64];
+static mem_files files = { .dir = "models" };
+static const char *const temp_dir = "models";
 
 static void write_file(const char *name, const char *text)
 {
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", temp_dir, name);
-    FILE *f = fopen(path, "w");
-    ENSURE(f != NULL);
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
+    ENSURE(mem_files_write(&files, name, text) == 0);
 }
 
-static void remove_file(const char *name)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", temp_dir, name);
-    remove(path);
-}
-
-// Loads (and compiles) temp_dir/FILE; expects failure with `status` and a message containing
+// Loads (and compiles) FILE from the in-memory files; expects failure with `status` and a message containing
 // "temp_dir/WHERE: error: MESSAGE" (WHERE = FILE:LINE:COL, in the file named there).
 static void expect_error(const char *file, dirac_status status, const char *where,
                          const char *message)
 {
-    char path[256], expected[1024];
-    snprintf(path, sizeof path, "%s/%s", temp_dir, file);
+    char expected[1024];
     snprintf(expected, sizeof expected, "%s/%s: error: %s", temp_dir, where, message);
     dirac_spec *spec = NULL;
     dirac_model *model = NULL;
-    dirac_status got = dirac_spec_load(path, &spec);
+    dirac_status got = mem_files_load(&files, file, &spec);
     if (got == DIRAC_OK)
         got = dirac_model_compile(spec, &model);
     ENSURE_EQ_INT(got, status);
@@ -559,11 +543,6 @@ static const char block[] = "model block\n"
 
 static void errors(void)
 {
-    snprintf(temp_dir, sizeof temp_dir, "/tmp/dirac_interconnect_XXXXXX");
-    if (!mkdtemp(temp_dir)) {
-        ENSURE(!"temporary directory created");
-        return;
-    }
     write_file("block.dirac", block);
     write_file("skate.dirac", "model skate\n"
                               "coordinate x, y, th\n"
@@ -612,10 +591,8 @@ static void errors(void)
     char note[256];
     snprintf(note, sizeof note, "note: included from %s/ca.dirac:4", temp_dir);
     {
-        char path[256];
-        snprintf(path, sizeof path, "%s/ca.dirac", temp_dir);
         dirac_spec *spec = NULL;
-        dirac_spec_load(path, &spec);
+        mem_files_load(&files, "ca.dirac", &spec);
         ENSURE(spec != NULL);
         if (spec)
             ENSURE_CONTAINS(dirac_spec_errmsg(spec), note);
@@ -650,11 +627,9 @@ static void errors(void)
     // (three one-forms of equal norm: which one is left over is decided by rounding, so the
     // test checks the rank and that the message names all three)
     {
-        char path[256];
-        snprintf(path, sizeof path, "%s/loop.dirac", temp_dir);
         dirac_spec *spec = NULL;
         dirac_model *model = NULL;
-        dirac_status got = dirac_spec_load(path, &spec);
+        dirac_status got = mem_files_load(&files, "loop.dirac", &spec);
         if (got == DIRAC_OK)
             got = dirac_model_compile(spec, &model);
         ENSURE_EQ_INT(got, DIRAC_ERR_PARSE);
@@ -691,15 +666,7 @@ static void errors(void)
     expect_error("twoform2.dirac", DIRAC_ERR_PARSE, "twoform2.dirac:4:28",
                  "'K' is a parameter, not a coordinate");
 
-    static const char *const files[] = {
-        "block.dirac",     "skate.dirac",     "unknown_component.dirac", "unknown_variable.dirac",
-        "missing.dirac",   "self.dirac",      "ca.dirac",                "cb.dirac",
-        "duplicate.dirac", "dependent.dirac", "loop.dirac",              "side.dirac",
-        "twoform.dirac",   "twoform2.dirac",
-    };
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        remove_file(files[i]);
-    rmdir(temp_dir);
+    mem_files_clear(&files);
 }
 
 TEST_MAIN(TEST(structures), TEST(equivalence_contact), TEST(equivalence_mass_spring),
