@@ -7,25 +7,13 @@
 # the state restored. Physics through the FMU: the DC motor's steady speed K V / (R b + K^2)
 # and the pendulum's equilibrium angle asin(tau / (m g l)).
 # usage: cli_fmi.sh PATH-TO-DIRAC PATH-TO-FMI-HOST SOURCE-DIR
-set -u
-dirac=$1
-host=$2
-src=$3
-case $dirac in /*) ;; *) dirac=$PWD/$dirac ;; esac
-case $host in /*) ;; *) host=$PWD/$host ;; esac
-case $src in /*) ;; *) src=$PWD/$src ;; esac
+. "$(dirname "$0")/support/cli.sh"
+host=$(absolute "$2")
+src=$(absolute "$3")
 for tool in zip unzip cc; do
   command -v $tool >/dev/null || { echo "FAILED $tool is missing (scripts/setup.sh)"; exit 1; }
 done
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-check() {   # check DESCRIPTION CONDITION...
-  local what=$1
-  shift
-  if "$@"; then echo "ok     $what"; else echo "FAILED $what"; fail=1; fi
-}
 # same_csv A B: equal columns and rows, values equal to 1e-12 (1 + |b|)
 same_csv() {
   python3 - "$1" "$2" <<'PY'

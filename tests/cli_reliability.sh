@@ -15,21 +15,9 @@
 #   - check prints a valid model whose equations are too long (exit 0);
 #   - out of memory is exit 4, also under a memory limit that made OpenBLAS spin forever.
 # usage: cli_reliability.sh PATH-TO-DIRAC SOURCE-DIR
-set -u
-dirac=$1
-src=$2
-case $dirac in /*) ;; *) dirac=$PWD/$dirac ;; esac
-case $src in /*) ;; *) src=$PWD/$src ;; esac
-[ -x "$dirac" ] || { echo "FAILED $dirac is not an executable"; exit 1; }
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/support/cli.sh"
+src=$(absolute "$2")
 cd "$tmp" || exit 1
-check() {   # check DESCRIPTION CONDITION...
-  local what=$1
-  shift
-  if "$@"; then echo "ok     $what"; else echo "FAILED $what"; fail=1; fi
-}
 pendulum=$src/examples/pendulum.dirac
 # csv_whole FILE: every row has the header's number of fields and only finite numbers
 csv_whole() {
