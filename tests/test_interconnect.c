@@ -21,6 +21,7 @@
 // of the power they transmit, the largest sum_k sum_i |F_k,i v_i| over the run.
 #include "harness.h"
 #include "mem_files.h"
+#include "sim_run.h"
 
 #include <dirac/dirac.h>
 
@@ -29,50 +30,11 @@
 
 #define EXAMPLES DIRAC_SOURCE_DIR "/examples/interconnect/"
 
-typedef struct run {
-    dirac_spec *spec;
-    dirac_model *model;
-    dirac_sim *sim;
-} run;
-
 static int run_open(run *r, const char *path, const char *method, double dt,
                     const char *const *overrides, int n_overrides)
 {
-    memset(r, 0, sizeof *r);
-    dirac_status status = dirac_spec_load(path, &r->spec);
-    for (int k = 0; status == DIRAC_OK && k < n_overrides; k++)
-        status = dirac_spec_set_parameter(r->spec, overrides[k]);
-    if (status == DIRAC_OK)
-        status = dirac_model_compile(r->spec, &r->model);
-    if (status != DIRAC_OK) {
-        fprintf(stderr, "  %s: %s\n", path, r->spec ? dirac_spec_errmsg(r->spec) : "no memory");
-        ENSURE(status == DIRAC_OK);
-        return 0;
-    }
     dirac_sim_options options = { .method = method, .dt = dt, .newton_rtol = 1e-15 };
-    dirac_error err;
-    if (dirac_sim_create(r->model, &options, &r->sim, &err) != DIRAC_OK) {
-        fprintf(stderr, "  %s (%s): %s\n", path, method, err.message);
-        ENSURE(!"simulation created");
-        return 0;
-    }
-    return 1;
-}
-
-static void run_close(run *r)
-{
-    dirac_sim_destroy(r->sim);
-    dirac_model_destroy(r->model);
-    dirac_spec_destroy(r->spec);
-}
-
-static int run_step(run *r)
-{
-    if (dirac_sim_step(r->sim) == DIRAC_OK)
-        return 1;
-    fprintf(stderr, "  %s\n", dirac_sim_errmsg(r->sim));
-    ENSURE(!"step failed");
-    return 0;
+    return run_open_file(r, path, overrides, n_overrides, &options);
 }
 
 // Index of the coordinate called `name` (-1 if none).
