@@ -29,12 +29,6 @@
 #define LONG_RUN_STEPS 100000L
 #endif
 
-static int run_open(run *r, const char *text, const char *method, double dt)
-{
-    dirac_sim_options options = { .method = method, .dt = dt };
-    return run_open_with(r, text, NULL, 0, &options);
-}
-
 static char *read_example(const char *name)
 {
     char path[512];
@@ -105,7 +99,7 @@ static double position_error(const char *text, const char *method, double h, dou
                              const double *reference, double *worst_phi)
 {
     run r;
-    if (!run_open(&r, text, method, h))
+    if (!run_open_method(&r, text, method, h))
         return NAN;
     double error = NAN;
     long steps = lround(t_end / h);
@@ -130,7 +124,7 @@ static int final_positions(const char *text, const char *method, double h, doubl
                            double *q)
 {
     run r;
-    if (!run_open(&r, text, method, h))
+    if (!run_open_method(&r, text, method, h))
         return 0;
     int ok = run_steps(&r, lround(t_end / h));
     if (ok)
@@ -237,7 +231,7 @@ static void orders_forced(void)
 static void long_run(const char *method, double h)
 {
     run r;
-    if (!run_open(&r, PENDULUM_MODEL, method, h))
+    if (!run_open_method(&r, PENDULUM_MODEL, method, h))
         return;
     double period = pendulum_period(PENDULUM_G, PENDULUM_L, PENDULUM_THETA0);
     double e0 = dirac_sim_energy(r.sim), worst_phi = 0.0, worst_velocity = 0.0;
@@ -285,7 +279,7 @@ static void multipliers_match_index_one(void)
     // rod's tension at the computed state: with φ = x² + y² − l², the constraint force μ ω =
     // 2 μ q equals −T q / l, and T = m (g cos θ + l θ'²) = g (−y) + |v|² (m = l = 1)
     run r;
-    if (!run_open(&r, PENDULUM_MODEL, "lobatto4", 0.05))
+    if (!run_open_method(&r, PENDULUM_MODEL, "lobatto4", 0.05))
         return;
     double worst = 0.0;
     for (int k = 0; k < 40 && run_steps(&r, 1); k++) {
@@ -304,7 +298,7 @@ static void time_reversible(void)
     static const char *const methods[] = { "lobatto3", "lobatto4" };
     for (int j = 0; j < 2; j++) {
         run r;
-        if (!run_open(&r, PENDULUM_MODEL, methods[j], 0.1) || !run_steps(&r, 30)) {
+        if (!run_open_method(&r, PENDULUM_MODEL, methods[j], 0.1) || !run_steps(&r, 30)) {
             run_close(&r);
             continue;
         }
@@ -316,7 +310,7 @@ static void time_reversible(void)
                  "initial x = %.17g, y = %.17g, x' = %.17g, y' = %.17g\n",
                  q[0], q[1], -v[0], -v[1]);
         run_close(&r);
-        if (!run_open(&r, text, methods[j], 0.1))
+        if (!run_open_method(&r, text, methods[j], 0.1))
             continue;
         if (run_steps(&r, 30)) {
             q = dirac_sim_q(r.sim);
@@ -374,7 +368,7 @@ static void energy_balance_with_forces(void)
             run r;
             double h = steps[j] / (1 << (2 * k));
             balance[k] = NAN;
-            if (!run_open(&r, forced, methods[j], h))
+            if (!run_open_method(&r, forced, methods[j], h))
                 continue;
             double worst = 0.0, e0 = dirac_sim_energy(r.sim);
             for (long s = 0; s < lround(2.0 / h) && run_steps(&r, 1); s++)
@@ -440,12 +434,9 @@ static void refusals(void)
 static void newton_failure_is_reported(void)
 {
     run r;
-    if (!run_open(&r, PENDULUM_MODEL, "lobatto4", 5.0))
+    if (!run_open_method(&r, PENDULUM_MODEL, "lobatto4", 5.0))
         return;
-    dirac_status status = DIRAC_OK;
-    for (int k = 0; k < 20 && status == DIRAC_OK; k++)
-        status = dirac_sim_step(r.sim);
-    ENSURE(status != DIRAC_OK);
+    ENSURE(run_until_failure(&r, 20) != DIRAC_OK);
     ENSURE_CONTAINS(dirac_sim_errmsg(r.sim), "lobatto4");
     ENSURE(isfinite(dirac_sim_q(r.sim)[0]) && isfinite(dirac_sim_q(r.sim)[1]));
     printf("       %s\n", dirac_sim_errmsg(r.sim));

@@ -330,10 +330,7 @@ static void newton_failure_is_reported(void)
     run r;
     if (!run_open(&r, PENDULUM_MODEL, "midpoint", 5.0, NULL, 0))
         return;
-    dirac_status status = DIRAC_OK;
-    for (int k = 0; k < 20 && status == DIRAC_OK; k++)
-        status = dirac_sim_step(r.sim);
-    ENSURE(status != DIRAC_OK);
+    ENSURE(run_until_failure(&r, 20) != DIRAC_OK);
     ENSURE_CONTAINS(dirac_sim_errmsg(r.sim), "from t = ");
     ENSURE(isfinite(dirac_sim_q(r.sim)[0]) && isfinite(dirac_sim_q(r.sim)[1]));
     printf("       %s\n", dirac_sim_errmsg(r.sim));

@@ -56,11 +56,8 @@ static void pendulum_every_step_size(void)
     for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++)
         for (size_t j = 0; j < sizeof steps_sizes / sizeof steps_sizes[0]; j++) {
             double h = steps_sizes[j];
-            dirac_sim_options options = { 0 };
-            options.method = methods[k].name;
-            options.dt = h;
             run r;
-            if (!run_open_with(&r, PENDULUM_MODEL, NULL, 0, &options))
+            if (!run_open_method(&r, PENDULUM_MODEL, methods[k].name, h))
                 continue;
             if (run_steps(&r, STEPS)) {
                 double t = dirac_sim_time(r.sim), theta_ref;
@@ -77,8 +74,7 @@ static void pendulum_every_step_size(void)
         }
 }
 
-static const char *const implicit_methods[] = { "midpoint", "dirac1", "dirac2", "dgrad",
-                                                "lobatto3", "lobatto4" };
+static const char *const implicit_methods[] = { IMPLICIT_METHODS };
 
 // At h = 1e-9 the truncation error (≤ C h t = 2.5e-14 for dirac1, less for the others) is below
 // the rounding bound 2000 · 8 ε (|l1| + |l2|).
@@ -86,11 +82,8 @@ static void double_pendulum_tiny_step(void)
 {
     const char *text = DOUBLE_PENDULUM_TEXT;
     for (size_t k = 0; k < sizeof implicit_methods / sizeof implicit_methods[0]; k++) {
-        dirac_sim_options options = { 0 };
-        options.method = implicit_methods[k];
-        options.dt = 1e-9;
         run r;
-        if (!run_open_with(&r, text, NULL, 0, &options))
+        if (!run_open_method(&r, text, implicit_methods[k], 1e-9))
             continue;
         if (run_steps(&r, STEPS)) {
             double y[4];
@@ -116,11 +109,8 @@ static void motor_tiny_step(void)
     const char *text = DC_MOTOR_TEXT;
     const double omega = DC_MOTOR_OMEGA_SS;
     for (size_t k = 0; k < sizeof implicit_methods / sizeof implicit_methods[0]; k++) {
-        dirac_sim_options options = { 0 };
-        options.method = implicit_methods[k];
-        options.dt = 1e-9;
         run r;
-        if (!run_open_with(&r, text, NULL, 0, &options))
+        if (!run_open_method(&r, text, implicit_methods[k], 1e-9))
             continue;
         if (run_steps(&r, STEPS)) {
             double error = fabs(dirac_sim_v(r.sim)[1] - omega);

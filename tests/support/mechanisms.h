@@ -1,10 +1,14 @@
-// Test models shared by test_newton_scales.c and test_tiny_steps.c: a Cartesian double pendulum
-// with its independent minimal-coordinate reference (classical RK4, shares no code with
-// libdirac), and a DC motor started at its analytic steady state far from the origin.
+// Test models shared by test_newton_scales.c and test_tiny_steps.c: the list of implicit
+// methods, a Cartesian double pendulum with its independent minimal-coordinate reference
+// (classical RK4, shares no code with libdirac), and a DC motor started at its analytic steady
+// state far from the origin.
 #ifndef DIRAC_TEST_MECHANISMS_H
 #define DIRAC_TEST_MECHANISMS_H
 
 #include <math.h>
+
+// The methods with implicit steps (Newton on every step), for the loops over them.
+#define IMPLICIT_METHODS "midpoint", "dirac1", "dirac2", "dgrad", "lobatto3", "lobatto4"
 
 // Double pendulum, point masses m1, m2 on massless rods l1, l2, angles a1, a2 from the
 // downward vertical (start a1 = 0.9, a2 = -0.4 unless overridden with -p a1=…, a2=…).

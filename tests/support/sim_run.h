@@ -62,6 +62,13 @@ static inline int run_open_with(run *r, const char *text, const char *const *ove
            run_create(r, "test.dirac", options);
 }
 
+// As run_open_with, without overrides, with `method` and the step `dt` (other options default).
+static inline int run_open_method(run *r, const char *text, const char *method, double dt)
+{
+    dirac_sim_options options = { .method = method, .dt = dt };
+    return run_open_with(r, text, NULL, 0, &options);
+}
+
 // As run_open_with, for the model file at `path`.
 static inline int run_open_file(run *r, const char *path, const char *const *overrides,
                                 int n_overrides, const dirac_sim_options *options)
@@ -105,6 +112,15 @@ static inline int run_steps(run *r, long steps)
         if (!run_step(r))
             return 0;
     return 1;
+}
+
+// Steps until a step fails, at most `max_steps` times; the status of the last step.
+static inline dirac_status run_until_failure(run *r, int max_steps)
+{
+    dirac_status status = DIRAC_OK;
+    for (int k = 0; k < max_steps && status == DIRAC_OK; k++)
+        status = dirac_sim_step(r->sim);
+    return status;
 }
 
 #endif
