@@ -26,16 +26,6 @@ EOF
     for k in $keys; do grep -q "^  \"$k\": " "$1" || { echo "missing key $k"; return 1; }; done
   fi
 }
-# json_value FILE KEY: the value of a top-level scalar member (as written, one per line)
-# csv_ok FILE: every row has the header's number of fields and only finite numbers
-csv_ok() {
-  awk -F, 'NR == 1 { n = NF; next }
-           NF != n { print "row " NR ": " NF " fields, header has " n; bad = 1; exit }
-           { for (i = 1; i <= NF; i++)
-               if ($i !~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/) {
-                 print "row " NR ": not a finite number: " $i; bad = 1; exit } }
-           END { exit bad || NR < 2 }' "$1"
-}
 
 # the pendulum with its defaults: header, rows, default output name, summary
 "$dirac" simulate "$pendulum" --t-end 1 --summary sum.json 2>err; rc=$?

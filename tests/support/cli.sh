@@ -29,3 +29,13 @@ check() {
 json_value() {
   sed -n "s/^  \"$2\": \(.*\)/\1/p" "$1" | sed 's/,$//; s/^"//; s/"$//'
 }
+
+# csv_ok FILE: every row has the header's number of fields and only finite numbers
+csv_ok() {
+  awk -F, 'NR == 1 { n = NF; next }
+           NF != n { print "row " NR ": " NF " fields, header has " n; bad = 1; exit }
+           { for (i = 1; i <= NF; i++)
+               if ($i !~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/) {
+                 print "row " NR ": not a finite number: " $i; bad = 1; exit } }
+           END { exit bad || NR < 2 }' "$1"
+}
