@@ -45,6 +45,19 @@ double pendulum_angle(double g, double l, double theta0, double t, double *rate)
 /// Exact Cartesian position q = l (sin θ, −cos θ) and velocity v (may be NULL) at time t.
 void pendulum_exact(double g, double l, double theta0, double t, double q[2], double v[2]);
 
+// ---- one small model of each constraint class ----------------------------------------------
+
+// For the tests that run every method on a few models (allocations, threads): a pendulum with
+// an output (holonomic constraint) and a knife edge turned by a periodic torque (nonholonomic).
+#define PENDULUM_OUTPUT_MODEL                                                               \
+    "model pendulum\nparameter m = 1, g = 9.81, l = 1\ncoordinate x, y\n"                  \
+    "lagrangian m/2*(x'^2 + y'^2) - m*g*y\nconstraint rod: x^2 + y^2 = l^2\n"              \
+    "initial x = 0.6, y = -0.8\noutput angle = atan2(x, -y)\n"
+#define KNIFE_EDGE_MODEL                                                                    \
+    "model knife\ncoordinate x, y, th\n"                                                    \
+    "lagrangian (x'^2 + y'^2)/2 + th'^2/10 - (x^2 + y^2)\nforce th: 0.3*cos(t)\n"           \
+    "constraint blade: x'*sin(th) - y'*cos(th) = 0\ninitial x = 0.2, th' = 1, x' = 1\n"
+
 // ---- the LC transmission line -------------------------------------------------------------
 
 /// A ladder of `cells` cells with inductance Lc and capacitance C each: inductor charges q_i,
