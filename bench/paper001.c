@@ -266,6 +266,18 @@ static void swept_region_figure(const char *dir, double h, int stride)
     fclose(svg);
 }
 
+// The header of a Markdown table with a row per method and a column per step size.
+static void print_step_header(void)
+{
+    printf("| method |");
+    for (int j = 0; j < H_COUNT; j++)
+        printf(" h = %g |", steps_h[j]);
+    printf("\n|---|");
+    for (int j = 0; j < H_COUNT; j++)
+        printf("---|");
+    printf("\n");
+}
+
 static void pendulum_experiments(const char *examples, const char *out, int every)
 {
     const double m = 1.0, l = 1.0, g = 9.81, theta0 = pi / 4;
@@ -309,13 +321,8 @@ static void pendulum_experiments(const char *examples, const char *out, int ever
         "Full turns (passages over the top) in [0, 100 T]; the exact motion has none",
     };
     for (int table = 0; table < 4; table++) {
-        printf("%s\n\n| method |", titles[table]);
-        for (int j = 0; j < H_COUNT; j++)
-            printf(" h = %g |", steps_h[j]);
-        printf("\n|---|");
-        for (int j = 0; j < H_COUNT; j++)
-            printf("---|");
-        printf("\n");
+        printf("%s\n\n", titles[table]);
+        print_step_header();
         for (int i = 0; i < METHOD_COUNT; i++) {
             printf("| %s |", methods[i]);
             for (int j = 0; j < H_COUNT; j++) {
@@ -335,13 +342,8 @@ static void pendulum_experiments(const char *examples, const char *out, int ever
         }
         printf("\n");
     }
-    printf("Newton iterations per step (mean) and run time (s)\n\n| method |");
-    for (int j = 0; j < H_COUNT; j++)
-        printf(" h = %g |", steps_h[j]);
-    printf("\n|---|");
-    for (int j = 0; j < H_COUNT; j++)
-        printf("---|");
-    printf("\n");
+    printf("Newton iterations per step (mean) and run time (s)\n\n");
+    print_step_header();
     for (int i = 0; i < METHOD_COUNT; i++) {
         printf("| %s |", methods[i]);
         for (int j = 0; j < H_COUNT; j++)

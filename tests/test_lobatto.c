@@ -108,13 +108,8 @@ static double position_error(const char *text, const char *method, double h, dou
         ok = run_steps(&r, 1);
         *worst_phi = fmax(*worst_phi, dirac_sim_constraint_residual(r.sim));
     }
-    if (ok) {
-        int n = dirac_model_coordinate_count(r.model);
-        double sum = 0.0;
-        for (int i = 0; i < n; i++)
-            sum += pow(dirac_sim_q(r.sim)[i] - reference[i], 2);
-        error = sqrt(sum);
-    }
+    if (ok)
+        error = run_position_distance(&r, reference);
     run_close(&r);
     return error;
 }

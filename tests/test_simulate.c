@@ -35,13 +35,8 @@ static double position_error(const char *text, const char *method, double h, dou
         return NAN;
     long steps = lround(t_end / h);
     double error = NAN;
-    if (run_steps(&r, steps)) {
-        int n = dirac_model_coordinate_count(r.model);
-        double sum = 0.0;
-        for (int i = 0; i < n; i++)
-            sum += pow(dirac_sim_q(r.sim)[i] - reference[i], 2);
-        error = sqrt(sum);
-    }
+    if (run_steps(&r, steps))
+        error = run_position_distance(&r, reference);
     run_close(&r);
     return error;
 }

@@ -5,6 +5,7 @@
 
 #include <dirac/dirac.h>
 
+#include <math.h>
 #include <stdlib.h>
 
 typedef struct run {
@@ -112,6 +113,16 @@ static inline int run_steps(run *r, long steps)
         if (!run_step(r))
             return 0;
     return 1;
+}
+
+// The Euclidean distance |q − reference| of the simulation's positions from `reference`.
+static inline double run_position_distance(const run *r, const double *reference)
+{
+    int n = dirac_model_coordinate_count(r->model);
+    double sum = 0.0;
+    for (int i = 0; i < n; i++)
+        sum += pow(dirac_sim_q(r->sim)[i] - reference[i], 2);
+    return sqrt(sum);
 }
 
 // Steps until a step fails, at most `max_steps` times; the status of the last step.
