@@ -8,6 +8,7 @@
 #include "harness.h"
 #include "problems.h"
 #include "sim_run.h"
+#include "text_file.h"
 
 #include <dirac/dirac.h>
 
@@ -33,15 +34,9 @@ static char *read_example(const char *name)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/examples/%s", DIRAC_SOURCE_DIR, name);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    char *text = text_file_read(path);
+    if (!text)
         fprintf(stderr, "  cannot open %s\n", path);
-        return NULL;
-    }
-    char *text = calloc(1 << 16, 1);
-    if (text)
-        text[fread(text, 1, (1 << 16) - 1, f)] = '\0';
-    fclose(f);
     return text;
 }
 

@@ -10,6 +10,7 @@
 
 #include "harness.h"
 #include "sim_run.h"
+#include "text_file.h"
 
 #include <dirac/dirac.h>
 
@@ -548,28 +549,6 @@ static void test_bad_input_temperature_becomes_nonpositive(void)
 #define CLI DIRAC_BINARY_DIR "/dirac"
 #define SCRATCH DIRAC_BINARY_DIR "/tests/thermo_"
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, len = 0, got;
-    char *buf = malloc(cap);
-    while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += got;
-        if (len + 1 == cap) {
-            char *bigger = realloc(buf, cap *= 2);
-            if (!bigger)
-                free(buf);
-            buf = bigger;
-        }
-    }
-    fclose(f);
-    if (buf)
-        buf[len] = '\0';
-    return buf;
-}
-
 static int cli_available(void)
 {
     FILE *f = fopen(CLI, "rb");
@@ -605,7 +584,7 @@ static void test_cli_columns_and_keys(void)
              "--summary \"%stwo.json\" 2>/dev/null", CLI, THERMO_DIR, SCRATCH, SCRATCH);
     int rc = system(cmd);
     ENSURE(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
-    char *csv = read_file(SCRATCH "two.csv"), *json = read_file(SCRATCH "two.json");
+    char *csv = text_file_read(SCRATCH "two.csv"), *json = text_file_read(SCRATCH "two.json");
     ENSURE(csv && json);
     if (csv && json) {
         ENSURE(!strncmp(csv, "t,S.S1,S.S2,T.S1,T.S2,E,U1,U2\n", 30));
@@ -652,8 +631,8 @@ static void test_cli_columns_and_keys(void)
              CLI, DIRAC_SOURCE_DIR, SCRATCH, SCRATCH);
     rc = system(cmd);
     ENSURE(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
-    csv = read_file(SCRATCH "ho.csv");
-    json = read_file(SCRATCH "ho.json");
+    csv = text_file_read(SCRATCH "ho.csv");
+    json = text_file_read(SCRATCH "ho.json");
     ENSURE(csv && json && !strstr(strtok(csv, "\n"), "S.") && !strstr(csv, "T."));
     ENSURE_CONTAINS(json, "\"entropy_initial\": null");
     ENSURE_CONTAINS(json, "\"entropy_step_min\": null");
@@ -678,7 +657,7 @@ static void test_cli_nonpositive_temperature_exit_3(void)
              CLI, SCRATCH, SCRATCH, SCRATCH, SCRATCH);
     int rc = system(cmd);
     ENSURE(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 3);
-    char *err = read_file(SCRATCH "cooling.err"), *json = read_file(SCRATCH "cooling.json");
+    char *err = text_file_read(SCRATCH "cooling.err"), *json = text_file_read(SCRATCH "cooling.json");
     ENSURE_CONTAINS(err, "the temperature of S became non-positive");
     ENSURE_CONTAINS(json, "\"status\": \"failed\"");
     ENSURE(json_number(json, "entropy_step_min") == 0.0);   // no friction, no heat: S constant
