@@ -139,54 +139,53 @@ static void test_shared_and_nested(void)
     spec_destroy(s);
 }
 
+// Writes NAME with `text` and loads it: the first message line is "DIR/WHERE: error: MESSAGE".
+// Returns the status of the load.
+static dirac_status ensure_first_error(const char *name, const char *text, const char *where,
+                                       const char *message)
+{
+    write_file(name, text);
+    dirac_status st;
+    spec *s = load(name, &st);
+    char expect[512];
+    snprintf(expect, sizeof expect, "%s/%s: error: %s", dir, where, message);
+    ENSURE_FIRST_LINE(spec_errmsg(s), expect);
+    spec_destroy(s);
+    return st;
+}
+
 static void test_errors_in_components(void)
 {
     make_dir();
-    char expect[512];
-    dirac_status st;
     // unknown members and parameters, with suggestions
-    write_file("bad_member.dirac", "model bad_member\n"
-                                   "component rotor = flywheel()\n"
-                                   "lagrangian rotor.thta'^2\n");
-    spec *s = load("bad_member.dirac", &st);
-    ENSURE_EQ_INT(st, DIRAC_ERR_PARSE);
-    snprintf(expect, sizeof expect, "%s/bad_member.dirac:3:12: error: unknown name 'rotor.thta': "
-             "model 'flywheel' has no 'thta'; did you mean 'rotor.theta'?", dir);
-    ENSURE_FIRST_LINE(spec_errmsg(s), expect);
-    spec_destroy(s);
-    write_file("bad_arg.dirac", "model bad_arg\ncomponent rotor = flywheel(JJ = 1)\n");
-    s = load("bad_arg.dirac", &st);
-    snprintf(expect, sizeof expect, "%s/bad_arg.dirac:2:28: error: model 'flywheel' has no "
-             "parameter 'JJ'; did you mean 'J'?", dir);
-    ENSURE_FIRST_LINE(spec_errmsg(s), expect);
-    spec_destroy(s);
-    write_file("bad_arg2.dirac", "model bad_arg2\ncomponent rotor = flywheel(theta = 1)\n");
-    s = load("bad_arg2.dirac", &st);
-    snprintf(expect, sizeof expect, "%s/bad_arg2.dirac:2:28: error: 'theta' is a coordinate of "
-             "model 'flywheel', not a parameter", dir);
-    ENSURE_FIRST_LINE(spec_errmsg(s), expect);
-    spec_destroy(s);
-    write_file("bad_velocity.dirac", "model bad_velocity\ncomponent rotor = flywheel()\n"
-                                     "lagrangian rotor.J'\n");
-    s = load("bad_velocity.dirac", &st);
-    snprintf(expect, sizeof expect, "%s/bad_velocity.dirac:3:12: error: 'rotor.J' is a parameter; "
-             "only coordinates have velocities (rotor.J')", dir);
-    ENSURE_FIRST_LINE(spec_errmsg(s), expect);
-    spec_destroy(s);
-    write_file("bad_force.dirac", "model bad_force\ncomponent rotor = flywheel()\n"
-                                  "force rotor.J: 1\n");
-    s = load("bad_force.dirac", &st);
-    snprintf(expect, sizeof expect, "%s/bad_force.dirac:3:7: error: 'rotor.J' is a parameter, not "
-             "a coordinate", dir);
-    ENSURE_FIRST_LINE(spec_errmsg(s), expect);
-    spec_destroy(s);
+    ENSURE_EQ_INT(ensure_first_error("bad_member.dirac",
+                                     "model bad_member\n"
+                                     "component rotor = flywheel()\n"
+                                     "lagrangian rotor.thta'^2\n",
+                                     "bad_member.dirac:3:12",
+                                     "unknown name 'rotor.thta': model 'flywheel' has no 'thta'; "
+                                     "did you mean 'rotor.theta'?"),
+                  DIRAC_ERR_PARSE);
+    ensure_first_error("bad_arg.dirac", "model bad_arg\ncomponent rotor = flywheel(JJ = 1)\n",
+                       "bad_arg.dirac:2:28",
+                       "model 'flywheel' has no parameter 'JJ'; did you mean 'J'?");
+    ensure_first_error("bad_arg2.dirac", "model bad_arg2\ncomponent rotor = flywheel(theta = 1)\n",
+                       "bad_arg2.dirac:2:28",
+                       "'theta' is a coordinate of model 'flywheel', not a parameter");
+    ensure_first_error("bad_velocity.dirac",
+                       "model bad_velocity\ncomponent rotor = flywheel()\nlagrangian rotor.J'\n",
+                       "bad_velocity.dirac:3:12",
+                       "'rotor.J' is a parameter; only coordinates have velocities (rotor.J')");
+    ensure_first_error("bad_force.dirac",
+                       "model bad_force\ncomponent rotor = flywheel()\nforce rotor.J: 1\n",
+                       "bad_force.dirac:3:7", "'rotor.J' is a parameter, not a coordinate");
     // the file defines another model
-    write_file("wrong_name.dirac", "model wrong_name\ncomponent w = wheel from \"flywheel.dirac\"\n");
-    s = load("wrong_name.dirac", &st);
-    snprintf(expect, sizeof expect, "%s/wrong_name.dirac:2:15: error: file '%s/flywheel.dirac' "
-             "defines model 'flywheel', not 'wheel'", dir, dir);
-    ENSURE_FIRST_LINE(spec_errmsg(s), expect);
-    spec_destroy(s);
+    char message[256];
+    snprintf(message, sizeof message, "file '%s/flywheel.dirac' defines model 'flywheel', not "
+             "'wheel'", dir);
+    ensure_first_error("wrong_name.dirac",
+                       "model wrong_name\ncomponent w = wheel from \"flywheel.dirac\"\n",
+                       "wrong_name.dirac:2:15", message);
 }
 
 static void test_included_errors(void)
