@@ -111,6 +111,17 @@ typedef struct outcome {
     char message[600];
 } outcome;
 
+// One step; a failure is recorded in *o (when, and the library's message) and returns 0.
+static int step_or_record(dirac_sim *sim, double h, outcome *o)
+{
+    if (dirac_sim_step(sim) == DIRAC_OK)
+        return 1;
+    o->failed = 1;
+    o->fail_time = dirac_sim_time(sim) + h;
+    snprintf(o->message, sizeof o->message, "%s", dirac_sim_errmsg(sim));
+    return 0;
+}
+
 static dirac_sim *create_sim(const dirac_model *model, const char *method, double h)
 {
     dirac_sim_options options = { .method = method, .dt = h };
@@ -164,12 +175,8 @@ static pendulum_result run_pendulum(const dirac_model *model, const char *method
     double start = now();
     long k;
     for (k = 1; k <= steps; k++) {
-        if (dirac_sim_step(sim) != DIRAC_OK) {
-            r.o.failed = 1;
-            r.o.fail_time = dirac_sim_time(sim) + h;
-            snprintf(r.o.message, sizeof r.o.message, "%s", dirac_sim_errmsg(sim));
+        if (!step_or_record(sim, h, &r.o))
             break;
-        }
         newton += dirac_sim_newton_iterations(sim);
         q = dirac_sim_q(sim);
         double err = fabs(q[0] * q[0] + q[1] * q[1] - l * l) / (l * l);
@@ -495,12 +502,8 @@ static column_result run_column(const dirac_model *model, const column *c, const
     long k;
     for (k = 0; k <= steps; k++) {
         if (k > 0) {
-            if (dirac_sim_step(sim) != DIRAC_OK) {
-                r.o.failed = 1;
-                r.o.fail_time = dirac_sim_time(sim) + h;
-                snprintf(r.o.message, sizeof r.o.message, "%s", dirac_sim_errmsg(sim));
+            if (!step_or_record(sim, h, &r.o))
                 break;
-            }
             newton += dirac_sim_newton_iterations(sim);
         }
         const double *q = dirac_sim_q(sim);

@@ -142,46 +142,43 @@ static void check_equivalence(const char *dir, const char *method, double dt, lo
     run_close(&b);
 }
 
+// The example in midpoint (over `midpoint_steps` steps), dirac1 and rk4 (`other_steps`).
+static void check_equivalence_methods(const char *example, double dt, long midpoint_steps,
+                                      long other_steps)
+{
+    check_equivalence(example, "midpoint", dt, midpoint_steps);
+    check_equivalence(example, "dirac1", dt, other_steps);
+    check_equivalence(example, "rk4", dt, other_steps);
+}
+
 static void equivalence_contact(void)
 {
-    check_equivalence("contact", "midpoint", 1e-3, 20000);
-    check_equivalence("contact", "dirac1", 1e-3, 5000);
-    check_equivalence("contact", "rk4", 1e-3, 5000);
+    check_equivalence_methods("contact", 1e-3, 20000, 5000);
 }
 
 static void equivalence_mass_spring(void)
 {
-    check_equivalence("mass_spring", "midpoint", 1e-3, 20000);
-    check_equivalence("mass_spring", "dirac1", 1e-3, 5000);
-    check_equivalence("mass_spring", "rk4", 1e-3, 5000);
+    check_equivalence_methods("mass_spring", 1e-3, 20000, 5000);
 }
 
 static void equivalence_circuit(void)
 {
-    check_equivalence("circuit", "midpoint", 1e-4, 10000);
-    check_equivalence("circuit", "dirac1", 1e-4, 5000);
-    check_equivalence("circuit", "rk4", 1e-4, 5000);
+    check_equivalence_methods("circuit", 1e-4, 10000, 5000);
 }
 
 static void equivalence_nonholonomic(void)
 {
-    check_equivalence("nonholonomic", "midpoint", 1e-3, 10000);
-    check_equivalence("nonholonomic", "dirac1", 1e-3, 5000);
-    check_equivalence("nonholonomic", "rk4", 1e-3, 5000);
+    check_equivalence_methods("nonholonomic", 1e-3, 10000, 5000);
 }
 
 static void equivalence_dc_motor(void)
 {
-    check_equivalence("dc_motor", "midpoint", 1e-4, 20000);
-    check_equivalence("dc_motor", "dirac1", 1e-4, 5000);
-    check_equivalence("dc_motor", "rk4", 1e-4, 5000);
+    check_equivalence_methods("dc_motor", 1e-4, 20000, 5000);
 }
 
 static void equivalence_charged_particle(void)
 {
-    check_equivalence("charged_particle", "midpoint", 1e-7, 6560);
-    check_equivalence("charged_particle", "dirac1", 1e-7, 3000);
-    check_equivalence("charged_particle", "rk4", 1e-7, 3000);
+    check_equivalence_methods("charged_particle", 1e-7, 6560, 3000);
 }
 
 // Every example passes the interconnection check of `dirac check`.
