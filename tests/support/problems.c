@@ -70,6 +70,50 @@ void pendulum_exact(double g, double l, double theta0, double t, double q[2], do
     }
 }
 
+double_pendulum double_pendulum_default(void)
+{
+    double_pendulum p = { DOUBLE_PENDULUM_M1, DOUBLE_PENDULUM_M2, DOUBLE_PENDULUM_L1,
+                          DOUBLE_PENDULUM_L2, DOUBLE_PENDULUM_G };
+    return p;
+}
+
+void double_pendulum_rhs(const double_pendulum *p, const double *y, double *dy)
+{
+    double a1 = y[0], a2 = y[1], w1 = y[2], w2 = y[3], d = a1 - a2;
+    // [A B; C D] [a1''; a2''] = [e; f]
+    double A = (p->m1 + p->m2) * p->l1, B = p->m2 * p->l2 * cos(d), C = p->l1 * cos(d), D = p->l2;
+    double e = -p->m2 * p->l2 * w2 * w2 * sin(d) - (p->m1 + p->m2) * p->g * sin(a1);
+    double f = p->l1 * w1 * w1 * sin(d) - p->g * sin(a2);
+    double det = A * D - B * C;
+    dy[0] = w1;
+    dy[1] = w2;
+    dy[2] = (e * D - B * f) / det;
+    dy[3] = (A * f - C * e) / det;
+}
+
+void double_pendulum_reference(const double_pendulum *p, double a1, double a2, double t_end,
+                               long steps, double *y)
+{
+    y[0] = a1, y[1] = a2, y[2] = 0.0, y[3] = 0.0;
+    double h = t_end / (double)steps, k1[4], k2[4], k3[4], k4[4], tmp[4];
+    for (long s = 0; s < steps; s++) {
+        double_pendulum_rhs(p, y, k1);
+        for (int i = 0; i < 4; i++) tmp[i] = y[i] + 0.5 * h * k1[i];
+        double_pendulum_rhs(p, tmp, k2);
+        for (int i = 0; i < 4; i++) tmp[i] = y[i] + 0.5 * h * k2[i];
+        double_pendulum_rhs(p, tmp, k3);
+        for (int i = 0; i < 4; i++) tmp[i] = y[i] + h * k3[i];
+        double_pendulum_rhs(p, tmp, k4);
+        for (int i = 0; i < 4; i++) y[i] += h / 6.0 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
+    }
+}
+
+double double_pendulum_angle_error(const double *q, const double *y)
+{
+    double a1 = atan2(q[0], -q[1]), a2 = atan2(q[2] - q[0], -(q[3] - q[1]));
+    return fmax(fabs(a1 - y[0]), fabs(a2 - y[1]));
+}
+
 // A growing text; on overflow or out of memory `text` becomes NULL and stays so.
 typedef struct text_buffer {
     char *text;

@@ -8,6 +8,9 @@
 #include <math.h>
 #include <stdlib.h>
 
+// The methods with implicit steps (Newton on every step), for the loops over them.
+#define IMPLICIT_METHODS "midpoint", "dirac1", "dirac2", "dgrad", "lobatto3", "lobatto4"
+
 typedef struct run {
     dirac_spec *spec;
     dirac_model *model;
