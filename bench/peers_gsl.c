@@ -12,6 +12,7 @@
 // formed by forward differences of the right-hand side (n extra evaluations per call).
 // Tolerances are applied component-wise with absolute scales (typical magnitudes of each
 // component: angles 1, angular velocities sqrt(g/l), charges Q0, currents Q0 w0, ...).
+#include "problems.h"
 #include "workprec.h"
 
 #include <gsl/gsl_errno.h>
@@ -42,24 +43,13 @@ static int pendulum_rhs(double t, const double y[], double f[], void *params)
     return GSL_SUCCESS;
 }
 
-// Euler-Lagrange equations of the double pendulum in absolute angles:
-//   [ (m1+m2) l1^2        m2 l1 l2 cos(d) ] [th1'']   [ -m2 l1 l2 sin(d) th2'^2 - (m1+m2) g l1 sin th1 ]
-//   [ m2 l1 l2 cos(d)     m2 l2^2         ] [th2''] = [  m2 l1 l2 sin(d) th1'^2 - m2 g l2 sin th2      ]
-// with d = th1 - th2.
-static int double_pendulum_rhs(double t, const double y[], double f[], void *params)
+// The double pendulum's equations in absolute angles (tests/support/problems.h).
+static int double_pendulum_gsl_rhs(double t, const double y[], double f[], void *params)
 {
     (void)t;
     const wp_params *p = ((const gsl_problem *)params)->par;
-    double d = y[0] - y[1], c = cos(d), s = sin(d);
-    double a11 = (p->m1 + p->m2) * p->l1 * p->l1, a12 = p->m2 * p->l1 * p->l2 * c;
-    double a22 = p->m2 * p->l2 * p->l2;
-    double b1 = -p->m2 * p->l1 * p->l2 * s * y[3] * y[3] - (p->m1 + p->m2) * p->g * p->l1 * sin(y[0]);
-    double b2 = p->m2 * p->l1 * p->l2 * s * y[2] * y[2] - p->m2 * p->g * p->l2 * sin(y[1]);
-    double det = a11 * a22 - a12 * a12;
-    f[0] = y[2];
-    f[1] = y[3];
-    f[2] = (b1 * a22 - a12 * b2) / det;
-    f[3] = (a11 * b2 - a12 * b1) / det;
+    double_pendulum dp = { p->m1, p->m2, p->l1, p->l2, p->g };
+    double_pendulum_rhs(&dp, y, f);
     return GSL_SUCCESS;
 }
 
@@ -143,7 +133,7 @@ static void setup(int problem, const wp_params *p, gsl_problem *pb, double y[], 
         break;
     case WP_DOUBLE_PENDULUM:
         pb->dim = 4;
-        pb->rhs = double_pendulum_rhs;
+        pb->rhs = double_pendulum_gsl_rhs;
         y[0] = p->th1;
         y[1] = p->th2;
         y[2] = y[3] = 0.0;
