@@ -7,25 +7,13 @@
 # the state restored. Physics through the FMU: the DC motor's steady speed K V / (R b + K^2)
 # and the pendulum's equilibrium angle asin(tau / (m g l)).
 # usage: cli_fmi.sh PATH-TO-DIRAC PATH-TO-FMI-HOST SOURCE-DIR
-set -u
-dirac=$1
-host=$2
-src=$3
-case $dirac in /*) ;; *) dirac=$PWD/$dirac ;; esac
-case $host in /*) ;; *) host=$PWD/$host ;; esac
-case $src in /*) ;; *) src=$PWD/$src ;; esac
+. "$(dirname "$0")/support/cli.sh"
+host=$(absolute "$2")
+src=$(absolute "$3")
 for tool in zip unzip cc; do
   command -v $tool >/dev/null || { echo "FAILED $tool is missing (scripts/setup.sh)"; exit 1; }
 done
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-check() {   # check DESCRIPTION CONDITION...
-  local what=$1
-  shift
-  if "$@"; then echo "ok     $what"; else echo "FAILED $what"; fail=1; fi
-}
 # same_csv A B: equal columns and rows, values equal to 1e-12 (1 + |b|)
 same_csv() {
   python3 - "$1" "$2" <<'PY'
@@ -50,25 +38,30 @@ export_and_unpack() {   # export_and_unpack NAME [ARGS...]
   "$dirac" export fmu "$src/examples/fmi/$name.dirac" -o "$name.fmu" "$@" 2> export.err &&
     mkdir "$name" && (cd "$name" && unzip -q "../$name.fmu")
 }
+# fmu_matches NAME INPUTS STEPS STATE-STEPS [SIMULATE-ARGS...]: the FMU NAME driven by the
+# CSV INPUTS over STEPS steps gives the trajectory of `dirac simulate --inputs`, and its states
+# continue bit-identically (over STATE-STEPS steps)
+fmu_matches() {
+  local name=$1 inputs=$2 steps=$3 state_steps=$4
+  shift 4
+  check "$name: run with inputs" "$host" "$name" run "$inputs" fmu.csv "$steps"
+  "$dirac" simulate "$src/examples/fmi/$name.dirac" --inputs "$inputs" "$@" -q -o ref.csv
+  check "$name: FMU = dirac simulate --inputs" same_csv fmu.csv ref.csv
+  check "$name: state save/restore bit-identical" "$host" "$name" state "$state_steps"
+}
 
 # driven mass: a ramp force; every check of the host
 check "export driven_mass" export_and_unpack driven_mass
 check "driven_mass.fmu holds modelDescription.xml and the shared object" \
   test -f driven_mass/modelDescription.xml -a -f driven_mass/binaries/linux64/driven_mass.so
 printf 't,F\n0,0\n0.5,1.5\n1,-2\n2,0\n' > ramp.csv
-check "driven_mass: run with inputs" "$host" driven_mass run ramp.csv fmu.csv 200
-"$dirac" simulate "$src/examples/fmi/driven_mass.dirac" --inputs ramp.csv -q -o ref.csv
-check "driven_mass: FMU = dirac simulate --inputs" same_csv fmu.csv ref.csv
-check "driven_mass: state save/restore bit-identical" "$host" driven_mass state 25
+fmu_matches driven_mass ramp.csv 200 25
 check "driven_mass: bad calls return errors" "$host" driven_mass misuse
 
 # DC motor with a voltage step and a load torque
 check "export dc_motor" export_and_unpack dc_motor
 printf 't,V,tau_load\n0,0,0\n0.01,6,0\n0.6,6,0\n0.6001,6,-0.005\n' > motor.csv
-check "dc_motor: run with inputs" "$host" dc_motor run motor.csv fmu.csv 10000
-"$dirac" simulate "$src/examples/fmi/dc_motor.dirac" --inputs motor.csv --t-end 1 -q -o ref.csv
-check "dc_motor: FMU = dirac simulate --inputs" same_csv fmu.csv ref.csv
-check "dc_motor: state save/restore bit-identical" "$host" dc_motor state 50
+fmu_matches dc_motor motor.csv 10000 50 --t-end 1
 # steady speed under a constant V = 6 V, no load: K V / (R b + K^2) = 66.667 rad/s; after
 # 5 s = 11 mechanical time constants J R / (R b + K^2) the transient is below 2e-5 of it
 printf 't,V\n0,6\n' > six.csv
@@ -85,10 +78,7 @@ PY
 # pendulum with a torque input: constraint forces inside the FMU
 check "export pendulum_torque" export_and_unpack pendulum_torque
 printf 't,tau\n0,0\n1,4.905\n' > torque.csv
-check "pendulum_torque: run with inputs" "$host" pendulum_torque run torque.csv fmu.csv 3000
-"$dirac" simulate "$src/examples/fmi/pendulum_torque.dirac" --inputs torque.csv --t-end 3 -q -o ref.csv
-check "pendulum_torque: FMU = dirac simulate --inputs" same_csv fmu.csv ref.csv
-check "pendulum_torque: state save/restore bit-identical" "$host" pendulum_torque state 100
+fmu_matches pendulum_torque torque.csv 3000 100 --t-end 3
 # tau = m g l / 2 holds the pendulum at asin(1/2) = pi/6 once the swing has decayed (damping
 # rate c/(2m) = 0.25/s: after 40 s, e^-10 of the initial swing, 5e-5 rad)
 "$host" pendulum_torque run torque.csv still.csv 40000

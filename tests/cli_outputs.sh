@@ -3,17 +3,8 @@
 # Compared with the analytic rod tension of a pendulum, with the CSV's own columns, and with
 # the temperature of a heated body; errors for unknown names.
 # usage: cli_outputs.sh PATH-TO-DIRAC SOURCE-DIR
-set -u
-dirac=$1
-src=$2
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-check() {   # check DESCRIPTION CONDITION...
-  local what=$1
-  shift
-  if "$@"; then echo "ok     $what"; else echo "FAILED $what"; fail=1; fi
-}
+. "$(dirname "$0")/support/cli.sh"
+src=$(absolute "$2")
 cat >"$tmp/compare.py" <<'PY'
 import csv, sys
 # compare.py FILE A B: max |A - B| / max |B| over the rows

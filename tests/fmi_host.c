@@ -17,6 +17,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "fmi2_interface.h"
+#include "text_file.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -56,25 +57,6 @@ static void check(int ok, const char *format, ...)
 
 // ---- modelDescription.xml --------------------------------------------------------------------
 
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)size + 1);
-    if (text && fread(text, 1, (size_t)size, f) != (size_t)size) {
-        free(text);
-        text = NULL;
-    }
-    if (text)
-        text[size] = '\0';
-    fclose(f);
-    return text;
-}
-
 // The value of attribute `name` in the element starting at `element` (up to its '>').
 static int attribute(const char *element, const char *name, char *out, size_t size)
 {
@@ -110,7 +92,7 @@ static void read_description(const char *dir)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/modelDescription.xml", dir);
-    char *xml = read_all(path);
+    char *xml = text_file_read(path);
     check(xml != NULL, "cannot read %s", path);
     if (!xml)
         exit(1);
@@ -288,7 +270,7 @@ static void set_inputs(const api *a, fmi2Component c, double t, const double *ta
 static int cmd_run(const api *a, const char *inputs_path, const char *out_path, long steps)
 {
     // the input table: header t,NAME...; rows of numbers
-    char *text = read_all(inputs_path);
+    char *text = text_file_read(inputs_path);
     check(text != NULL, "cannot read %s", inputs_path);
     if (!text)
         return 1;

@@ -1,5 +1,5 @@
 // Parameter overrides (-p NAME=VALUE): validation, messages without file location, suggestions.
-#include "test_parse_util.h"
+#include "parse_util.h"
 
 static const char *model = "model m\n"
                            "parameter K = 0.05, mass = 2, gravity = 9.81\n"
