@@ -447,7 +447,7 @@ static int cmd_misuse(const api *a)
         if (!strcmp(vars[i].causality, "output"))
             check(a->fmi2SetReal(c, &vars[i].vr, 1, &value) == fmi2Error, "output %s set",
                   vars[i].name);
-        if (!strcmp(vars[i].causality, "parameter"))
+        if (!strcmp(vars[i].causality, "parameter") && !strcmp(vars[i].variability, "fixed"))
             check(a->fmi2SetReal(c, &vars[i].vr, 1, &vars[i].start) == fmi2Error,
                   "fixed parameter %s set after initialization", vars[i].name);
     }
