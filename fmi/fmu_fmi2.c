@@ -154,16 +154,12 @@ fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate state)
 
 fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *state)
 {
-    (void)c;
-    if (!state)
-        return fmi2Error;
-    fmu_state_free(state);
-    return fmi2OK;
+    return c ? status_of(fmu_state_free(instance_of(c), state)) : fmi2Error;
 }
 
 fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate state, size_t *size)
 {
-    return c ? status_of(fmu_state_serialized_size(state, size)) : fmi2Error;
+    return c ? status_of(fmu_state_serialized_size(instance_of(c), state, size)) : fmi2Error;
 }
 
 fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate state, fmi2Byte bytes[],

@@ -335,17 +335,15 @@ fmi3Status fmi3SetFMUState(fmi3Instance instance, fmi3FMUState FMUState)
 
 fmi3Status fmi3FreeFMUState(fmi3Instance instance, fmi3FMUState *FMUState)
 {
-    (void)instance;
-    if (!FMUState)
-        return fmi3Error;
-    fmu_state_free(FMUState);
-    return fmi3OK;
+    return instance ? status_of(fmu_state_free(instance_of(instance), FMUState)) : fmi3Error;
 }
 
 fmi3Status fmi3SerializedFMUStateSize(fmi3Instance instance, fmi3FMUState FMUState,
                                       size_t *size)
 {
-    return instance ? status_of(fmu_state_serialized_size(FMUState, size)) : fmi3Error;
+    return instance
+               ? status_of(fmu_state_serialized_size(instance_of(instance), FMUState, size))
+               : fmi3Error;
 }
 
 fmi3Status fmi3SerializeFMUState(fmi3Instance instance, fmi3FMUState FMUState,

@@ -19,6 +19,7 @@
 #include "fmu_model.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,6 +269,7 @@ fmu *fmu_new(const char *name, const char *prefix, fmu_log_function log, void (*
     }
     strcpy(f->name, name ? name : "");
     f->prefix = prefix;
+    f->state_name = prefix[3] == '2' ? "FMUstate" : "FMUState";
     f->log = log;
     f->logger = logger;
     f->environment = environment;
@@ -522,24 +524,46 @@ int fmu_do_step(fmu *f, double t_host, double h)
 
 // ---- FMU states ---------------------------------------------------------------------------
 
-typedef struct fmu_state {
+// What a state holds besides the library's snapshot; serialized first, as these bytes.
+typedef struct state_head {
+    uint64_t magic;              // STATE_MAGIC: a state of a dirac FMU
     double dt;
     long steps_done;
+    int phase;                   // the phase it was taken in (restored with it)
     int parameter_count;
-    double *parameters;
+} state_head;
+
+typedef struct fmu_state {
+    state_head head;             // first: a state is recognised by its magic number
+    double *parameters;          // their values (tunable ones may have changed since)
     size_t size;                 // of the library's snapshot
     unsigned char *bytes;
 } fmu_state;
 
-enum { STATE_HEAD = sizeof(double) + sizeof(long) + sizeof(int) };
+#define STATE_MAGIC 0x646972616334666dULL   // "dirac4fm"
+
+// The state behind a host's pointer, or NULL (logged) for something that is not one.
+static const fmu_state *state_of(fmu *f, const void *state, const char *verb,
+                                 const char *suffix)
+{
+    const fmu_state *s = state;
+    if (!s || s->head.magic != STATE_MAGIC) {
+        fmu_fail(f, "%s%s%s%s: %s", f->prefix, verb, f->state_name, suffix,
+                 s ? "not an FMU state of this FMU" : "no FMU state");
+        return NULL;
+    }
+    return s;
+}
 
 int fmu_state_get(fmu *f, void **state)
 {
     if (!state)
-        return fmu_fail(f, "%sGetFMUState: no place for the state", f->prefix);
-    if (f->phase != FMU_STEPPING || !f->sim)
-        return fmu_fail(f, "%sGetFMUState: states are available after initialization",
-                        f->prefix);
+        return fmu_fail(f, "%sGet%s: no place for the state", f->prefix, f->state_name);
+    if ((f->phase != FMU_STEPPING && f->phase != FMU_TERMINATED) || !f->sim)
+        return fmu_fail(f, "%sGet%s: states are available after initialization",
+                        f->prefix, f->state_name);
+    if (*state && !state_of(f, *state, "Get", ""))
+        return 0;
     if (!apply_parameters(f))
         return 0;
     fmu_state *s = *state ? (fmu_state *)*state : calloc(1, sizeof *s);
@@ -550,118 +574,130 @@ int fmu_state_get(fmu *f, void **state)
     unsigned char *bytes = s->size == size ? s->bytes : realloc(s->bytes, size);
     if (bytes)
         s->bytes = bytes, s->size = size;
-    double *parameters = s->parameter_count == p && s->parameters
+    double *parameters = s->head.parameter_count == p && s->parameters
                              ? s->parameters
                              : realloc(s->parameters, ((size_t)p + 1) * sizeof *parameters);
     if (parameters)
-        s->parameters = parameters, s->parameter_count = p;
+        s->parameters = parameters, s->head.parameter_count = p;
     if (!bytes || !parameters) {
         if (!*state)
-            fmu_state_free((void **)&s);
+            free(s->bytes), free(s->parameters), free(s);
         return fmu_fail(f, "out of memory");
     }
     dirac_sim_state_save(f->sim, s->bytes, s->size);
     memcpy(s->parameters, f->parameters, (size_t)p * sizeof *parameters);
-    s->dt = f->dt;
-    s->steps_done = f->steps_done;
+    s->head.magic = STATE_MAGIC;
+    s->head.dt = f->dt;
+    s->head.steps_done = f->steps_done;
+    s->head.phase = (int)f->phase;
     *state = s;
     return 1;
 }
 
+// Allowed in every phase but after an error: the instance continues in the state's phase (a
+// host may instantiate and set a saved state instead of initializing).
 int fmu_state_set(fmu *f, const void *state)
 {
-    const fmu_state *s = state;
+    const fmu_state *s = state_of(f, state, "Set", "");
     if (!s)
-        return fmu_fail(f, "%sSetFMUState: no state", f->prefix);
-    if (f->phase != FMU_STEPPING || !f->sim)
-        return fmu_fail(f, "%sSetFMUState: allowed after initialization", f->prefix);
-    if (s->parameter_count != f->layout.parameters)
-        return fmu_fail(f, "%sSetFMUState: the state is not one of this FMU's", f->prefix);
-    for (int k = 0; k < s->parameter_count; k++)
+        return 0;
+    if (f->phase == FMU_FAILED)
+        return fmu_fail(f, "%sSet%s: not after an error (Reset first)", f->prefix, f->state_name);
+    if (s->head.parameter_count != f->layout.parameters)
+        return fmu_fail(f, "%sSet%s: the state is not one of this FMU's", f->prefix, f->state_name);
+    for (int k = 0; k < s->head.parameter_count; k++)
         if (s->parameters[k] != f->parameters[k])
             f->parameters_changed = 1, f->parameters[k] = s->parameters[k];
     if (!apply_parameters(f))
         return 0;
-    if (s->dt != f->dt && !ensure_sim(f, s->dt))
+    if ((!f->sim || s->head.dt != f->dt) && !ensure_sim(f, s->head.dt))
         return 0;
     if (dirac_sim_state_restore(f->sim, s->bytes, s->size) != DIRAC_OK)
-        return fmu_fail(f, "%sSetFMUState: the state is not one of this FMU's", f->prefix);
-    f->steps_done = s->steps_done;
+        return fmu_fail(f, "%sSet%s: the state is not one of this FMU's", f->prefix, f->state_name);
+    f->steps_done = s->head.steps_done;
+    f->phase = (fmu_phase)s->head.phase;
     for (int k = 0; k < f->layout.inputs; k++)
         f->inputs[k] = dirac_sim_input(f->sim, k);
     f->last_successful_time = dirac_sim_time(f->sim);
     return 1;
 }
 
-void fmu_state_free(void **state)
+int fmu_state_free(fmu *f, void **state)
 {
-    fmu_state *s = state ? *state : NULL;
+    if (!state)
+        return fmu_fail(f, "%sFree%s: no pointer to a state", f->prefix, f->state_name);
+    // the state itself instead of its address: refused rather than freed
+    if (((const state_head *)state)->magic == STATE_MAGIC)
+        return fmu_fail(f, "%sFree%s: called with the FMU state, not its address",
+                        f->prefix, f->state_name);
+    if (*state && !state_of(f, *state, "Free", ""))
+        return 0;
+    fmu_state *s = *state;
     if (s)
         free(s->bytes), free(s->parameters);
     free(s);
-    if (state)
-        *state = NULL;
-}
-
-// Serialized: dt, steps_done, the parameter count and values, then the library's snapshot
-// (native-endian bytes).
-int fmu_state_serialized_size(const void *state, size_t *size)
-{
-    const fmu_state *s = state;
-    if (!s || !size)
-        return 0;
-    *size = STATE_HEAD + (size_t)s->parameter_count * sizeof(double) + s->size;
+    *state = NULL;
     return 1;
 }
 
+int fmu_state_serialized_size(fmu *f, const void *state, size_t *size)
+{
+    const fmu_state *s = state_of(f, state, "Serialized", "Size");
+    if (!s)
+        return 0;
+    if (!size)
+        return fmu_fail(f, "%sSerialized%sSize: no place for the size", f->prefix, f->state_name);
+    *size = sizeof s->head + (size_t)s->head.parameter_count * sizeof(double) + s->size;
+    return 1;
+}
+
+// Serialized: the head, the parameters, the library's snapshot (native-endian bytes).
 int fmu_state_serialize(fmu *f, const void *state, unsigned char *bytes, size_t size)
 {
     const fmu_state *s = state;
     size_t need = 0;
-    if (!fmu_state_serialized_size(state, &need) || !bytes)
-        return fmu_fail(f, "%sSerializeFMUState: no state or no buffer", f->prefix);
-    if (size < need)
-        return fmu_fail(f, "%sSerializeFMUState: buffer too small (%zu bytes, %zu needed)",
-                        f->prefix, size, need);
-    size_t p = (size_t)s->parameter_count * sizeof(double);
-    memcpy(bytes, &s->dt, sizeof s->dt);
-    memcpy(bytes + sizeof s->dt, &s->steps_done, sizeof s->steps_done);
-    memcpy(bytes + sizeof s->dt + sizeof s->steps_done, &s->parameter_count,
-           sizeof s->parameter_count);
+    if (!fmu_state_serialized_size(f, state, &need))
+        return 0;
+    if (!bytes || size < need)
+        return fmu_fail(f, "%sSerialize%s: buffer too small (%zu bytes, %zu needed)",
+                        f->prefix, f->state_name, bytes ? size : 0, need);
+    size_t p = (size_t)s->head.parameter_count * sizeof(double);
+    memcpy(bytes, &s->head, sizeof s->head);
     if (p)
-        memcpy(bytes + STATE_HEAD, s->parameters, p);
-    memcpy(bytes + STATE_HEAD + p, s->bytes, s->size);
+        memcpy(bytes + sizeof s->head, s->parameters, p);
+    memcpy(bytes + sizeof s->head + p, s->bytes, s->size);
     return 1;
 }
 
 int fmu_state_deserialize(fmu *f, const unsigned char *bytes, size_t size, void **state)
 {
     if (!bytes || !state)
-        return fmu_fail(f, "%sDeserializeFMUState: no bytes or no place for the state",
-                        f->prefix);
-    int count = -1;
-    if (size > STATE_HEAD)
-        memcpy(&count, bytes + sizeof(double) + sizeof(long), sizeof count);
+        return fmu_fail(f, "%sDeserialize%s: no bytes or no place for the state",
+                        f->prefix, f->state_name);
+    state_head head;
+    memset(&head, 0, sizeof head);
+    if (size > sizeof head)
+        memcpy(&head, bytes, sizeof head);
     size_t p = (size_t)f->layout.parameters * sizeof(double);
-    if (count != f->layout.parameters || size <= STATE_HEAD + p)
-        return fmu_fail(f, "%sDeserializeFMUState: the %zu bytes are not a state of this FMU",
-                        f->prefix, size);
+    if (head.magic != STATE_MAGIC || head.parameter_count != f->layout.parameters ||
+        head.phase < FMU_INSTANTIATED || head.phase > FMU_TERMINATED ||
+        size <= sizeof head + p)
+        return fmu_fail(f, "%sDeserialize%s: the %zu bytes are not a state of this FMU",
+                        f->prefix, f->state_name, size);
     fmu_state *s = calloc(1, sizeof *s);
-    unsigned char *copy = malloc(size - STATE_HEAD - p);
+    unsigned char *copy = malloc(size - sizeof head - p);
     double *parameters = malloc(p + sizeof(double));
     if (!s || !copy || !parameters) {
         free(s), free(copy), free(parameters);
         return fmu_fail(f, "out of memory");
     }
-    memcpy(&s->dt, bytes, sizeof s->dt);
-    memcpy(&s->steps_done, bytes + sizeof s->dt, sizeof s->steps_done);
-    s->parameter_count = count;
+    s->head = head;
     if (p)
-        memcpy(parameters, bytes + STATE_HEAD, p);
-    memcpy(copy, bytes + STATE_HEAD + p, size - STATE_HEAD - p);
+        memcpy(parameters, bytes + sizeof head, p);
+    memcpy(copy, bytes + sizeof head + p, size - sizeof head - p);
     s->parameters = parameters;
     s->bytes = copy;
-    s->size = size - STATE_HEAD - p;
+    s->size = size - sizeof head - p;
     *state = s;
     return 1;
 }

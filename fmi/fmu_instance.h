@@ -23,6 +23,7 @@ typedef void (*fmu_log_function)(const fmu *f, int error, const char *message);
 struct fmu {
     char *name;                  // the host's instance name
     const char *prefix;          // "fmi2" or "fmi3": names the calls in messages
+    const char *state_name;      // "FMUstate" (FMI 2.0) or "FMUState" (FMI 3.0), likewise
     fmu_log_function log;
     void (*logger)(void);        // the host's callback, cast back by the version layer
     void *environment;           // the host's pointer passed back to its callback
@@ -73,8 +74,8 @@ int fmu_do_step(fmu *f, double t, double h);
 /// FMU states: everything the next steps depend on, with the tunable parameters' values.
 int fmu_state_get(fmu *f, void **state);
 int fmu_state_set(fmu *f, const void *state);
-void fmu_state_free(void **state);
-int fmu_state_serialized_size(const void *state, size_t *size);
+int fmu_state_free(fmu *f, void **state);
+int fmu_state_serialized_size(fmu *f, const void *state, size_t *size);
 int fmu_state_serialize(fmu *f, const void *state, unsigned char *bytes, size_t size);
 int fmu_state_deserialize(fmu *f, const unsigned char *bytes, size_t size, void **state);
 

@@ -10,8 +10,9 @@
 //       NAME (tunable) before the first step that starts at or after T.
 //   fmi_host DIR state STEPS        GetFMUState after STEPS steps, STEPS more steps, SetFMUState,
 //       the same steps again: the outputs must be bit-identical (also through a serialized
-//       state in a fresh instance, and after a tunable parameter changed in between: the state
-//       brings its value back)
+//       state set into an instance that was only instantiated, and after a tunable parameter
+//       changed in between: the state brings its value back); FreeFMUState given the state
+//       instead of its address is refused
 //   fmi_host DIR misuse             calls in the wrong order, unknown value references, NaN
 //       inputs, outputs and fixed parameters set, a wrong GUID or token, other interface
 //       types: each must return an error
@@ -660,15 +661,18 @@ static int cmd_state(const api *a, long steps)
         check(memcmp(first, changed, n * sizeof *first) != 0,
               "changing %s changes nothing", vars[p].name);
         check(set_state(a, c, state) == OK, "SetFMUState after tuning");
-        check(get(a, c, &vars[p].vr, 1, &back) == OK && back == vars[p].start,
-              "the state did not restore %s (%g, not %g)", vars[p].name, back, vars[p].start);
+        int status = get(a, c, &vars[p].vr, 1, &back);
+        check(status == OK && back == vars[p].start, "the state did not restore %s (%g, not %g)",
+              vars[p].name, back, vars[p].start);
         t = t_saved;
         advance(a, c, &t, steps, again);
         check(memcmp(first, again, n * sizeof *first) == 0,
               "continuation after tuning and SetFMUState is not bit-identical");
     }
-    // the serialized state, restored into a fresh instance
-    void *d = start(a);
+    // the serialized state, restored into a fresh instance that was only instantiated (as
+    // fmusim's --initial-fmu-state-file does): it continues in the state's phase
+    void *d = instantiate(a, guid);
+    check(d != NULL, "instantiation");
     void *copy = NULL;
     check(deserialize(a, d, bytes, size, &copy) == OK, "DeserializeFMUState");
     check(set_state(a, d, copy) == OK, "SetFMUState (deserialized)");
@@ -679,8 +683,10 @@ static int cmd_state(const api *a, long steps)
     void *bad = NULL;
     check(deserialize(a, d, bytes, 3, &bad) == ERROR && bad == NULL,
           "3 bytes deserialized as a state");
-    free_state(a, c, &state);
-    free_state(a, d, &copy);
+    check(free_state(a, c, (void **)state) == ERROR, "FreeFMUState with the state itself "
+          "(not its address) is accepted");
+    check(free_state(a, c, &state) == OK, "FreeFMUState");
+    check(free_state(a, d, &copy) == OK, "FreeFMUState (deserialized)");
     check(state == NULL, "FreeFMUState leaves the pointer");
     free_instance(a, c);
     free_instance(a, d);
