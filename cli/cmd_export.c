@@ -41,13 +41,14 @@
 
 static const char usage[] =
     "usage: dirac export fmu MODEL [-o FILE.fmu] [--fmi 2|3] [-p NAME=VALUE]... [--dt H]\n"
-    "                            [--method NAME]\n";
+    "                            [--method NAME] [--static-lapack]\n";
 
 typedef struct export_args {
     const char *path, *out, *method;
     const char *overrides[MAX_OVERRIDES];
     int override_count;
     int fmi;   // 2 or 3
+    int static_lapack;   // LAPACK, BLAS and KLU from their static archives
     double dt;
 } export_args;
 
@@ -102,6 +103,8 @@ static int parse_args(int argc, char **argv, export_args *a)
             if (!value)
                 return bad_input("--method needs a name (see 'dirac methods')");
             a->method = value, i++;
+        } else if (!strcmp(arg, "--static-lapack")) {
+            a->static_lapack = 1;
         } else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
             fputs(usage, stdout);
             return -1;
@@ -481,6 +484,53 @@ static void remove_tree(const char *dir)
     run_program(argv);
 }
 
+// The static archives that replace the shared libraries libdirac links (--static-lapack):
+// each LIB.so's LIB.a beside it, with what the archives need in turn (SuiteSparse's AMD,
+// COLAMD, BTF and config for KLU). Debian's libopenblas.a is position-independent, so it links
+// into a shared object; the reference LAPACK's archives are not, and neither is
+// libgfortran.a (its asynchronous I/O), so OpenBLAS's Fortran runtime stays the shared
+// libgfortran.so.5. The names go to out[0..]; returns their count, or -1 after naming a
+// missing archive.
+#define MAX_ARCHIVES 16
+static int static_archives(char out[][1024])
+{
+    char deps[4096];
+    snprintf(deps, sizeof deps, "%s", DIRAC_FMI_DEPENDENCIES);   // "|"-separated
+    int n = 0;
+    char *save = NULL;
+    for (char *dep = strtok_r(deps, "|", &save); dep && n < MAX_ARCHIVES - 6;
+         dep = strtok_r(NULL, "|", &save)) {
+        size_t len = strlen(dep);
+        if (dep[0] == '-' || len < 3 || strcmp(dep + len - 3, ".so") != 0) {
+            snprintf(out[n++], 1024, "%s", dep);   // a flag such as -lm
+            continue;
+        }
+        const char *slash = strrchr(dep, '/');
+        int dir = slash ? (int)(slash - dep) : 0;
+        const char *base = slash ? slash + 1 : dep;
+        const char *also[6] = { NULL };
+        if (!strcmp(base, "libklu.so")) {
+            const char *suitesparse[] = { "libamd.a", "libcolamd.a", "libbtf.a",
+                                          "libsuitesparseconfig.a", NULL };
+            memcpy(also, suitesparse, sizeof suitesparse);
+        }
+        snprintf(out[n++], 1024, "%.*s.a", (int)len - 3, dep);
+        for (int k = 0; also[k]; k++)
+            snprintf(out[n++], 1024, "%.*s/%s", dir, dep, also[k]);
+        if (strstr(base, "openblas"))
+            snprintf(out[n++], 1024, "-lgfortran");   // its runtime stays shared (see above)
+    }
+    for (int k = 0; k < n; k++)
+        if (out[k][0] != '-' && !exists(out[k])) {
+            fprintf(stderr, "dirac export: error: --static-lapack: no static archive '%s' (the "
+                            "Debian packages libopenblas-dev, liblapacke-dev and "
+                            "libsuitesparse-dev hold them)\n", out[k]);
+            return -1;
+        }
+    snprintf(out[n++], 1024, "-lpthread");
+    return n;
+}
+
 static int build_fmu(const export_args *a, const dirac_spec *spec, const dirac_model *m,
                      const char *out)
 {
@@ -582,10 +632,18 @@ static int build_fmu(const export_args *a, const dirac_spec *spec, const dirac_m
         argv[n++] = instance;
         argv[n++] = runtime;
         argv[n++] = tc.library;
-        // the libraries libdirac was linked with
-        static char deps[4096];
+        // the libraries libdirac was linked with, shared or (--static-lapack) static
+        static char deps[4096], archives[MAX_ARCHIVES][1024];
         snprintf(deps, sizeof deps, "%s", DIRAC_FMI_DEPENDENCIES);   // "|"-separated
-        for (char *dep = strtok(deps, "|"); dep && n < 56; dep = strtok(NULL, "|"))
+        int count = a->static_lapack ? static_archives(archives) : 0;
+        if (count < 0)
+            rc = EXIT_BAD_INPUT;
+        for (int k = 0; k < count; k++)
+            argv[n++] = archives[k];
+        if (a->static_lapack)
+            argv[n++] = "-Wl,--exclude-libs,ALL";   // their symbols stay private too
+        for (char *dep = a->static_lapack ? NULL : strtok(deps, "|"); dep && n < 56;
+             dep = strtok(NULL, "|"))
             argv[n++] = dep[0] == '/' || dep[0] == '-' ? dep : NULL;
         int k = 0;   // drop the NULLs of names that are not paths or flags, then add -lm
         for (int j = 0; j < n; j++)
@@ -599,7 +657,7 @@ static int build_fmu(const export_args *a, const dirac_spec *spec, const dirac_m
         argv[n++] = "-o";
         argv[n++] = so;
         argv[n] = NULL;
-        if (run_program(argv))
+        if (!rc && run_program(argv))
             rc = EXIT_FAILED, fprintf(stderr, "dirac export: error: compiling the FMU's shared "
                                               "object failed (see the compiler's messages)\n");
     }

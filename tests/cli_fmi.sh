@@ -118,6 +118,20 @@ PY
     pendulum_torque-fmi$v state 100
 done
 
+# --static-lapack: OpenBLAS, LAPACKE and KLU from their static archives (scripts/setup.sh
+# installs them); the shared object then needs no LAPACK, BLAS or KLU library, only
+# libgfortran.so.5 and the C library, and runs as before
+check "FMI 3: export pendulum_torque --static-lapack" \
+  export_and_unpack pendulum_torque 3 --static-lapack
+needs_no_lapack() {   # the shared object $1 lists its needs, and no LAPACK, BLAS or KLU
+  readelf -d "$1" | grep NEEDED > needed.txt &&
+    ! grep -q -E 'blas|lapack|klu|amd|suitesparse' needed.txt
+}
+check "--static-lapack: no shared LAPACK, BLAS or KLU needed" \
+  needs_no_lapack pendulum_torque-fmi3/binaries/x86_64-linux/pendulum_torque.so
+check "--static-lapack: run with inputs" "$host" pendulum_torque-fmi3 run torque.csv fmu.csv 3000
+check "--static-lapack: FMU = dirac simulate --inputs" same_csv fmu.csv ref_pendulum.csv
+
 # physics through the FMU (FMI 3.0)
 # steady speed under a constant V = 6 V, no load: K V / (R b + K^2) = 66.667 rad/s; after
 # 5 s = 11 mechanical time constants J R / (R b + K^2) the transient is below 2e-5 of it
@@ -133,7 +147,8 @@ PY
 # tau = m g l / 2 holds the pendulum at asin(1/2) = pi/6 once the swing has decayed (damping
 # rate c/(2m) = 0.25/s: after 40 s, e^-10 of the initial swing, 5e-5 rad)
 "$host" pendulum_torque-fmi3 run torque.csv still.csv 40000
-check "pendulum_torque: equilibrium angle asin(tau/(m g l)) through the FMU" python3 - still.csv <<'PY'
+check "pendulum_torque: equilibrium angle asin(tau/(m g l)) through the FMU" \
+  python3 - still.csv <<'PY'
 import csv, math, sys
 r = list(csv.DictReader(open(sys.argv[1])))[-1]
 print("       angle %.9g, analytic %.9g" % (float(r["angle"]), math.pi / 6))
