@@ -196,8 +196,9 @@ static void restore_parameters(fmu *f)
     f->parameters_changed = 0;
 }
 
-// Before stepping: compiles the model again with the parameters the host set. During stepping
-// (tunable parameters) the new simulation continues from the current state.
+// Compiles the model again with the parameters the host set. Before stepping the simulation
+// starts again from the (new) initial state; during stepping (tunable parameters) the new
+// simulation continues from the current state.
 static int apply_parameters(fmu *f)
 {
     if (!f->parameters_changed)
@@ -208,9 +209,10 @@ static int apply_parameters(fmu *f)
         restore_parameters(f);
         return 0;
     }
-    if (!f->sim) {
+    if (!f->sim || f->phase != FMU_STEPPING) {   // before stepping: from the initial state
         replace_model(f, spec, model);
         f->parameters_changed = 0;
+        f->steps_done = 0;
         return 1;
     }
     dirac_sim *sim = create_sim(f, model, f->dt);

@@ -116,6 +116,9 @@ PY
   check "FMI $v: pendulum_torque: FMU = dirac simulate --inputs" same_csv fmu.csv ref_pendulum.csv
   check "FMI $v: pendulum_torque: state save/restore bit-identical" "$host" \
     pendulum_torque-fmi$v state 100
+  # l set in initialization mode after the state was read: the initial y = -l follows
+  check "FMI $v: pendulum_torque: l = 2 in initialization mode gives y(0) = -2" \
+    "$host" pendulum_torque-fmi$v init l 2 y -2
 done
 
 # --static-lapack: OpenBLAS, LAPACKE and KLU from their static archives (scripts/setup.sh

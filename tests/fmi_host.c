@@ -18,6 +18,8 @@
 //       types: each must return an error
 //   fmi_host DIR fail INPUT VALUE   a step with INPUT = VALUE must fail with an error and leave
 //       the outputs as they were; the next step with the default works
+//   fmi_host DIR init NAME VALUE OUTPUT EXPECTED  in initialization mode, after reading the
+//       state, parameter NAME = VALUE must give the new initial state: OUTPUT = EXPECTED
 //   fmi_host DIR resize NAME VALUE  setting parameter NAME (which sizes a family) to VALUE in
 //       initialization mode must make ExitInitializationMode fail, with a message
 //
@@ -798,6 +800,30 @@ static int cmd_fail(const api *a, const char *input, double bad)
     return failures != 0;
 }
 
+// In initialization mode, after the state was read: parameter NAME = VALUE must give the
+// initial state of the new value (OUTPUT = EXPECTED after ExitInitializationMode).
+static int cmd_init(const api *a, const char *name, double value, const char *output,
+                    double expected)
+{
+    int i = find(name), o = find(output);
+    check(i >= 0 && o >= 0, "no variable %s or %s", name, output);
+    if (i < 0 || o < 0)
+        return 1;
+    void *c = instantiate(a, guid);
+    check(c != NULL, "instantiation");
+    check(enter_initialization(a, c) == OK, "enter");
+    double before = NAN, after = NAN;
+    check(get(a, c, &vars[o].vr, 1, &before) == OK, "get %s in initialization mode", output);
+    check(set(a, c, &vars[i].vr, 1, &value) == OK, "%s set in initialization mode", name);
+    check(exit_initialization(a, c) == OK, "exit");
+    check(get(a, c, &vars[o].vr, 1, &after) == OK, "get %s", output);
+    check(after == expected, "%s = %.17g after %s = %g (was %.17g), expected %.17g", output,
+          after, name, value, before, expected);
+    check(do_step(a, c, 0, step_size) == OK, "a step");
+    free_instance(a, c);
+    return failures != 0;
+}
+
 static int cmd_resize(const api *a, const char *name, double value)
 {
     int i = find(name);
@@ -819,7 +845,7 @@ static int cmd_resize(const api *a, const char *name, double value)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fputs("usage: fmi_host DIR run|state|misuse|fail|resize ...\n", stderr);
+        fputs("usage: fmi_host DIR run|state|misuse|fail|init|resize ...\n", stderr);
         return 2;
     }
     read_description(argv[1]);
@@ -851,6 +877,8 @@ int main(int argc, char **argv)
         rc = cmd_misuse(&a);
     } else if (!strcmp(argv[2], "fail") && argc == 5) {
         rc = cmd_fail(&a, argv[3], strtod(argv[4], NULL));
+    } else if (!strcmp(argv[2], "init") && argc == 7) {
+        rc = cmd_init(&a, argv[3], strtod(argv[4], NULL), argv[5], strtod(argv[6], NULL));
     } else if (!strcmp(argv[2], "resize") && argc == 5) {
         rc = cmd_resize(&a, argv[3], strtod(argv[4], NULL));
     }
