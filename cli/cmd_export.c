@@ -357,36 +357,98 @@ static int write_description(const char *path, const dirac_model *m, int fmi, co
     return fclose(f) == 0 ? 0 : -1;
 }
 
-// Tunable parameters: those whose change keeps the model's variables. Each parameter is
-// compiled once more at its value + 1: a parameter that sizes an indexed family (or makes the
-// model fail to compile) changes the layout and stays fixed. 1 per tunable parameter into
-// tunable[]; -1 when out of memory.
+// Whether the model still has the variables of `l` with the parameters of members[0..count-1]
+// at their value + 1 (0 when it does not compile then); -1 when out of memory.
+static int keeps_variables(const export_args *a, const dirac_model *m, const fmu_layout *l,
+                           const int *members, int count)
+{
+    dirac_spec *spec = NULL;
+    dirac_model *changed = NULL;
+    dirac_status status = dirac_spec_load(a->path, &spec);
+    for (int j = 0; status == DIRAC_OK && j < a->override_count; j++)
+        status = dirac_spec_set_parameter(spec, a->overrides[j]);
+    for (int j = 0; status == DIRAC_OK && j < count; j++) {
+        char assignment[1024];
+        snprintf(assignment, sizeof assignment, "%s=%.17g",
+                 dirac_model_parameter_name(m, members[j]),
+                 dirac_model_parameter_value(m, members[j]) + 1);
+        status = dirac_spec_set_parameter(spec, assignment);
+    }
+    if (status == DIRAC_OK)
+        status = dirac_model_compile(spec, &changed);
+    fmu_layout lc = changed ? fmu_layout_of(changed) : *l;
+    int keeps = status == DIRAC_OK && memcmp(&lc, l, sizeof lc) == 0;
+    dirac_model_destroy(changed);
+    dirac_spec_destroy(spec);
+    return status == DIRAC_ERR_NOMEM ? -1 : keeps;
+}
+
+// A parameter's family: its name without the indices (`k[3]` and `cell[2].m` belong to `k[]`
+// and `cell[].m`).
+static void family_of(const char *name, char *out, size_t size)
+{
+    size_t n = 0;
+    for (int depth = 0; *name && n + 1 < size; name++) {
+        depth += *name == '[';
+        if (depth == 0 || *name == '[' || *name == ']')
+            out[n++] = *name;
+        depth -= *name == ']';
+    }
+    out[n] = '\0';
+}
+
+typedef struct named_parameter {
+    char family[256];
+    int index;
+} named_parameter;
+
+static int by_family(const void *x, const void *y)
+{
+    const named_parameter *a = x, *b = y;
+    int c = strcmp(a->family, b->family);
+    return c ? c : a->index - b->index;
+}
+
+// Tunable parameters: those whose change keeps the model's variables. The model is compiled
+// once more per family of parameters (a single parameter is its own family) with all of its
+// parameters at value + 1: a family that sizes an indexed family of variables (or makes the
+// model fail to compile) changes the layout; its parameters are then tried one by one (up to
+// 64 of them; a larger family stays fixed as a whole) and those that change it stay fixed.
+// 1 per tunable parameter into tunable[]; -1 when out of memory.
 static int find_tunable(const export_args *a, const dirac_model *m, unsigned char *tunable)
 {
     fmu_layout l = fmu_layout_of(m);
-    for (int k = 0; k < l.parameters; k++) {
-        char assignment[1024];
-        snprintf(assignment, sizeof assignment, "%s=%.17g", dirac_model_parameter_name(m, k),
-                 dirac_model_parameter_value(m, k) + 1);
-        dirac_spec *spec = NULL;
-        dirac_model *changed = NULL;
-        dirac_status status = dirac_spec_load(a->path, &spec);
-        for (int j = 0; status == DIRAC_OK && j < a->override_count; j++)
-            status = dirac_spec_set_parameter(spec, a->overrides[j]);
-        if (status == DIRAC_OK)
-            status = dirac_spec_set_parameter(spec, assignment);
-        if (status == DIRAC_OK)
-            status = dirac_model_compile(spec, &changed);
-        if (status == DIRAC_ERR_NOMEM) {
-            dirac_spec_destroy(spec);
-            return -1;
-        }
-        fmu_layout lc = changed ? fmu_layout_of(changed) : l;
-        tunable[k] = status == DIRAC_OK && memcmp(&lc, &l, sizeof l) == 0;
-        dirac_model_destroy(changed);
-        dirac_spec_destroy(spec);
+    int count = l.parameters;
+    named_parameter *sorted = malloc(((size_t)count + 1) * sizeof *sorted);
+    int *members = malloc(((size_t)count + 1) * sizeof *members);
+    if (!sorted || !members) {
+        free(sorted), free(members);
+        return -1;
     }
-    return 0;
+    for (int k = 0; k < count; k++) {
+        family_of(dirac_model_parameter_name(m, k), sorted[k].family, sizeof sorted[k].family);
+        sorted[k].index = k;
+    }
+    qsort(sorted, (size_t)count, sizeof *sorted, by_family);
+    int rc = 0;
+    for (int first = 0, last = 0; first < count && rc == 0; first = last) {
+        int n = 0;
+        for (last = first; last < count && !strcmp(sorted[last].family, sorted[first].family);
+             last++)
+            members[n++] = sorted[last].index;
+        int keeps = keeps_variables(a, m, &l, members, n);
+        for (int j = 0; j < n; j++)
+            tunable[members[j]] = keeps == 1;
+        if (keeps == 0 && n > 1 && n <= 64)
+            for (int j = 0; j < n && rc == 0; j++) {
+                int one = keeps_variables(a, m, &l, &members[j], 1);
+                tunable[members[j]] = one == 1;
+                rc = one < 0 ? -1 : 0;
+            }
+        rc = keeps < 0 ? -1 : rc;
+    }
+    free(sorted), free(members);
+    return rc;
 }
 
 // The model's files relative to the model file's directory (components must lie below it).

@@ -456,7 +456,8 @@ int fmu_set_reals(fmu *f, const unsigned *vr, size_t n, const double *values,
                             function, variable_name(f, kind, i));
         if (kind == FMU_PARAMETER && f->phase == FMU_STEPPING && !dirac_fmu_tunable[i])
             return fmu_fail(f, "%s: parameter '%s' is fixed after initialization (it sizes an "
-                            "indexed family)", function, variable_name(f, kind, i));
+                            "indexed family, or the model does not compile with another "
+                            "value)", function, variable_name(f, kind, i));
         if (!isfinite(values[k]))
             return fmu_fail(f, "%s: '%s' = %g is not finite", function,
                             variable_name(f, kind, i), values[k]);

@@ -196,6 +196,22 @@ for v in 2 3; do
     "$host" chain_fmu misuse
 done
 
+# a family of parameters whose element n[2] sizes the coordinates: only n[2] is fixed
+cat > models/sized.dirac <<'M'
+model sized
+parameter n[i = 1..3] = i + 1
+parameter c = 2
+coordinate x[n[2]]
+lagrangian sum(i = 1..n[2], x[i]'^2/2 - c*n[1]/2*x[i]^2)
+initial x[i = 1..n[2]] = 1, x[i = 1..n[2]]' = 0
+simulate method = midpoint, dt = 0.01, t_end = 1
+M
+"$dirac" export fmu models/sized.dirac --fmi 3 -o sized.fmu 2> export.err
+unzip -p sized.fmu modelDescription.xml > sized.xml
+check "family of parameters: n[2] fixed" grep -q 'name="n\[2\]".*variability="fixed"' sized.xml
+check "family of parameters: n[1], n[3], c tunable" \
+  test "$(grep -c 'variability="tunable"' sized.xml)" = 3
+
 # -p at export, errors of the exporter
 check "export with -p" "$dirac" export fmu "$src/examples/fmi/driven_mass.dirac" -p m=4 -o m4.fmu
 unzip -p m4.fmu modelDescription.xml > m4.xml
