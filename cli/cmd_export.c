@@ -1,13 +1,14 @@
-// `dirac export fmu MODEL [-o FILE.fmu] [--fmi 2|3] [-p NAME=VALUE]... [--dt H] [--method NAME]`
+// `dirac export fmu MODEL [-o FILE.fmu] [--fmi 2|3] [-p NAME=VALUE]... [--dt H] [--method NAME]
+//                        [--static-lapack]`
 //
 // Writes a Functional Mock-up Unit for co-simulation (FMI 2.0 or 3.0): a zip archive with
 // modelDescription.xml and the shared object binaries/linux64/ID.so (FMI 2.0) or
 // binaries/x86_64-linux/ID.so (FMI 3.0). It is compiled here with the system C compiler from a
-// generated source (the model's files as byte arrays, the export's settings) and the FMU
-// runtime (fmi/fmu_instance.c with fmi/fmu_fmi2.c or fmi/fmu_fmi3.c), and linked with the
-// static libdirac; the
-// LAPACK/BLAS/KLU libraries are linked dynamically (the Debian packages libopenblas0,
-// liblapacke and libklu must be installed where the FMU runs). docs/fmi.md is the reference.
+// generated source (the model's files as byte arrays, the export's settings, which parameters
+// are tunable) and the FMU runtime (fmi/fmu_instance.c with fmi/fmu_fmi2.c or fmi/fmu_fmi3.c),
+// and linked with the static libdirac; the LAPACK/BLAS/KLU libraries are linked dynamically
+// (the Debian packages libopenblas0, liblapacke and libklu must be installed where the FMU
+// runs), or with --static-lapack from their static archives. docs/fmi.md is the reference.
 //
 // Exit status: 0 success; 2 bad arguments or model; 3 the compiler or zip failed.
 #define _POSIX_C_SOURCE 200809L   // mkdtemp, readlink
