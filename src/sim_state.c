@@ -5,7 +5,9 @@
 
 #include <string.h>
 
-enum { STATE_MAGIC = 0x64697261 };   // "dira"
+// "dir" and the layout's version (2: dirac2's last increment, the degenerate-node flag and
+// Newton's block scales)
+enum { STATE_MAGIC = 0x64697202 };
 
 typedef struct state_header {
     long magic, n, ns, mc, nu, z_size, scratch_size, method;
@@ -17,7 +19,7 @@ typedef struct state_scalars {
     double projection_distance, backup_work, h_next, h_last, stage_guess_t, stage_guess_h;
     double block_scale[4];
     long steps, rejected;
-    int newton_iterations, started;
+    int newton_iterations, started, degenerate_active;
 } state_scalars;
 
 // One array of the snapshot: where it lives in the simulation and its length.
@@ -42,13 +44,16 @@ static int arrays_of(const dirac_sim *sim, state_array *a)
     a[k++] = (state_array){ sim->q_old, n };
     a[k++] = (state_array){ sim->q_older, n };
     a[k++] = (state_array){ sim->p_half, n };
+    a[k++] = (state_array){ sim->dq_last, n };
     a[k++] = (state_array){ sim->backup, 4 * n + (size_t)m->m + ns };
     a[k++] = (state_array){ sim->trial, 3 * n + ns };
     a[k++] = (state_array){ sim->trial_start, 3 * n + ns };
     a[k++] = (state_array){ sim->eval[0].x + m->first_u, (size_t)m->nu };   // the inputs
+    // Newton's per-block scales, the largest magnitudes seen so far
+    a[k++] = (state_array){ (double *)sim->nw.block_floor, NEWTON_MAX_BLOCKS };
     return k;
 }
-enum { STATE_ARRAYS = 15 };
+enum { STATE_ARRAYS = 17 };
 
 static state_header header_of(const dirac_sim *sim)
 {
@@ -86,7 +91,8 @@ dirac_status dirac_sim_state_save(const dirac_sim *sim, void *buffer, size_t siz
                           sim->stage_guess_t, sim->stage_guess_h,
                           { sim->block_scale[0], sim->block_scale[1], sim->block_scale[2],
                             sim->block_scale[3] },
-                          sim->steps, sim->rejected, sim->newton_iterations, sim->started };
+                          sim->steps, sim->rejected, sim->newton_iterations, sim->started,
+                          sim->degenerate.active };
     memcpy(out, &header, sizeof header);
     out += sizeof header;
     memcpy(out, &sc, sizeof sc);
@@ -126,6 +132,7 @@ dirac_status dirac_sim_state_restore(dirac_sim *sim, const void *buffer, size_t 
     memcpy(sim->block_scale, sc.block_scale, sizeof sim->block_scale);
     sim->steps = sc.steps, sim->rejected = sc.rejected;
     sim->newton_iterations = sc.newton_iterations, sim->started = sc.started != 0;
+    sim->degenerate.active = sc.degenerate_active != 0;
     state_array a[STATE_ARRAYS];
     int count = arrays_of(sim, a);
     for (int k = 0; k < count; k++) {
