@@ -433,7 +433,7 @@ static int check_output_times(const sim_args *a, const sim_settings *s)
 {
     const double *t = a->times.t;
     if (!a->initial_state && t[0] < s->t_start - time_tolerance(s->t_start, s->dt)) {
-        fprintf(stderr, "dirac simulate: error: output time %.17g is before the start t = %g\n",
+        fprintf(stderr, "dirac simulate: error: output time %.15g is before the start t = %g\n",
                 t[0], s->t_start);
         return -1;
     }
@@ -444,8 +444,8 @@ static int check_output_times(const sim_args *a, const sim_settings *s)
         if (fabs(t[i] - k * s->dt) <= time_tolerance(t[i], s->dt))
             continue;
         double below = floor(t[i] / s->dt) * s->dt;
-        fprintf(stderr, "dirac simulate: error: output time %.17g is not a node of the fixed "
-                        "steps (t = k dt, dt = %g; the nodes around it are %.17g and %.17g): "
+        fprintf(stderr, "dirac simulate: error: output time %.15g is not a node of the fixed "
+                        "steps (t = k dt, dt = %g; the nodes around it are %.15g and %.15g): "
                         "fixed-step runs write rows at their nodes only (a shortened step would "
                         "make the solution depend on the output times and give up the equal "
                         "steps the methods' properties rest on); choose dt so that the times "
@@ -548,7 +548,7 @@ static int resolve_settings(const dirac_model *model, const sim_args *a, sim_set
     }
     s->span = a->rtol > 0 || a->atol > 0 ? s->t_end - s->t_start : (double)s->steps * s->dt;
     if (a->times.count > 0 && a->times.t[a->times.count - 1] > s->t_end) {
-        fprintf(stderr, "dirac simulate: error: output time %.17g is after t_end = %.17g\n",
+        fprintf(stderr, "dirac simulate: error: output time %.15g is after t_end = %.15g\n",
                 a->times.t[a->times.count - 1], s->t_end);
         return EXIT_BAD_INPUT;
     }
