@@ -92,6 +92,20 @@ for method in $methods; do
     check "$method ran split with adaptive steps on some model" test -n "${ran_adaptive[$method]:-}"
 done
 
+# a model large enough for the sparse solver (KLU, whose pivot order a continued run chooses
+# anew): a nonlinear chain of 100 masses
+cat >"$tmp/chain.dirac" <<'EOF'
+model chain
+parameter N = 100, m = 1, k = 100, amp = 0.3
+coordinate x[N]
+lagrangian sum(i = 1..N, m/2*x[i]'^2) - k/2*x[1]^2 - k/2*x[N]^2 -
+           sum(i = 1..N-1, k/2*(x[i+1] - x[i])^2 + k*(x[i+1] - x[i])^4)
+initial x[i = 1..N] = amp*sin(i)
+EOF
+extra=()
+split_equals_whole "$tmp/chain" "$tmp/chain.dirac" midpoint 0.01 0.3 --t-end 0.1
+check "nonlinear chain of 100 (sparse solver), midpoint: split = whole run" test $? -eq 0
+
 # every K-th row counts from the first run's start: rows of the pieces = rows of the whole
 pend=$src/examples/pendulum.dirac
 "$dirac" simulate "$pend" --dt 0.01 --t-end 1 --every 4 -q -o "$tmp/w4.csv"
