@@ -23,12 +23,11 @@ methods=$("$dirac" methods | awk 'NR > 1 && $1 != "auto" && $2 ~ /^[0-9]+$/ { pr
 check "methods listed" test -n "$methods"
 
 # Models of every class: holonomic, nonholonomic, thermodynamic, degenerate (a circuit with
-# resistors), time-dependent input-free forcing. Per model: dt, a span of a few dozen steps.
+# resistors and a time-dependent source). Per model: dt, a span of a few dozen steps.
 models="$src/examples/pendulum.dirac:0.01:0.3
 $src/examples/knife_edge.dirac:0.01:0.3
 $src/examples/thermo/adiabatic_piston.dirac:0.002:0.06
-$src/tests/circuits/rlc_ladder.dirac:1e-6:3e-5
-$src/examples/rlc_driven.dirac:0.001:0.03"
+$src/tests/circuits/rlc_ladder.dirac:1e-6:3e-5"
 
 # joined DIR NAME: the rows of NAME-a.csv, then those of NAME-b.csv after its header and its
 # first row (the saved node, which NAME-a.csv ends with)
