@@ -620,6 +620,82 @@ static int compile_thermal(compile_state *c)
     return 1;
 }
 
+// The interactions' CSV columns as expressions, for the outer model's outputs: per
+// interaction (compile_interactions) its force on each coordinate it acts on, F.NAME.COORD,
+// then its power P.NAME = ⟨F, v⟩. Constraints: F = μ_a ω_a; two-forms: F = B(v, ·), i.e.
+// F_b += c v_a, F_a −= c v_b per wedge c da ∧ db. Names and ids malloc'd into *names, *ids.
+static int interaction_columns(compile_state *c, char ***names, expr_id **ids, int *count)
+{
+    dirac_model *m = c->m;
+    expr_pool *pool = m->pool;
+    int total = 0;
+    for (int k = 0; k < m->interaction_count; k++)
+        total += m->interaction_coord_count[k] + 1;
+    *count = 0;
+    *names = calloc((size_t)total + 1, sizeof **names);
+    *ids = calloc((size_t)total + 1, sizeof **ids);
+    expr_id *force = calloc((size_t)m->n + 1, sizeof *force);
+    if (!*names || !*ids || !force) {
+        free(force);
+        return fail_nomem(c);
+    }
+    int expected = 0;   // columns made once interaction k is done
+    for (int k = 0; k < m->interaction_count; k++) {
+        int index = m->interaction_index[k];
+        const char *name = m->interaction_kind[k] == 0 ? m->constraints[index].name
+                                                       : m->twoform_names[index];
+        const int *coords = m->interaction_coords[k];
+        int len = m->interaction_coord_count[k];
+        for (int j = 0; j < len; j++)
+            force[coords[j]] = expr_const(pool, 0.0);
+        if (m->interaction_kind[k] == 0) {
+            const model_sparse *f = &m->constraint_forms;
+            expr_id mu = expr_var(pool, m->first_mu + index);
+            for (int e = f->row_start[index]; e < f->row_start[index + 1]; e++)
+                force[f->col[e]] = expr_add(pool, force[f->col[e]],
+                                            expr_mul(pool, mu, f->values.ids[e]));
+        } else {
+            for (int w = 0; w < m->wedge_count; w++) {
+                if (m->wedges[w].twoform != index)
+                    continue;
+                int a = m->wedges[w].a, b = m->wedges[w].b;
+                expr_id cw = m->wedge_coefficients.ids[w];
+                force[b] = expr_add(pool, force[b],
+                                    expr_mul(pool, cw, expr_var(pool, m->first_v + a)));
+                force[a] = expr_sub(pool, force[a],
+                                    expr_mul(pool, cw, expr_var(pool, m->first_v + b)));
+            }
+        }
+        expr_id power = expr_const(pool, 0.0);
+        char *head = text_concat("F.", name, ".");
+        for (int j = 0; head && j < len; j++) {
+            int i = coords[j];
+            if (!((*names)[*count] = text_concat(head, m->coord_names[i], "")))
+                break;
+            (*ids)[(*count)++] = force[i];
+            power = expr_add(pool, power, expr_mul(pool, force[i],
+                                                    expr_var(pool, m->first_v + i)));
+        }
+        free(head);
+        expected += len + 1;
+        if (*count == expected - 1 && ((*names)[*count] = text_concat("P.", name, "")))
+            (*ids)[(*count)++] = power;
+        if (*count != expected) {
+            free(force);
+            return fail_nomem(c);
+        }
+    }
+    free(force);
+    return pool_ok(c);
+}
+
+static void free_names(char **names, int count)
+{
+    for (int k = 0; names && k < count; k++)
+        free(names[k]);
+    free(names);
+}
+
 static int compile_outputs(compile_state *c)
 {
     dirac_model *m = c->m;
@@ -639,18 +715,33 @@ static int compile_outputs(compile_state *c)
     for (int i = 0; i < m->n; i++)
         energy = expr_add(m->pool, energy, expr_mul(m->pool, expr_var(m->pool, m->first_v + i),
                                                     m->gradient.ids[m->n + i]));
+    char **column_names = NULL;
+    expr_id *columns = NULL;
+    int column_count = 0;
     int o = 0, first_mu = m->first_mu, ok = pool_ok(c);
+    if (ok)
+        ok = interaction_columns(c, &column_names, &columns, &column_count);
     for (int k = 0; ok && k < c->tree.count; k++) {
         instance *in = c->tree.items[k];
         in->scope.first_mu = first_mu;
         in->scope.momentum = m->gradient.ids + m->n;
         in->scope.temperature = temperature;
         in->scope.energy = energy;
+        if (in->prefix[0] == '\0') {   // the outer model: its interactions' columns
+            in->scope.interaction_names = column_names;
+            in->scope.interaction_columns = columns;
+            in->scope.interaction_column_count = column_count;
+        }
         for (int j = 0; ok && j < in->sm->output_count; j++, o++)
             ok = (m->outputs.ids[o] = lower_expr(&in->scope, &in->sm->outputs[j].value)) != EXPR_NONE;
         in->scope.momentum = in->scope.temperature = NULL;
+        in->scope.interaction_names = NULL;
+        in->scope.interaction_columns = NULL;
+        in->scope.interaction_column_count = 0;
         first_mu += in->sm->constraint_count;
     }
+    free_names(column_names, column_count);
+    free(columns);
     free(temperature);
     if (!ok)
         return 0;
@@ -944,9 +1035,9 @@ static int compile_model(compile_state *c, const spec_model *root)
     return instance_tree_evaluate(&c->tree, c->spec, m->pool, m->first_v, m->first_s,
                                   m->index_t, m->first_u) &&
            compile_parameters(c) && compile_lagrangian(c) && compile_constraints(c) && compile_forces(c) &&
-           compile_heat(c) && compile_thermal(c) && compile_outputs(c) && compile_initial(c) &&
-           compile_settings(c) &&
-           compile_interactions(c) && check_constraint_rank(c);
+           compile_heat(c) && compile_thermal(c) && compile_interactions(c) &&
+           compile_outputs(c) && compile_initial(c) && compile_settings(c) &&
+           check_constraint_rank(c);
 }
 
 dirac_status dirac_model_compile(dirac_spec *ds, dirac_model **out)

@@ -189,8 +189,10 @@ static bool resolve_plain(resolve_ctx *c, const char *name, spec_loc loc, spec_r
 
 // Names of derived quantities in `output` expressions, spelled as the CSV columns: `E` (unless
 // the model defines E), `mu.C` (constraint C), `p.X` (coordinate X), `T.S` (entropy variable
-// S), unless the prefix is one of the model's components. Returns 1 when the name is one of
-// them (*ref set), 0 when it is not, -1 after reporting an error.
+// S), `F.I.X` and `P.I` (interaction I, a constraint or two-form: its force on coordinate X and
+// its power; which coordinates it acts on is known once compiled, model_compile.c), unless the
+// prefix is one of the model's components. Returns 1 when the name is one of them (*ref set),
+// 0 when it is not, -1 after reporting an error.
 static int derived_name(resolve_ctx *c, const char *name, spec_loc loc, spec_ref *ref)
 {
     static const struct {
@@ -208,6 +210,22 @@ static int derived_name(resolve_ctx *c, const char *name, spec_loc loc, spec_ref
         if (spec_names_find(c->m->names, name, 1))
             return 0;
         ref->kind = SPEC_SYM_ENERGY;
+        return 1;
+    }
+    if ((name[0] == 'F' || name[0] == 'P') && name[1] == '.' &&
+        !spec_names_find(c->m->names, name, 1)) {
+        const char *rest = name + 2, *dot = strchr(rest, '.');
+        size_t len = name[0] == 'P' ? strlen(rest) : dot ? (size_t)(dot - rest) : 0;
+        const spec_symbol *sym = len ? spec_names_find(c->m->names, rest, len) : NULL;
+        if (!sym || (sym->kind != SPEC_SYM_CONSTRAINT && sym->kind != SPEC_SYM_TWOFORM) ||
+            sym->dims > 0) {
+            spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s': model '%s' has no interaction '%.*s' "
+                       "(%s names a constraint or two-form of the model that joins its "
+                       "components)", name, c->m->name, (int)(len ? len : strlen(rest)), rest,
+                       name[0] == 'P' ? "P.NAME" : "F.NAME.COORD");
+            return -1;
+        }
+        ref->kind = SPEC_SYM_INTERACTION;
         return 1;
     }
     for (size_t k = 0; k < sizeof derived / sizeof derived[0]; k++) {

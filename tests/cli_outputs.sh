@@ -64,6 +64,36 @@ sed 's/^output gap = .*/output push = mu.touch/' "$src/examples/interconnect/con
 "$dirac" simulate "$tmp/contact.dirac" --t-end 1 --out "$tmp/contact.csv" --quiet
 check "mu.touch output = column mu.touch" below "$(rel "$tmp/contact.csv" push mu.touch)" 0
 
+# interactions' forces and powers F.NAME.COORD, P.NAME in outputs, against their formulas:
+# the two-form motor K d(armature.q) ^ d(rotor.theta) pushes the rotor with K armature.q', the
+# constraint gear: rotor.theta = N load.phi acts on load.phi with mu.gear * (-N); their powers
+# are zero (interactions do no work: exactly 0 for the two-form, whose terms cancel
+# symbolically; the gear's two terms cancel to rounding, 1e-12 of the force times the speed)
+for f in armature rotor pendulum; do cp "$src/examples/interconnect/dc_motor/$f.dirac" "$tmp/"; done
+{ cat "$src/examples/interconnect/dc_motor/dc_motor.dirac"
+  echo "output f_rotor = F.motor.rotor.theta, K_current = K*armature.q', p_motor = P.motor"
+  echo "output f_load = F.gear.load.phi, minus_N_mu = -N*mu.gear, p_gear = P.gear"
+  echo "output p_gear_scale = abs(mu.gear*N*load.phi') + abs(mu.gear*rotor.theta')"; } >"$tmp/dc_motor.dirac"
+"$dirac" simulate "$tmp/dc_motor.dirac" --t-end 0.05 --out "$tmp/motor.csv" --quiet
+check "F.motor.rotor.theta = K armature.q'" below "$(rel "$tmp/motor.csv" f_rotor K_current)" 0
+check "F.motor.rotor.theta output = its CSV column" below "$(rel "$tmp/motor.csv" f_rotor F.motor.rotor.theta)" 0
+check "F.gear.load.phi = -N mu.gear" below "$(rel "$tmp/motor.csv" f_load minus_N_mu)" 1e-15
+check "P.motor = 0, P.gear = 0 to rounding" python3 -c "
+import csv
+for r in csv.DictReader(open('$tmp/motor.csv')):
+    assert float(r['p_motor']) == 0, r['p_motor']
+    assert abs(float(r['p_gear'])) <= 1e-12 * float(r['p_gear_scale']) + 1e-300, r"
+printf 'model u\ncoordinate x, y\nlagrangian (x'"'"'^2 + y'"'"'^2)/2\nconstraint rod: x^2 + y^2 = 1\noutput a = P.rod\n' >"$tmp/u.dirac"
+"$dirac" check "$tmp/u.dirac" >/dev/null 2>"$tmp/err"
+check "P. of a model without interactions: exit 2" test $? -eq 2
+check "P. of a model without interactions: says so" grep -q "u.dirac:5:12: error: 'P.rod': the model has no interactions" "$tmp/err"
+sed 's/^output f_rotor = .*/output f = F.motor.load.phi/' "$tmp/dc_motor.dirac" >"$tmp/bad_motor.dirac"
+"$dirac" check "$tmp/bad_motor.dirac" >/dev/null 2>"$tmp/err"
+check "F. of a coordinate the interaction does not act on: says so" grep -q "'F.motor.load.phi' is not a column of the model's interactions" "$tmp/err"
+printf 'model u\ncoordinate x\nlagrangian x'"'"'^2/2\noutput a = F.nosuch.x\n' >"$tmp/u.dirac"
+"$dirac" check "$tmp/u.dirac" >/dev/null 2>"$tmp/err"
+check "F. of an unknown interaction: says so" grep -q "u.dirac:4:12: error: 'F.nosuch.x': model 'u' has no interaction 'nosuch'" "$tmp/err"
+
 # errors: unknown constraint, derived names outside outputs, a model's own E wins
 printf 'model u\ncoordinate x\nlagrangian x'"'"'^2/2\noutput a = mu.nosuch\n' >"$tmp/u.dirac"
 "$dirac" check "$tmp/u.dirac" >/dev/null 2>"$tmp/err"
