@@ -125,6 +125,22 @@ assert worst < 2e-3, worst
 PY
 check "tension[i] = g cos th_i + l th_i'^2 (each pendulum its own)" \
   python3 "$tmp/tension.py" "$tmp/pendulums.csv"
+# T.S[i] of an entropy family against T0 exp(S_i / C) (the same formula: to rounding)
+cat >"$tmp/ts.dirac" <<'EOF'
+model ts
+parameter m = 1.0, k = 100.0, c = 2.0, C = 0.5, T0 = 300, x0 = 0.5
+coordinate x
+entropy S[2]
+lagrangian m/2*x'^2 - k/2*x^2 - sum(i = 1..2, C*T0*exp(S[i]/C))
+friction x -> S[1]: -c*x'
+heat S[1], S[2]: 0.1
+initial x = x0, x' = 0
+output temp[i = 1..2] = T.S[i], exact[i = 1..2] = T0*exp(S[i]/C)
+EOF
+"$dirac" simulate "$tmp/ts.dirac" --dt 1e-3 --t-end 1 --out "$tmp/ts.csv" --quiet
+for i in 1 2; do
+  check "T.S[$i] output = T0 exp(S[$i]/C)" below "$(rel "$tmp/ts.csv" "temp[$i]" "exact[$i]")" 1e-14
+done
 printf 'model u\ncoordinate x[2]\nlagrangian x[1]'"'"'^2/2 + x[2]'"'"'^2/2\noutput a = mu.x[1]\n' >"$tmp/u.dirac"
 "$dirac" check "$tmp/u.dirac" >/dev/null 2>"$tmp/err"
 check "mu. of a coordinate family: says so" grep -q "u.dirac:4:12: error: 'mu.x\[...\]': model 'u' has no indexed constraint 'x'" "$tmp/err"
