@@ -175,6 +175,36 @@ char *mem_arena_strndup(mem_arena *arena, const char *text, size_t len)
     return s;
 }
 
+void *mem_arena_calloc(mem_arena *arena, size_t count, size_t size)
+{
+    if (size != 0 && count > SIZE_MAX / size)
+        return NULL;
+    void *p = mem_arena_alloc(arena, count * size);
+    if (p && count * size > 0)
+        memset(p, 0, count * size);
+    return p;
+}
+
+char *mem_arena_concat(mem_arena *arena, const char *a, const char *b, const char *c)
+{
+    const char *piece[3] = { a ? a : "", b ? b : "", c ? c : "" };
+    size_t len[3], total = 0;
+    for (int k = 0; k < 3; k++) {
+        len[k] = strlen(piece[k]);
+        total += len[k];
+    }
+    char *s = arena_alloc_aligned(arena, total + 1, 1);
+    if (!s)
+        return NULL;
+    size_t at = 0;
+    for (int k = 0; k < 3; k++) {
+        memcpy(s + at, piece[k], len[k]);
+        at += len[k];
+    }
+    s[total] = '\0';
+    return s;
+}
+
 // ---- one block for many arrays ---------------------------------------------------------------
 
 enum { PLAN_ALIGN = alignof(max_align_t) };

@@ -54,8 +54,14 @@ void mem_arena_free(mem_arena *arena);
 /// `size` bytes aligned for any object, or NULL when out of memory.
 void *mem_arena_alloc(mem_arena *arena, size_t size);
 
+/// `count` zeroed elements of `size` bytes, or NULL when out of memory or on overflow.
+void *mem_arena_calloc(mem_arena *arena, size_t count, size_t size);
+
 /// A zero-terminated copy of text[0..len), or NULL when out of memory.
 char *mem_arena_strndup(mem_arena *arena, const char *text, size_t len);
+
+/// The zero-terminated concatenation a b c (a NULL piece is empty), or NULL when out of memory.
+char *mem_arena_concat(mem_arena *arena, const char *a, const char *b, const char *c);
 
 /// Many arrays in one block, laid out by running the same function twice: once on a plan
 /// without a block (it only adds up the sizes), then on a plan over the block allocated with
