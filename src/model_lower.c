@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 // if(c, a, b) = WHEN(c, a) + WHEN(c == 0, b): each branch is read only where it is taken
 static expr_id make_if(expr_pool *pool, expr_id c, expr_id a, expr_id b)
@@ -136,6 +137,21 @@ static expr_id lower_name(const lower_scope *scope, const spec_expr_node *node)
             if (scope->momentum)
                 return scope->energy;
             break;
+        case SPEC_SYM_INTERACTION:
+            for (int k = 0; k < scope->interaction_column_count; k++)
+                if (!strcmp(scope->interaction_names[k], node->u.sym.name))
+                    return scope->interaction_columns[k];
+            if (scope->interaction_column_count > 0) {
+                spec_error(scope->spec, DIRAC_ERR_PARSE, node->loc,
+                           "'%s' is not a column of the model's interactions (the first is "
+                           "'%s'; the CSV header lists them all)", node->u.sym.name,
+                           scope->interaction_names[0]);
+                return EXPR_NONE;
+            }
+            spec_error(scope->spec, DIRAC_ERR_PARSE, node->loc,
+                       "'%s': the model has no interactions (constraints or two-forms that "
+                       "join components), so no F. or P. columns", node->u.sym.name);
+            return EXPR_NONE;
         default: break;
         }
     }

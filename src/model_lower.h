@@ -34,6 +34,11 @@ struct lower_scope {
     int first_mu;
     const expr_id *momentum, *temperature;
     expr_id energy;
+    // the interactions' CSV columns F.NAME.COORD and P.NAME by name, and their expressions
+    // (the outer model's outputs only; count 0 elsewhere)
+    char **interaction_names;
+    const expr_id *interaction_columns;
+    int interaction_column_count;
 };
 
 /// The DAG node of expression `e`; EXPR_NONE after an error was reported in the spec.

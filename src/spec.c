@@ -333,6 +333,7 @@ const char *spec_sym_kind_phrase(spec_sym_kind kind)
     case SPEC_SYM_MOMENTUM: return "a momentum";
     case SPEC_SYM_TEMPERATURE: return "a temperature";
     case SPEC_SYM_ENERGY: return "the energy";
+    case SPEC_SYM_INTERACTION: return "an interaction's force or power";
     default: return "a name";
     }
 }

@@ -126,6 +126,7 @@ typedef enum spec_sym_kind {
     SPEC_SYM_MOMENTUM,    // `p.X`: ∂L/∂X', index of coordinate X
     SPEC_SYM_TEMPERATURE, // `T.S`: −∂L/∂S, index of entropy variable S
     SPEC_SYM_ENERGY,      // `E`: the generalized energy ⟨∂L/∂v, v⟩ − L
+    SPEC_SYM_INTERACTION, // `F.I.X`, `P.I`: interaction I's force on X, its power (by name)
     SPEC_SYM_KIND_COUNT
 } spec_sym_kind;
 

@@ -189,19 +189,22 @@ static bool resolve_plain(resolve_ctx *c, const char *name, spec_loc loc, spec_r
 
 // Names of derived quantities in `output` expressions, spelled as the CSV columns: `E` (unless
 // the model defines E), `mu.C` (constraint C), `p.X` (coordinate X), `T.S` (entropy variable
-// S), unless the prefix is one of the model's components. Returns 1 when the name is one of
-// them (*ref set), 0 when it is not, -1 after reporting an error.
+// S), `F.I.X` and `P.I` (interaction I, a constraint or two-form: its force on coordinate X and
+// its power; which coordinates it acts on is known once compiled, model_compile.c), unless the
+// prefix is one of the model's components. Returns 1 when the name is one of them (*ref set),
+// 0 when it is not, -1 after reporting an error.
+static const struct {
+    const char *prefix;
+    int want, kind;
+    const char *what;
+} derived_prefixes[] = {
+    { "mu.", SPEC_SYM_CONSTRAINT, SPEC_SYM_MULTIPLIER, "constraint" },
+    { "p.", SPEC_SYM_COORDINATE, SPEC_SYM_MOMENTUM, "coordinate" },
+    { "T.", SPEC_SYM_ENTROPY, SPEC_SYM_TEMPERATURE, "entropy variable" },
+};
+
 static int derived_name(resolve_ctx *c, const char *name, spec_loc loc, spec_ref *ref)
 {
-    static const struct {
-        const char *prefix;
-        int want, kind;
-        const char *what;
-    } derived[] = {
-        { "mu.", SPEC_SYM_CONSTRAINT, SPEC_SYM_MULTIPLIER, "constraint" },
-        { "p.", SPEC_SYM_COORDINATE, SPEC_SYM_MOMENTUM, "coordinate" },
-        { "T.", SPEC_SYM_ENTROPY, SPEC_SYM_TEMPERATURE, "entropy variable" },
-    };
     ref->member = SPEC_SYM_NONE;
     ref->index = 0;
     if (strcmp(name, "E") == 0) {
@@ -210,21 +213,37 @@ static int derived_name(resolve_ctx *c, const char *name, spec_loc loc, spec_ref
         ref->kind = SPEC_SYM_ENERGY;
         return 1;
     }
-    for (size_t k = 0; k < sizeof derived / sizeof derived[0]; k++) {
-        size_t len = strlen(derived[k].prefix);
-        if (strncmp(name, derived[k].prefix, len) != 0 ||
+    if ((name[0] == 'F' || name[0] == 'P') && name[1] == '.' &&
+        !spec_names_find(c->m->names, name, 1)) {
+        const char *rest = name + 2, *dot = strchr(rest, '.');
+        size_t len = name[0] == 'P' ? strlen(rest) : dot ? (size_t)(dot - rest) : 0;
+        const spec_symbol *sym = len ? spec_names_find(c->m->names, rest, len) : NULL;
+        if (!sym || (sym->kind != SPEC_SYM_CONSTRAINT && sym->kind != SPEC_SYM_TWOFORM) ||
+            sym->dims > 0) {
+            spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s': model '%s' has no interaction '%.*s' "
+                       "(%s names a constraint or two-form of the model that joins its "
+                       "components)", name, c->m->name, (int)(len ? len : strlen(rest)), rest,
+                       name[0] == 'P' ? "P.NAME" : "F.NAME.COORD");
+            return -1;
+        }
+        ref->kind = SPEC_SYM_INTERACTION;
+        return 1;
+    }
+    for (size_t k = 0; k < sizeof derived_prefixes / sizeof derived_prefixes[0]; k++) {
+        size_t len = strlen(derived_prefixes[k].prefix);
+        if (strncmp(name, derived_prefixes[k].prefix, len) != 0 ||
             spec_names_find(c->m->names, name, len - 1))
             continue;
         const char *rest = name + len;
         const spec_symbol *sym = spec_names_find(c->m->names, rest, strlen(rest));
-        if (!sym || sym->kind != derived[k].want || sym->dims > 0) {
+        if (!sym || sym->kind != derived_prefixes[k].want || sym->dims > 0) {
             spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s': model '%s' has no %s '%s'%s", name,
-                       c->m->name, derived[k].what, rest,
+                       c->m->name, derived_prefixes[k].what, rest,
                        sym && sym->dims > 0 ? " (elements of indexed families cannot be "
                                               "named here yet)" : "");
             return -1;
         }
-        ref->kind = (uint8_t)derived[k].kind;
+        ref->kind = (uint8_t)derived_prefixes[k].kind;
         ref->index = sym->index;
         return 1;
     }
@@ -448,6 +467,57 @@ static void resolve_leaf(resolve_ctx *c, spec_expr_node *n, int *degree)
               degree);
 }
 
+// An element of an indexed family in an `output` named like its CSV column: `mu.link[i]`,
+// `p.x[i]`, `T.S[i]` (derived_name's prefixes, unless the prefix is one of the model's
+// names). The derived kind goes into the node's op like a subscript's kind; expansion turns
+// the node into the element's name (spec_expand.c). 1 when it is one, 0 when it is not, -1
+// after an error.
+static int derived_subscript(resolve_ctx *c, spec_expr_node *n)
+{
+    const char *name = n->u.sub.name;
+    for (size_t k = 0; k < sizeof derived_prefixes / sizeof derived_prefixes[0]; k++) {
+        size_t len = strlen(derived_prefixes[k].prefix);
+        if (strncmp(name, derived_prefixes[k].prefix, len) != 0 ||
+            spec_names_find(c->m->names, name, len - 1))
+            continue;
+        char shown[160];
+        pattern_display(name, shown, sizeof shown);
+        const char *rest = name + len;
+        if (strchr(rest, '.')) {
+            spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s': names inside components cannot "
+                       "be used with '%s' yet", shown, derived_prefixes[k].prefix);
+            return -1;
+        }
+        if (n->op & 1) {
+            spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s' has no velocity", shown);
+            return -1;
+        }
+        const char *q = rest, *seg;
+        size_t seg_len;
+        int dims;
+        const spec_symbol *sym = spec_pattern_segment(&q, &seg, &seg_len, &dims)
+                                     ? spec_names_find(c->m->names, seg, seg_len) : NULL;
+        if (!sym || sym->kind != derived_prefixes[k].want || sym->dims == 0) {
+            spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s': model '%s' has no indexed %s "
+                       "'%.*s'", shown, c->m->name, derived_prefixes[k].what, (int)seg_len, seg);
+            return -1;
+        }
+        if (sym->dims != dims) {
+            spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%.*s' has %d ind%s, not %d", (int)seg_len,
+                       seg, sym->dims, sym->dims == 1 ? "ex" : "ices", dims);
+            return -1;
+        }
+        if (sym->kind == SPEC_SYM_CONSTRAINT && dims > 1) {   // may be triangular
+            spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s': elements of constraint families "
+                       "of more than one index cannot be named here yet", shown);
+            return -1;
+        }
+        n->op = (uint8_t)(derived_prefixes[k].kind << 1);
+        return 1;
+    }
+    return 0;
+}
+
 // A subscripted name `x[i-1]`, `x[i]'`, `cell[i].q`: its pattern resolves, its kind is kept in
 // the node's op (bits 1..; bit 0 is the velocity flag).
 static void resolve_subscript(resolve_ctx *c, spec_expr_node *n, int *degree)
@@ -456,6 +526,12 @@ static void resolve_subscript(resolve_ctx *c, spec_expr_node *n, int *degree)
     pattern_display(n->u.sub.name, shown, sizeof shown);
     bool velocity = n->op & 1;
     *degree = velocity;
+    int derived_kind = c->output ? derived_subscript(c, n) : 0;
+    if (derived_kind) {
+        if (derived_kind < 0)
+            fail(c);
+        return;
+    }
     if (c->index && strchr(n->u.sub.name, '.')) {
         spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "%s cannot use '%s', a member of a component",
                    c->what, shown);
