@@ -1,5 +1,8 @@
 // Internal: the one Newton solver of the implicit integrators, with a dense LU (LAPACK
 // dgetrf/dgetrs) and all memory allocated once (newton_init), so a solve allocates nothing.
+// Simplified Newton (as in IDA and RADAU5): a linear solver's factorization is kept across
+// iterations and steps while the iterates contract fast, and renewed only when they do not
+// (newton_solve).
 #ifndef DIRAC_SRC_NEWTON_H
 #define DIRAC_SRC_NEWTON_H
 
@@ -26,8 +29,21 @@ typedef struct newton {
     // assembly (zeroed before each Jacobian assembly); see newton_solve
     double *hidden_magnitude;
     double block_floor[NEWTON_MAX_BLOCKS];   // largest magnitude seen per block (scales)
+    double *guess;          // the start of the solve (the full-Newton retry starts there again)
+    // reuse of factorizations (simplified Newton; newton_solve)
+    bool full;              // full Newton only: a fresh Jacobian every iteration (the path
+                            // simplified Newton is checked against in tests)
+    bool simplified;        // simplified Newton for Jacobians that depend on the unknowns too
+                            // (off by default: see newton_solve)
+    bool constant_jacobian; // the stage Jacobians do not depend on the unknowns (linear
+                            // models): a factorization for the same step size is exact
+    double step_size;       // the step the next solves are for (the Jacobians depend on it)
+    unsigned long *generation;   // heap, so that newton_forget works through a const owner
+    // counters over the solver's life (tests and benchmarks)
+    long jacobians;         // Jacobian assemblies
+    long residuals;         // residual-only assemblies
     // outcome of the last solve
-    int iterations;
+    int iterations;         // corrections z ← z − δ (each one residual and one linear solve)
     int worst;            // index of the largest scaled update (or residual) at failure
     double worst_value;   // that value
 } newton;
@@ -36,6 +52,13 @@ typedef struct newton {
 /// linsolve objects passed to newton_solve).
 dirac_status newton_init(newton *nw, int capacity, dirac_error *err);
 void newton_free(newton *nw);
+
+/// Forgets every kept factorization (they are refactorized at their next use), so that what
+/// follows depends only on the state (snapshots restore it bit for bit).
+void newton_forget(const newton *nw);
+
+/// The generation newton_forget advances (predictors compare it too).
+unsigned long newton_generation(const newton *nw);
 
 /// Solves r(z) = 0 from the guess z (size unknowns, updated in place). Unknowns come in
 /// blocks (block[i] in 0 .. NEWTON_MAX_BLOCKS-1, e.g. positions, multipliers); an update δ_i
@@ -63,9 +86,30 @@ void newton_free(newton *nw);
 /// within max_iterations), DIRAC_ERR_SINGULAR (LU found a zero pivot: nw->worst is its column)
 /// or DIRAC_ERR_NOT_FINITE (nw->worst is the equation). `ls` must have been initialised for
 /// `size` unknowns; a sparse one records its pattern at its first solve.
+///
+/// Simplified Newton (for constant_jacobian, or nw->simplified; never with nw->full): the
+/// factorization `ls` holds from an earlier solve of
+/// the same system is reused (the rounding floors are recomputed from the matrix behind it and
+/// the current z). The contraction rate θ = |δ_k| / |δ_{k−1}| (scaled primary updates) is
+/// measured each iteration; the Jacobian is assembled and factorized again at the current
+/// iterate when θ > NEWTON_REFACTOR_RATE or when three more iterations at rate θ would not
+/// reach the tolerance. An update δ_k is accepted under the same test as above and only
+/// once its error bound θ/(1 − θ) |δ_k| is within the tolerance too, θ measured in this solve
+/// (a factorization kept from an earlier solve is never trusted on its first update alone,
+/// except an exact one: constant_jacobian and the same step size). If the simplified
+/// iteration fails in any way, the solve restarts from the guess with full Newton, so it fails
+/// only where full Newton fails. For Jacobians that depend on the unknowns it is off by
+/// default: its accepted iterates leave a residual θ r(z_{k−1}) where full Newton's leave
+/// O(r²), and the discrete first law of dgrad (test_thermo: E to 1e-12 over 2·10^4 steps) and
+/// the rounding-level accuracy test_tiny_steps asks of lobatto3 see the difference. For a
+/// constant Jacobian (factorized for the same step size) θ = 0: every update is a full Newton
+/// step, so the same iterates up to rounding, with one factorization per system for the run.
 dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const int *block,
                           newton_assemble_fn assemble, void *context, double rtol,
                           int max_iterations);
+
+/// Simplified Newton renews the Jacobian when the updates shrink by less than this factor.
+#define NEWTON_REFACTOR_RATE 0.5
 
 /// Updates below this many ε of their equations' magnitudes are rounding (see newton_solve).
 #define NEWTON_ROUNDING 64.0

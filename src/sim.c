@@ -706,6 +706,8 @@ dirac_status sim_create(const dirac_model *model, const dirac_sim_options *optio
             model_set_default_inputs(model, sim->eval[k].x);
     if (status == DIRAC_OK)
         status = newton_init(&sim->nw, (int)unknowns, err);
+    if (status == DIRAC_OK)
+        sim->nw.constant_jacobian = sim_jacobian_constant(model);
     if (status == DIRAC_OK && (method == &sim_method_midpoint || method == &sim_method_dirac2) &&
         sim_degenerate_init(sim) != DIRAC_OK)
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
@@ -849,6 +851,7 @@ static dirac_status check_finite(dirac_sim *sim, double t_before, double t_after
 static dirac_status raw_step(dirac_sim *sim, double t_after)
 {
     double t_before = sim->t;
+    sim->nw.step_size = sim->h;   // kept factorizations are for one step size (newton.h)
     dirac_status status = sim->method->step(sim);
     if (status == DIRAC_OK) {
         sim->t = t_after;

@@ -135,6 +135,10 @@ const double *sim_midpoint_increment(const dirac_sim *sim);
 extern const sim_method sim_method_midpoint, sim_method_dirac1, sim_method_dirac2,
     sim_method_euler, sim_method_rk4, sim_method_dgrad, sim_method_lobatto3, sim_method_lobatto4;
 
+/// The stage Jacobians of every implicit method are constant for this model (its expressions
+/// say so: src/sim_linear.c); Newton then factorizes each system once per step size.
+bool sim_jacobian_constant(const dirac_model *m);
+
 /// dirac_sim_create without the suggestion of its refusals (src/method_support.c recomputes
 /// "; use ..." from the methods this function accepts the model with).
 dirac_status sim_create(const dirac_model *model, const dirac_sim_options *options,

@@ -76,6 +76,9 @@ dirac_status dirac_sim_state_save(const dirac_sim *sim, void *buffer, size_t siz
         return DIRAC_ERR_ARGUMENT;
     if (!buffer || size < dirac_sim_state_size(sim))
         return DIRAC_ERR_SIZE;
+    // kept factorizations and predictor histories are not part of the state: forgetting them
+    // here and at restore makes a restored run continue bit for bit like this one
+    newton_forget(&sim->nw);
     unsigned char *out = buffer;
     state_header header = header_of(sim);
     state_scalars sc;
@@ -113,6 +116,7 @@ dirac_status dirac_sim_state_restore(dirac_sim *sim, const void *buffer, size_t 
     if (memcmp(&header, &expected, sizeof header) != 0)
         return DIRAC_ERR_ARGUMENT;
     in += sizeof header;
+    newton_forget(&sim->nw);   // as in dirac_sim_state_save
     state_scalars sc;
     memcpy(&sc, in, sizeof sc);
     in += sizeof sc;
