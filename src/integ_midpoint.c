@@ -160,7 +160,7 @@ static void name_velocity_rows(const dirac_sim *sim, int index, char *buf, size_
         sim_name_coordinate_rows(sim, index, buf, size);
 }
 
-// Stage 2's unknowns [v_{k+1} | ν] from the guess (v̄, λ).
+// Stage 2's unknowns [v_{k+1} | ν] from the guess (v̄, λ), or extrapolated from the last steps.
 static void velocity_guess(dirac_sim *sim, const double *vbar, const double *lambda)
 {
     int n = sim->n;
@@ -172,6 +172,9 @@ static void velocity_guess(dirac_sim *sim, const double *vbar, const double *lam
         sim->z[n + a] = lambda[a];
         sim->block[n + a] = 5;
     }
+    if (!sim->nw.full)
+        predictor_predict(&sim->predict[SIM_SOLVER_STAGE2], n + sim->mc, sim->t + sim->h, sim->t,
+                          sim->h, sim->z);
 }
 
 static dirac_status midpoint_step(dirac_sim *sim)
@@ -195,6 +198,15 @@ static dirac_status midpoint_step(dirac_sim *sim)
     for (int a = 0; a < mc; a++) {
         z[n + ns + a] = sim->mu[a];
         sim->block[n + ns + a] = 4;
+    }
+    // better: the last steps' mean velocities, entropies and λ extrapolated (predictor.h)
+    double *predicted = dq + n;   // the residual's space, free until the solve
+    if (!sim->nw.full &&
+        predictor_predict(&sim->predict[SIM_SOLVER_STAGE1], n + ns + mc, sim->t + 0.5 * h,
+                          sim->t, h, predicted) > 0) {
+        for (int i = 0; i < n; i++)
+            z[i] = h * predicted[i];
+        memcpy(z + n, predicted + n, (size_t)(ns + mc) * sizeof *z);
     }
     dirac_status status = newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE1, n + ns + mc), n + ns + mc, z, sim->block, assemble_positions,
                                        sim, sim->rtol, sim->max_iterations);
@@ -316,6 +328,15 @@ static dirac_status midpoint_step(dirac_sim *sim)
     memcpy(sim->mu, nu, (size_t)mc * sizeof *sim->mu);
     sim->work += work;
     sim->newton_iterations = iterations;
+    // the predictor's history: stage 1 as [v̄ | S_{k+1} | λ] at the midpoint, stage 2 at the end
+    double *record = dq + n;
+    for (int i = 0; i < n; i++)
+        record[i] = dq[i] / h;
+    memcpy(record + n, sim->s, (size_t)ns * sizeof *record);
+    memcpy(record + n + ns, lambda, (size_t)mc * sizeof *record);
+    predictor_push(&sim->predict[SIM_SOLVER_STAGE1], n + ns + mc, sim->t + 0.5 * h, record,
+                   sim->t, sim->t + h);
+    predictor_push(&sim->predict[SIM_SOLVER_STAGE2], n + mc, sim->t + h, z, sim->t, sim->t + h);
     return DIRAC_OK;
 }
 

@@ -34,7 +34,6 @@ typedef struct linsolve {
                                 // (KLU keeps `values`)
     double *hidden;             // the assembly's hidden magnitudes (newton.h), size entries
     bool factored;              // holds the LU of the last assembled matrix
-    unsigned long generation;   // newton.c: the solver's generation when it was factorized
     double step_size;           // newton.c: the step size it was assembled for
     long factorizations;        // LU factorizations so far (counter for tests and benchmarks)
 } linsolve;

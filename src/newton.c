@@ -23,9 +23,8 @@ dirac_status newton_init(newton *nw, int capacity, dirac_error *err)
     nw->floor = malloc(c * sizeof *nw->floor);
     nw->hidden_magnitude = malloc(c * sizeof *nw->hidden_magnitude);
     nw->guess = malloc(c * sizeof *nw->guess);
-    nw->generation = calloc(1, sizeof *nw->generation);
     if (!nw->residual || !nw->delta || !nw->scale || !nw->row_scale || !nw->floor ||
-        !nw->hidden_magnitude || !nw->guess || !nw->generation) {
+        !nw->hidden_magnitude || !nw->guess) {
         newton_free(nw);
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory for a Newton solver of size %d",
                          capacity);
@@ -42,19 +41,7 @@ void newton_free(newton *nw)
     free(nw->floor);
     free(nw->hidden_magnitude);
     free(nw->guess);
-    free(nw->generation);
     memset(nw, 0, sizeof *nw);
-}
-
-void newton_forget(const newton *nw)
-{
-    if (nw->generation)
-        (*nw->generation)++;
-}
-
-unsigned long newton_generation(const newton *nw)
-{
-    return nw->generation ? *nw->generation : 0;
 }
 
 static int all_finite(const double *x, int n, int *where)
@@ -94,7 +81,10 @@ static update_ratios measure(newton *nw, int size, const double *z, const int *b
         double allowed = fmax((rtol > 16.0 * DBL_EPSILON ? rtol : 16.0 * DBL_EPSILON) * scale,
                               nw->floor[i]);
         double ratio = fabs(nw->delta[i]) / (allowed > 0.0 ? allowed : DBL_MIN);
-        double rounding = fmax(16.0 * DBL_EPSILON * scale, nw->floor[i]);
+        // rounding level: ε of the unknown's scale (multipliers too: their conditioning
+        // limits their accuracy to ε/h², yet full Newton's end point is within ε of a smooth
+        // function of the state, and runs that reach a step by different paths must agree)
+        double rounding = DBL_EPSILON * scale;
         double noise = fabs(nw->delta[i]) / (rounding > 0.0 ? rounding : DBL_MIN);
         if (block[i] >= NEWTON_MULTIPLIER_BLOCK) {
             if (ratio > u.multiplier)
@@ -213,7 +203,6 @@ static dirac_status assemble_and_factor(newton *nw, linsolve *ls, int size, cons
         return factored;
     }
     memcpy(ls->hidden, nw->hidden_magnitude, (size_t)size * sizeof *ls->hidden);
-    ls->generation = *nw->generation;
     ls->step_size = nw->step_size;
     return DIRAC_OK;
 }
@@ -287,56 +276,66 @@ static dirac_status full_newton(newton *nw, linsolve *ls, int size, double *z, c
     return DIRAC_ERR_NEWTON;
 }
 
+// What the acceptance of a simplified-Newton update looks at besides the update itself.
+typedef struct contraction {
+    double theta;              // |δ_k| / |δ_{k−1}| (scaled primary updates); 0: a Newton step
+                               // (fresh Jacobian at z_{k−1}); < 0: not measured yet
+    double previous_theta;     // the same one update earlier (< 0: none)
+    double previous_noise;     // max |δ_{k−1}| / rounding level, primary unknowns
+    double previous_noise_multiplier;   // the same for the multipliers
+    double previous_multiplier;         // δ_{k−1} of the multipliers against their tolerance
+} contraction;
+
 // Acceptance of a simplified-Newton update δ_k (newton.h): the test of full Newton, and an
 // error left after it at rounding level, as full Newton's quadratic convergence leaves it:
-// θ/(1 − θ) |δ_k| within max(floor, 16 ε scale) for every unknown (multipliers may instead
-// stagnate, as in full Newton). θ = 0 right after a fresh factorization: a Newton step, judged
-// like full Newton's. Two updates in a row at rounding level are converged whatever θ (noise
-// does not contract).
-static int accepted(const update_ratios *u, int iteration, double previous_multiplier,
-                    double theta, double previous_noise)
+// θ/(1 − θ) |δ_k| within the rounding level (ε |z|, multipliers at least the floor's
+// ε R / |J|). A Newton step (θ = 0) is judged like full Newton's. A rounding plateau: once the
+// updates contracted at θ_{k−1} < NEWTON_REFACTOR_RATE, an update that does not shrink is made
+// of the residual's rounding (full Newton's updates stop there too): accepted when the
+// contraction left from step k−1, θ_{k−1}²/(1 − θ_{k−1}) |δ_{k−1}|, is at rounding level.
+static int accepted(const update_ratios *u, int iteration, const contraction *c)
 {
-    if (!converged(u, iteration, previous_multiplier))
+    if (!converged(u, iteration, c->previous_multiplier))
         return 0;
-    if (theta == 0.0 || (u->noise_primary <= 1.0 && previous_noise <= 1.0 &&
-                         u->noise_multiplier <= 1.0))
+    if (c->theta == 0.0)
         return 1;
-    if (!(theta > 0.0 && theta < 1.0))
+    if (c->theta > NEWTON_REFACTOR_RATE && c->previous_theta >= 0.0 &&
+        c->previous_theta < NEWTON_REFACTOR_RATE) {
+        double left = c->previous_theta * c->previous_theta / (1.0 - c->previous_theta);
+        return left * c->previous_noise <= 1.0 && left * c->previous_noise_multiplier <= 1.0;
+    }
+    if (!(c->theta > 0.0 && c->theta < 1.0))
         return 0;
-    double bound = theta / (1.0 - theta);
-    return bound * u->noise_primary <= 1.0 &&
-           (bound * u->noise_multiplier <= 1.0 ||
-            (iteration > 1 && u->multiplier > 0.25 * previous_multiplier));
+    double bound = c->theta / (1.0 - c->theta);
+    return bound * u->noise_primary <= 1.0 && bound * u->noise_multiplier <= 1.0;
 }
 
 // Simplified Newton (newton.h): the factorization in ls is kept while the updates contract by
 // θ <= NEWTON_REFACTOR_RATE and renewed at the current iterate otherwise; at most two renewals,
-// then the caller falls back to full Newton. `theta` < 0: unknown (a factorization kept from
-// an earlier solve, not yet measured in this one); 0 right after a fresh factorization at the
-// current iterate (a Newton step: its update is judged like full Newton's).
+// then the caller falls back to full Newton.
 static dirac_status simplified_newton(newton *nw, linsolve *ls, int size, double *z,
                                       const int *block, newton_assemble_fn assemble,
                                       void *context, double rtol, int max_iterations)
 {
-    bool kept = ls->factored && ls->generation == *nw->generation;
-    double theta = -1.0;
+    // a constant Jacobian factorized for this step size is exact and kept across solves
+    // (its factors are a function of the model and h alone, so runs stay reproducible);
+    // otherwise a solve starts with a Newton step from the guess
+    bool kept = ls->factored && nw->constant_jacobian && ls->step_size == nw->step_size;
+    double start_theta = 0.0;   // see contraction
     int renewals = 0;
     dirac_status status;
     if (kept) {
         if (!residual_at(nw, size, z, assemble, context))
             return DIRAC_ERR_NOT_FINITE;
         memcpy(nw->hidden_magnitude, ls->hidden, (size_t)size * sizeof *ls->hidden);
-        // a constant Jacobian factorized for this step size is exact: a Newton step
-        if (nw->constant_jacobian && ls->step_size == nw->step_size)
-            theta = 0.0;
     } else {
         if ((status = assemble_and_factor(nw, ls, size, z, assemble, context)) != DIRAC_OK)
             return status;
-        theta = 0.0;
     }
     measure_rows(nw, ls, size, z, block, 1);
     propagate_rounding(nw, ls, size);
-    double previous_multiplier = HUGE_VAL, previous_primary = -1.0, previous_noise = HUGE_VAL;
+    contraction c = { start_theta, -1.0, HUGE_VAL, HUGE_VAL, HUGE_VAL };
+    double previous_primary = -1.0;
     bool have_residual = true, fresh = !kept;
     for (int it = 1; it <= max_iterations; it++) {
         if (!have_residual && !residual_at(nw, size, z, assemble, context))
@@ -346,22 +345,25 @@ static dirac_status simplified_newton(newton *nw, linsolve *ls, int size, double
             return DIRAC_ERR_NOT_FINITE;
         update_ratios u = measure(nw, size, z, block, rtol);
         if (previous_primary > 0.0)
-            theta = u.primary / previous_primary;
+            c.theta = u.primary / previous_primary;
         else if (previous_primary == 0.0)
-            theta = 0.0;
-        if (accepted(&u, it, previous_multiplier, theta, previous_noise))
+            c.theta = 0.0;
+        if (accepted(&u, it, &c))
             return DIRAC_OK;
         // stagnation at rounding level (full_newton), trusted only with a Jacobian assembled
         // in this solve: with a kept one, slow contraction looks the same
         if (fresh && it > 2 && u.relative <= NEWTON_STAGNATION_LEVEL &&
             u.primary > 0.5 * previous_primary &&
-            (u.multiplier <= 1.0 || u.multiplier > 0.25 * previous_multiplier))
+            (u.multiplier <= 1.0 || u.multiplier > 0.25 * c.previous_multiplier))
             return DIRAC_OK;
-        previous_multiplier = u.multiplier;
+        c.previous_theta = c.theta;
+        c.previous_multiplier = u.multiplier;
+        c.previous_noise = u.noise_primary;
+        c.previous_noise_multiplier = u.noise_multiplier;
         previous_primary = u.primary;
-        previous_noise = u.noise_primary;
         // renew the Jacobian when the contraction is slow: θ above the limit, or three more
         // updates at this rate would not bring the error to rounding level
+        double theta = c.theta;
         bool measured = theta >= 0.0 && it > 1;
         if (measured && (theta > NEWTON_REFACTOR_RATE ||
                          u.noise_primary * theta * theta * theta / (1.0 - theta) > 1.0)) {
@@ -372,9 +374,8 @@ static dirac_status simplified_newton(newton *nw, linsolve *ls, int size, double
             measure_rows(nw, ls, size, z, block, 0);
             propagate_rounding(nw, ls, size);
             have_residual = fresh = true;
-            theta = 0.0;
+            c = (contraction){ 0.0, -1.0, HUGE_VAL, HUGE_VAL, c.previous_multiplier };
             previous_primary = -1.0;
-            previous_noise = HUGE_VAL;
         }
     }
     return DIRAC_ERR_NEWTON;
@@ -393,7 +394,7 @@ dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const i
     if (!ls)
         return DIRAC_ERR_NOMEM;
     dirac_status status = DIRAC_ERR_NEWTON;
-    if (!nw->full && (nw->constant_jacobian || nw->simplified)) {
+    if (!nw->full && (nw->constant_jacobian || rtol > NEWTON_FULL_RTOL)) {
         memcpy(nw->guess, z, (size_t)size * sizeof *z);
         status = simplified_newton(nw, ls, size, z, block, assemble, context, rtol,
                                    max_iterations);

@@ -1,8 +1,8 @@
 // Internal: the one Newton solver of the implicit integrators, with a dense LU (LAPACK
 // dgetrf/dgetrs) and all memory allocated once (newton_init), so a solve allocates nothing.
 // Simplified Newton (as in IDA and RADAU5): a linear solver's factorization is kept across
-// iterations and steps while the iterates contract fast, and renewed only when they do not
-// (newton_solve).
+// iterations while the iterates contract fast, and renewed only when they do not; a constant
+// Jacobian (linear models) is factorized once (newton_solve).
 #ifndef DIRAC_SRC_NEWTON_H
 #define DIRAC_SRC_NEWTON_H
 
@@ -31,14 +31,11 @@ typedef struct newton {
     double block_floor[NEWTON_MAX_BLOCKS];   // largest magnitude seen per block (scales)
     double *guess;          // the start of the solve (the full-Newton retry starts there again)
     // reuse of factorizations (simplified Newton; newton_solve)
-    bool full;              // full Newton only: a fresh Jacobian every iteration (the path
-                            // simplified Newton is checked against in tests)
-    bool simplified;        // simplified Newton for Jacobians that depend on the unknowns too
-                            // (off by default: see newton_solve)
+    bool full;              // full Newton only: a fresh Jacobian every iteration, and the
+                            // methods' plain guesses, no predictor (the path tests compare to)
     bool constant_jacobian; // the stage Jacobians do not depend on the unknowns (linear
                             // models): a factorization for the same step size is exact
     double step_size;       // the step the next solves are for (the Jacobians depend on it)
-    unsigned long *generation;   // heap, so that newton_forget works through a const owner
     // counters over the solver's life (tests and benchmarks)
     long jacobians;         // Jacobian assemblies
     long residuals;         // residual-only assemblies
@@ -52,13 +49,6 @@ typedef struct newton {
 /// linsolve objects passed to newton_solve).
 dirac_status newton_init(newton *nw, int capacity, dirac_error *err);
 void newton_free(newton *nw);
-
-/// Forgets every kept factorization (they are refactorized at their next use), so that what
-/// follows depends only on the state (snapshots restore it bit for bit).
-void newton_forget(const newton *nw);
-
-/// The generation newton_forget advances (predictors compare it too).
-unsigned long newton_generation(const newton *nw);
 
 /// Solves r(z) = 0 from the guess z (size unknowns, updated in place). Unknowns come in
 /// blocks (block[i] in 0 .. NEWTON_MAX_BLOCKS-1, e.g. positions, multipliers); an update δ_i
@@ -87,26 +77,27 @@ unsigned long newton_generation(const newton *nw);
 /// or DIRAC_ERR_NOT_FINITE (nw->worst is the equation). `ls` must have been initialised for
 /// `size` unknowns; a sparse one records its pattern at its first solve.
 ///
-/// Simplified Newton (for constant_jacobian, or nw->simplified; never with nw->full): the
-/// factorization `ls` holds from an earlier solve of
-/// the same system is reused (the rounding floors are recomputed from the matrix behind it and
-/// the current z). The contraction rate θ = |δ_k| / |δ_{k−1}| (scaled primary updates) is
-/// measured each iteration; the Jacobian is assembled and factorized again at the current
-/// iterate when θ > NEWTON_REFACTOR_RATE or when three more iterations at rate θ would not
-/// reach the tolerance. An update δ_k is accepted under the same test as above and only
-/// once its error bound θ/(1 − θ) |δ_k| is within the tolerance too, θ measured in this solve
-/// (a factorization kept from an earlier solve is never trusted on its first update alone,
-/// except an exact one: constant_jacobian and the same step size). If the simplified
-/// iteration fails in any way, the solve restarts from the guess with full Newton, so it fails
-/// only where full Newton fails. For Jacobians that depend on the unknowns it is off by
-/// default: its accepted iterates leave a residual θ r(z_{k−1}) where full Newton's leave
-/// O(r²), and the discrete first law of dgrad (test_thermo: E to 1e-12 over 2·10^4 steps) and
-/// the rounding-level accuracy test_tiny_steps asks of lobatto3 see the difference. For a
-/// constant Jacobian (factorized for the same step size) θ = 0: every update is a full Newton
-/// step, so the same iterates up to rounding, with one factorization per system for the run.
+/// Simplified Newton (unless nw->full, or rtol <= NEWTON_FULL_RTOL): each solve starts with a
+/// Newton step from the guess (fresh Jacobian, judged by the test above), then keeps that
+/// factorization while the contraction rate θ = |δ_k| / |δ_{k−1}| (scaled primary updates)
+/// stays <= NEWTON_REFACTOR_RATE and three more updates at rate θ would bring the error to
+/// rounding level; otherwise the Jacobian is assembled and factorized again at the current
+/// iterate. Such an update is accepted under the test above only once its error bound
+/// θ/(1 − θ) |δ_k| is at rounding level (ε |z|) for every unknown, multipliers included, as
+/// full Newton's quadratic convergence leaves it (the first law of dgrad, the constraints of
+/// lobatto and runs that reach a step by different paths need that, not just rtol), or when
+/// the updates stop shrinking at the residual's rounding after contracting fast. A constant
+/// Jacobian (constant_jacobian, factorized for the same step size) is exact: it is kept across
+/// solves and its updates are Newton steps, so each linear system is factorized once per step
+/// size. If the simplified iteration fails in any way, the solve restarts from the guess with
+/// full Newton, so it fails only where full Newton fails.
 dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const int *block,
                           newton_assemble_fn assemble, void *context, double rtol,
                           int max_iterations);
+
+/// Solves asking for this relative accuracy or less (dgrad: 1e-14, "to rounding level") use
+/// full Newton: only its quadratic convergence leaves a residual at rounding level.
+#define NEWTON_FULL_RTOL 1e-13
 
 /// Simplified Newton renews the Jacobian when the updates shrink by less than this factor.
 #define NEWTON_REFACTOR_RATE 0.5

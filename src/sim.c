@@ -351,6 +351,7 @@ void dirac_sim_destroy(dirac_sim *sim)
     for (int k = 0; k < 3; k++)
         eval_free(&sim->eval[k]);
     newton_free(&sim->nw);
+    free(sim->predict_memory);
     sim_degenerate_free(&sim->degenerate);
     run_quality_free(&sim->quality);
     free(sim);
@@ -708,6 +709,16 @@ dirac_status sim_create(const dirac_model *model, const dirac_sim_options *optio
         status = newton_init(&sim->nw, (int)unknowns, err);
     if (status == DIRAC_OK)
         sim->nw.constant_jacobian = sim_jacobian_constant(model);
+    if (status == DIRAC_OK && method->implicit_workspace) {
+        size_t each = predictor_memory_size((int)unknowns);
+        sim->predict_memory = calloc(SIM_SOLVER_SLOTS * each, sizeof(double));
+        if (!sim->predict_memory)
+            status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+        else
+            sim->predict_memory_size = SIM_SOLVER_SLOTS * each;
+        for (int k = 0; status == DIRAC_OK && k < SIM_SOLVER_SLOTS; k++)
+            sim->predict[k] = (predictor){ (int)unknowns, sim->predict_memory + (size_t)k * each };
+    }
     if (status == DIRAC_OK && (method == &sim_method_midpoint || method == &sim_method_dirac2) &&
         sim_degenerate_init(sim) != DIRAC_OK)
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");

@@ -7,6 +7,7 @@
 
 #include "model.h"
 #include "newton.h"
+#include "predictor.h"
 #include "run_quality.h"
 
 #include <stdbool.h>
@@ -105,6 +106,9 @@ struct dirac_sim {
     sim_degenerate degenerate;    // node velocities of degenerate Lagrangians
     double stage_guess_t, stage_guess_h;   // lobatto: start and size of the kept stages' step
     run_quality quality;          // the run's errors against the model's scales (warnings)
+    predictor predict[SIM_SOLVER_SLOTS];   // Newton's starting values, one per linear system
+    double *predict_memory;       // their histories (part of the snapshot, sim_state.c)
+    size_t predict_memory_size;
 };
 
 struct sim_method {

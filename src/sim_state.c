@@ -46,9 +46,10 @@ static int arrays_of(const dirac_sim *sim, state_array *a)
     a[k++] = (state_array){ sim->trial, 3 * n + ns };
     a[k++] = (state_array){ sim->trial_start, 3 * n + ns };
     a[k++] = (state_array){ sim->eval[0].x + m->first_u, (size_t)m->nu };   // the inputs
+    a[k++] = (state_array){ sim->predict_memory, sim->predict_memory_size };   // Newton's guesses
     return k;
 }
-enum { STATE_ARRAYS = 15 };
+enum { STATE_ARRAYS = 16 };
 
 static state_header header_of(const dirac_sim *sim)
 {
@@ -76,9 +77,6 @@ dirac_status dirac_sim_state_save(const dirac_sim *sim, void *buffer, size_t siz
         return DIRAC_ERR_ARGUMENT;
     if (!buffer || size < dirac_sim_state_size(sim))
         return DIRAC_ERR_SIZE;
-    // kept factorizations and predictor histories are not part of the state: forgetting them
-    // here and at restore makes a restored run continue bit for bit like this one
-    newton_forget(&sim->nw);
     unsigned char *out = buffer;
     state_header header = header_of(sim);
     state_scalars sc;
@@ -116,7 +114,6 @@ dirac_status dirac_sim_state_restore(dirac_sim *sim, const void *buffer, size_t 
     if (memcmp(&header, &expected, sizeof header) != 0)
         return DIRAC_ERR_ARGUMENT;
     in += sizeof header;
-    newton_forget(&sim->nw);   // as in dirac_sim_state_save
     state_scalars sc;
     memcpy(&sc, in, sizeof sc);
     in += sizeof sc;
