@@ -51,10 +51,12 @@ void midpoint_layout(const dirac_sim *sim, void *state, sim_layout *l)
     sim_layout_newton(l, (int)(n + mc));
 }
 
-// Degenerate Lagrangians need the node-velocity workspace (sim_degenerate.c).
+// Degenerate Lagrangians need the node-velocity workspace (sim_degenerate.c); the predictor
+// makes simplified Newton pay (newton.h).
 dirac_status midpoint_init(dirac_sim *sim, void *state)
 {
     (void)state;
+    sim->nw.simplified = true;
     return sim_degenerate_init(sim);
 }
 

@@ -394,7 +394,7 @@ dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const i
     if (!ls)
         return DIRAC_ERR_NOMEM;
     dirac_status status = DIRAC_ERR_NEWTON;
-    if (!nw->full && (nw->constant_jacobian || rtol > NEWTON_FULL_RTOL)) {
+    if (!nw->full && (nw->constant_jacobian || (nw->simplified && rtol > NEWTON_FULL_RTOL))) {
         memcpy(nw->guess, z, (size_t)size * sizeof *z);
         status = simplified_newton(nw, ls, size, z, block, assemble, context, rtol,
                                    max_iterations);

@@ -33,6 +33,9 @@ typedef struct newton {
     // reuse of factorizations (simplified Newton; newton_solve)
     bool full;              // full Newton only: a fresh Jacobian every iteration, and the
                             // methods' plain guesses, no predictor (the path tests compare to)
+    bool simplified;        // simplified Newton for Jacobians that depend on the unknowns:
+                            // methods whose predictor makes the first Newton step the last
+                            // (midpoint); without one, full Newton's look-ahead costs less
     bool constant_jacobian; // the stage Jacobians do not depend on the unknowns (linear
                             // models): a factorization for the same step size is exact
     double step_size;       // the step the next solves are for (the Jacobians depend on it)
@@ -77,7 +80,7 @@ void newton_free(newton *nw);
 /// or DIRAC_ERR_NOT_FINITE (nw->worst is the equation). `ls` must have been initialised for
 /// `size` unknowns; a sparse one records its pattern at its first solve.
 ///
-/// Simplified Newton (unless nw->full, or rtol <= NEWTON_FULL_RTOL): each solve starts with a
+/// Simplified Newton (nw->simplified; not with nw->full or rtol <= NEWTON_FULL_RTOL): each solve starts with a
 /// Newton step from the guess (fresh Jacobian, judged by the test above), then keeps that
 /// factorization while the contraction rate θ = |δ_k| / |δ_{k−1}| (scaled primary updates)
 /// stays <= NEWTON_REFACTOR_RATE and three more updates at rate θ would bring the error to
