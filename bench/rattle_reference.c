@@ -91,7 +91,8 @@ static int step_one_link(rattle_chain *c)
     c->iterations = it;
     if (!converged)
         return -1;
-    // p_{k+1/2}, q_{k+1}; velocity stage q_{k+1}·(p̂ + 2ν q_{k+1}) = 0: ν = −q_{k+1}·p̂ / (2|q_{k+1}|²)
+    // p_{k+1/2}, q_{k+1}; velocity stage q_{k+1}·(p̂ + 2ν q_{k+1}) = 0:
+    // ν = −q_{k+1}·p̂ / (2 |q_{k+1}|²)
     double kx = h * lambda * x, ky = h * lambda * y;   // h/2 Gᵀλ, G = 2 q_kᵀ
     double qx = px + kx, qy = py + ky - half * m * c->g;
     x1 = fx + h * im * kx;

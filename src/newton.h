@@ -80,10 +80,10 @@ void newton_free(newton *nw);
 /// or DIRAC_ERR_NOT_FINITE (nw->worst is the equation). `ls` must have been initialised for
 /// `size` unknowns; a sparse one records its pattern at its first solve.
 ///
-/// Simplified Newton (nw->simplified; not with nw->full or rtol <= NEWTON_FULL_RTOL): each solve starts with a
-/// Newton step from the guess (fresh Jacobian, judged by the test above), then keeps that
-/// factorization while the contraction rate θ = |δ_k| / |δ_{k−1}| (scaled primary updates)
-/// stays <= NEWTON_REFACTOR_RATE and three more updates at rate θ would bring the error to
+/// Simplified Newton (nw->simplified; not with nw->full or rtol <= NEWTON_FULL_RTOL): each
+/// solve starts with a Newton step from the guess (fresh Jacobian, judged by the test above),
+/// then keeps that factorization while the contraction rate θ = |δ_k| / |δ_{k−1}| (scaled
+/// primary updates) stays <= NEWTON_REFACTOR_RATE and three more updates at rate θ would bring the error to
 /// rounding level; otherwise the Jacobian is assembled and factorized again at the current
 /// iterate. Such an update is accepted under the test above only once its error bound
 /// θ/(1 − θ) |δ_k| is at rounding level (ε |z|) for every unknown, multipliers included, as

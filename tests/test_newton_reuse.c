@@ -4,9 +4,10 @@
 // - the Cartesian pendulum with midpoint at h = 1e-3: at most 3 corrections per stage solve on
 //   average (issue 15; about 1.2 measured: the predictor's guess is within 1e-11 of the
 //   solution, so the Newton step from it is the last), fewer Jacobian assemblies and
-//   factorizations than full Newton (one per stage solve against 1.5), and the same trajectory: after 2000
-//   steps |q − q_full| <= 2000 · 1e-10 · l (each step may differ by the Newton tolerance, 1e-10
-//   relative; the differences of a stable scheme add up at most linearly);
+//   factorizations than full Newton (one per stage solve against 1.5), and the same
+//   trajectory: after 2000 steps |q − q_full| <= 2000 · 1e-10 · l (each step may differ by the
+//   Newton tolerance, 1e-10 relative; the differences of a stable scheme add up at most
+//   linearly);
 // - linear models (a spring chain between walls, an LC ladder with Kirchhoff constraints, a
 //   damped oscillator): the constant Jacobian is recognised from the expressions and each
 //   linear system is factorized exactly once over the run, with every implicit method;
@@ -108,8 +109,8 @@ static void pendulum_midpoint(void)
     }
     // two stage solves per step (positions, velocities)
     double per_solve = (double)c.corrections / (2.0 * (double)steps);
-    printf("  pendulum midpoint h = 1e-3: corrections/solve %.2f (full Newton %.2f), Jacobians/step "
-           "%.3f (%.3f), factorizations/step %.3f (%.3f), |q - q_full| %.1e\n",
+    printf("  pendulum midpoint h = 1e-3: corrections/solve %.2f (full Newton %.2f), "
+           "Jacobians/step %.3f (%.3f), factorizations/step %.3f (%.3f), |q - q_full| %.1e\n",
            per_solve, (double)f.corrections / (2.0 * (double)steps),
            (double)c.jacobians / (double)steps, (double)f.jacobians / (double)steps,
            (double)c.factorizations / (double)steps, (double)f.factorizations / (double)steps,
