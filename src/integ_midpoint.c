@@ -43,14 +43,20 @@ void midpoint_layout(const dirac_sim *sim, void *state, sim_layout *l)
     st->s_old = sim_layout_doubles(l, ns);
     st->dq = sim_layout_doubles(l, n);
     st->residual = sim_layout_doubles(l, stage1);
+    st->positions = (predictor){ (int)stage1,
+                                 sim_layout_doubles(l, predictor_memory_size((int)stage1)) };
+    st->velocities = (predictor){ (int)(n + mc),
+                                  sim_layout_doubles(l, predictor_memory_size((int)(n + mc))) };
     sim_layout_newton(l, (int)stage1);
     sim_layout_newton(l, (int)(n + mc));
 }
 
-// Degenerate Lagrangians need the node-velocity workspace (sim_degenerate.c).
+// Degenerate Lagrangians need the node-velocity workspace (sim_degenerate.c); the predictor
+// makes simplified Newton pay (newton.h).
 dirac_status midpoint_init(dirac_sim *sim, void *state)
 {
     (void)state;
+    sim->nw.simplified = true;
     return sim_degenerate_init(sim);
 }
 
@@ -189,7 +195,7 @@ static void name_velocity_rows(const dirac_sim *sim, int index, char *buf, size_
         sim_name_coordinate_rows(sim, index, buf, size);
 }
 
-// Stage 2's unknowns [v_{k+1} | ν] from the guess (v̄, λ).
+// Stage 2's unknowns [v_{k+1} | ν] from the guess (v̄, λ), or extrapolated from the last steps.
 static void velocity_guess(const dirac_sim *sim, midpoint_state *st)
 {
     int n = sim->n;
@@ -201,6 +207,8 @@ static void velocity_guess(const dirac_sim *sim, midpoint_state *st)
         st->z[n + a] = st->lambda[a];
         st->block[n + a] = 5;
     }
+    if (!sim->nw.full)
+        predictor_predict(&st->velocities, n + sim->mc, sim->t + sim->h, sim->t, sim->h, st->z);
 }
 
 dirac_status midpoint_step(dirac_sim *sim, void *state)
@@ -226,6 +234,14 @@ dirac_status midpoint_step(dirac_sim *sim, void *state)
     for (int a = 0; a < mc; a++) {
         z[n + ns + a] = sim->mu[a];
         block[n + ns + a] = 4;
+    }
+    // better: the last steps' mean velocities, entropies and λ extrapolated (predictor.h)
+    double *predicted = st->residual;   // free until the solve
+    if (!sim->nw.full && predictor_predict(&st->positions, n + ns + mc, sim->t + 0.5 * h, sim->t,
+                                           h, predicted) > 0) {
+        for (int i = 0; i < n; i++)
+            z[i] = h * predicted[i];
+        memcpy(z + n, predicted + n, (size_t)(ns + mc) * sizeof *z);
     }
     dirac_status status =
         newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE1, n + ns + mc), n + ns + mc, z,
@@ -338,7 +354,25 @@ dirac_status midpoint_step(dirac_sim *sim, void *state)
     memcpy(sim->mu, nu, (size_t)mc * sizeof *sim->mu);
     sim->work += work;
     sim->newton_iterations = iterations;
+    // the predictor's history: stage 1 as [v̄ | S_{k+1} | λ] at the midpoint, stage 2 at the end
+    double *record = st->residual;
+    for (int i = 0; i < n; i++)
+        record[i] = dq[i] / h;
+    memcpy(record + n, sim->s, (size_t)ns * sizeof *record);
+    memcpy(record + n + ns, lambda, (size_t)mc * sizeof *record);
+    predictor_push(&st->positions, n + ns + mc, sim->t + 0.5 * h, record, sim->t, sim->t + h);
+    predictor_push(&st->velocities, n + mc, sim->t + h, z, sim->t, sim->t + h);
     return DIRAC_OK;
+}
+
+// The predictors' histories go with the node into snapshots and the failed-step backup.
+static void midpoint_history(const dirac_sim *sim, void *state, sim_history *out)
+{
+    midpoint_state *st = state;
+    size_t stage1 = (size_t)(sim->n + sim->ns + sim->mc), stage2 = (size_t)(sim->n + sim->mc);
+    *out = (sim_history){ 2,
+                          { st->positions.memory, st->velocities.memory },
+                          { predictor_memory_size((int)stage1), predictor_memory_size((int)stage2) } };
 }
 
 const sim_method sim_method_midpoint = {
@@ -352,4 +386,5 @@ const sim_method sim_method_midpoint = {
     .layout = midpoint_layout,
     .init = midpoint_init,
     .step = midpoint_step,
+    .history = midpoint_history,
 };

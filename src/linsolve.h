@@ -29,6 +29,13 @@ typedef struct linsolve {
     klu_common common;
     klu_symbolic *symbolic;
     klu_numeric *numeric;
+    // the matrix behind the factorization, kept for Newton's reuse of it (newton.c):
+    double *assembled;          // dense: its values (the LU overwrites `dense`); sparse: NULL
+                                // (KLU keeps `values`)
+    double *hidden;             // the assembly's hidden magnitudes (newton.h), size entries
+    bool factored;              // holds the LU of the last assembled matrix
+    double step_size;           // newton.c: the step size it was assembled for
+    long factorizations;        // LU factorizations so far (counter for tests and benchmarks)
 } linsolve;
 
 /// Prepares a solver for size x size systems (dense storage is allocated now; sparse
@@ -46,16 +53,18 @@ void linsolve_add(linsolve *ls, int row, int col, double value);
 void linsolve_begin_pattern(linsolve *ls);
 dirac_status linsolve_end_pattern(linsolve *ls, dirac_error *err);
 
-/// out_i = Σ_j |A_ij| x_j of the assembled (not yet factorized) matrix.
+/// out_i = Σ_j |A_ij| x_j of the assembled matrix (also after its factorization: the dense
+/// values are kept).
 void linsolve_row_magnitudes(const linsolve *ls, const double *x, double *out);
 
 /// out_j = max_i row_scale_i / |A_ij| over the entries of column j of at least 1e-8 of the
 /// column's largest (0 for an empty column): the change of unknown j that is at the scale of
-/// some equation it enters. The matrix is assembled, not yet factorized.
+/// some equation it enters. Of the assembled matrix (also after its factorization).
 void linsolve_column_reach(const linsolve *ls, const double *row_scale, double *out);
 
-/// Factorizes the assembled matrix. DIRAC_ERR_SINGULAR with *bad_column (0-based) on a zero
-/// pivot; DIRAC_ERR_NOMEM if KLU could not allocate.
+/// Factorizes the assembled matrix (a dense one is copied first, so that its magnitudes stay
+/// readable). DIRAC_ERR_SINGULAR with *bad_column (0-based) on a zero pivot; DIRAC_ERR_NOMEM
+/// if KLU could not allocate. Sets `factored` on success and counts `factorizations`.
 dirac_status linsolve_factor(linsolve *ls, int *bad_column);
 
 /// Solves A x = b in place (after a successful factorization).

@@ -188,6 +188,10 @@ struct sim_method {
     void (*history)(const dirac_sim *sim, void *state, sim_history *out);
 };
 
+/// The stage Jacobians of every implicit method are constant for this model (its expressions
+/// say so: src/sim_linear.c); Newton then factorizes each system once per step size.
+bool sim_jacobian_constant(const dirac_model *m);
+
 extern const sim_method sim_method_midpoint, sim_method_dirac1, sim_method_dirac2,
     sim_method_euler, sim_method_rk4, sim_method_dgrad, sim_method_lobatto3, sim_method_lobatto4;
 

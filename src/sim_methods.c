@@ -94,6 +94,7 @@ dirac_status sim_method_start(dirac_sim *sim, dirac_error *err)
     method->layout(sim, block, &filling);
     if (newton_init(&sim->nw, filling.unknowns + 1, err) != DIRAC_OK)
         return DIRAC_ERR_NOMEM;
+    sim->nw.constant_jacobian = sim_jacobian_constant(sim->model);
     if (method->init && method->init(sim, block) != DIRAC_OK)
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     if (method->reset)
