@@ -36,6 +36,7 @@
 #include "csv_output.h"
 #include "exit_status.h"
 #include "input_table.h"
+#include "library_message.h"
 #include "json_output.h"
 #include "output_file.h"
 #include "option_args.h"
@@ -576,7 +577,8 @@ static int write_summary(FILE *f, const sim_args *a, const sim_settings *s, cons
                               : st->interrupted ? "interrupted"
                               : st->stopped     ? "stopped"
                                                 : "ok");
-    json_string(&w, "error", st->error);
+    char said[2048];
+    json_string(&w, "error", st->error ? cli_library_message(st->error, said, sizeof said) : NULL);
     json_number(&w, "dt", s->dt);
     json_integer(&w, "steps", st->run.steps);
     json_integer(&w, "steps_planned", s->steps);
@@ -633,7 +635,7 @@ static int write_summary(FILE *f, const sim_args *a, const sim_settings *s, cons
     json_number(&w, "entropy_decrease_relative", sim && ns > 0 ? quality.entropy_decrease : missing);
     json_array(&w, "warnings");
     for (int k = 0, count = sim ? dirac_sim_warning_count(sim) : 0; k < count; k++)
-        json_string(&w, NULL, dirac_sim_warning(sim, k));
+        json_string(&w, NULL, cli_library_message(dirac_sim_warning(sim, k), said, sizeof said));
     json_end(&w);
     if (sim) {
         int n = dirac_model_coordinate_count(m);
@@ -677,6 +679,8 @@ static int emit_summary(const sim_args *a, const sim_settings *s, const sim_stat
 
 static void print_message(const char *prefix, const char *msg)
 {
+    char said[2048];
+    msg = cli_library_message(msg, said, sizeof said);
     fprintf(stderr, "dirac simulate: %s%s", prefix, msg);
     if (!*msg || msg[strlen(msg) - 1] != '\n')
         fputc('\n', stderr);

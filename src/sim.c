@@ -150,11 +150,10 @@ static dirac_status check_defined(dirac_sim *sim, const char *which, dirac_error
 static dirac_status check_options(const dirac_sim_options *o, dirac_error *err)
 {
     if (!o)
-        return error_set(err, DIRAC_ERR_ARGUMENT, "the simulation options are NULL (the step dt "
-                         "is required)");
-    if (!(o->dt > 0.0) || !isfinite(o->dt))
-        return error_set(err, DIRAC_ERR_ARGUMENT, "the step dt must be a positive number (got %g)",
-                         o->dt);
+        return error_set(err, DIRAC_ERR_ARGUMENT, "the simulation options are NULL");
+    if (!(o->dt >= 0.0) || !isfinite(o->dt))
+        return error_set(err, DIRAC_ERR_ARGUMENT, "the step options.dt must be a positive number, "
+                         "or 0 for the model's 'simulate dt' (got %g)", o->dt);
     if (!isfinite(o->t0))
         return error_set(err, DIRAC_ERR_ARGUMENT, "the initial time t0 must be finite (got %g)",
                          o->t0);
@@ -190,10 +189,29 @@ static dirac_status find_method(const dirac_sim_options *options, const sim_meth
                      list);
 }
 
-// The settings of the options (checked) in the simulation.
-static void apply_options(dirac_sim *sim, const dirac_sim_options *options)
+// The step size: options.dt, or for 0 the model's `simulate dt`.
+static dirac_status step_size(const dirac_model *model, const dirac_sim_options *options,
+                              double *h, dirac_error *err)
 {
-    sim->h = options->dt;
+    *h = options->dt;
+    if (*h > 0.0)
+        return DIRAC_OK;
+    dirac_simulate_defaults defaults;
+    dirac_model_simulate_defaults(model, &defaults);
+    if (!defaults.has_dt)
+        return error_set(err, DIRAC_ERR_ARGUMENT, "no step size: options.dt is 0 and model '%s' "
+                         "has no 'simulate dt = H'", model->name);
+    *h = defaults.dt;
+    if (!(*h > 0.0) || !isfinite(*h))
+        return error_set(err, DIRAC_ERR_ARGUMENT, "the step size of model '%s' ('simulate dt') "
+                         "must be a positive number (got %g)", model->name, *h);
+    return DIRAC_OK;
+}
+
+// The settings of the options (checked) in the simulation, with the step size h.
+static void apply_options(dirac_sim *sim, const dirac_sim_options *options, double h)
+{
+    sim->h = h;
     sim->t0 = sim->t = options->t0;
     sim->rtol = options->newton_rtol > 0.0 ? options->newton_rtol : 1e-10;
     sim->max_iterations = options->newton_max_iterations > 0 ? options->newton_max_iterations : 25;
@@ -299,7 +317,10 @@ dirac_status sim_create(const dirac_model *model, const dirac_sim_options *optio
         return error_set(err, DIRAC_ERR_ARGUMENT, "dirac_sim_create: the model is NULL");
     const sim_method *method = NULL;
     bool automatic = false;
+    double h = 0.0;
     dirac_status status = check_options(options, err);
+    if (status == DIRAC_OK)
+        status = step_size(model, options, &h, err);
     if (status == DIRAC_OK)
         status = find_method(options, &method, &automatic, err);
     if (status != DIRAC_OK)
@@ -325,7 +346,7 @@ dirac_status sim_create(const dirac_model *model, const dirac_sim_options *optio
     sim->n = model->n;
     sim->ns = model->ns;
     sim->mc = model->m;
-    apply_options(sim, options);
+    apply_options(sim, options, h);
     status = alloc_common(sim, err);
     if (status == DIRAC_OK && has_thermal_terms(model) && !method->thermodynamic)
         status = error_set(err, DIRAC_ERR_UNSUPPORTED,

@@ -136,7 +136,7 @@ dirac_status sim_initial_consistency(dirac_sim *sim, int project, dirac_error *e
         if (!project) {
             status = error_set(err, DIRAC_ERR_ARGUMENT,
                                "the initial state violates constraint '%s' (residual %.3e); fix "
-                               "the initial values or use --project-initial",
+                               "the initial values or use options.project_initial",
                                m->constraints[worst].name, worst_value);
             if (worst_value <= 1e-9 * q_scale)
                 status = DIRAC_OK;   // accepted as consistent within tolerance
@@ -173,7 +173,7 @@ dirac_status sim_initial_consistency(dirac_sim *sim, int project, dirac_error *e
                     status = error_set(err, DIRAC_ERR_ARGUMENT,
                                        "the initial velocities violate constraint '%s' (velocity "
                                        "residual %.3e); fix the initial values or use "
-                                       "--project-initial",
+                                       "options.project_initial",
                                        m->constraints[worst].name, worst_value);
             } else {
                 status = dense_forms(sim, &a, err);
