@@ -167,7 +167,7 @@ dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const i
     dirac_status status = DIRAC_ERR_NEWTON;
     for (int it = 1; it <= max_iterations && status == DIRAC_ERR_NEWTON; it++) {
         nw->iterations = it;
-        if (ls->sparse && !ls->has_pattern) {
+        if (linsolve_is_sparse(ls) && !linsolve_has_pattern(ls)) {
             // one assembly records the Jacobian's pattern (first solve only)
             linsolve_begin_pattern(ls);
             assemble(context, z, nw->residual, ls);

@@ -117,7 +117,7 @@ void dirac_sim_destroy(dirac_sim *sim)
         free(arrays[k]);
     free(sim->constrained);
     for (int k = 0; k < SIM_SOLVER_SLOTS; k++)
-        linsolve_free(&sim->solver[k]);
+        linsolve_destroy(sim->solver[k]);
     for (int k = 0; k < SIM_EVAL_SLOTS; k++)
         eval_free(&sim->eval[k]);
     newton_free(&sim->nw);

@@ -130,7 +130,7 @@ struct dirac_sim {
     sim_kkt kkt;
     newton nw;
     int linear_solver;            // dirac_linear_solver
-    linsolve solver[SIM_SOLVER_SLOTS];   // one per kind of linear system a method solves
+    linsolve *solver[SIM_SOLVER_SLOTS];  // one per kind of linear system a method solves
     sim_degenerate degenerate;    // node velocities of degenerate Lagrangians
     // the last good node, restored when a step fails: [q | v | p | μ | S | method history]
     double *backup, backup_work;

@@ -15,17 +15,14 @@
 // system is regular.
 #include "sim.h"
 
-#include <float.h>
-#include <lapacke.h>
+#include "linalg_dense.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 // Largest model whose null-space workspace (about 3 n² doubles, 6 MB at 500) is allocated.
 #define DEGENERATE_MAX_COORDINATES 500
-// Singular values below this fraction of the largest (rows scaled to unit max norm) count as
-// zero: the degenerate directions are structural (exact zeros), regular ones are far above.
-#define DEGENERATE_RANK_TOLERANCE 1e-9
 
 static int velocity_free_coordinate(const dirac_model *m, int i)
 {
@@ -56,13 +53,9 @@ dirac_status sim_degenerate_init(dirac_sim *sim)
     if (!dg->matrix || !dg->singular_values || !dg->vt || !dg->basis || !dg->coupling ||
         !dg->balance)
         return DIRAC_ERR_NOMEM;
-    double query = 0.0;
-    lapack_int info = LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'A', (lapack_int)rows, n,
-                                          dg->matrix, (lapack_int)rows, dg->singular_values,
-                                          NULL, 1, dg->vt, n, &query, -1);
-    if (info != 0)
+    dg->work_size = linalg_svd_right_work_size((int)rows, n);
+    if (dg->work_size < 0)
         return DIRAC_ERR_NOMEM;
-    dg->work_size = (int)query + 1;
     dg->work = calloc((size_t)dg->work_size, sizeof(double));
     if (!dg->work)
         return DIRAC_ERR_NOMEM;
@@ -108,17 +101,12 @@ int sim_degenerate_basis(dirac_sim *sim, const sim_eval *e)
             for (int j = 0; j < n; j++)
                 a[(size_t)j * (size_t)rows + (size_t)r] /= big;
     }
-    lapack_int info = LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'A', rows, n, a, rows,
-                                          dg->singular_values, NULL, 1, dg->vt, n, dg->work,
-                                          dg->work_size);
-    if (info != 0)
+    if (linalg_svd_right(rows, n, a, dg->singular_values, dg->vt, dg->work, dg->work_size) !=
+        DIRAC_OK)
         return 0;
-    double threshold = DEGENERATE_RANK_TOLERANCE * fmax(dg->singular_values[0], DBL_MIN);
-    int rank = 0;
-    // singular values: min(rows, n) of them, descending; rows < n leaves n − rows zeros
-    int count = rows < n ? rows : n;
-    while (rank < count && dg->singular_values[rank] > threshold)
-        rank++;
+    // singular values: min(rows, n) of them, descending; rows < n leaves n − rows zeros; the
+    // degenerate directions are structural (exact zeros), regular ones far above the rank rule
+    int rank = linalg_rank_of_singular_values(dg->singular_values, rows < n ? rows : n);
     int dim = n - rank;
     // Z: the last `dim` rows of Vᵀ, as columns (n x dim, column-major)
     for (int k = 0; k < dim; k++)
