@@ -216,7 +216,7 @@ dirac_status sim_acceleration(dirac_sim *sim, const double *q, const double *v, 
                               double *a, double *mu, double *power);
 
 /// A coordinate whose velocity ∂²L/∂v² does not determine at the initial state (no pivot in
-/// its LU with a relative threshold of 1e-12): its index, −1 when L is regular there, −2 when
+/// its LU under linalg_dense.h's rank rule): its index, −1 when L is regular there, −2 when
 /// out of memory. Creation only (allocates).
 int sim_degenerate_coordinate(dirac_sim *sim);
 

@@ -31,7 +31,7 @@ const dirac_method_info *dirac_method(int i);
 /// Linear solver of the implicit methods' Newton iterations.
 typedef enum dirac_linear_solver {
     DIRAC_LINEAR_AUTO,     ///< dense LU below 64 unknowns, sparse (KLU) from there
-    DIRAC_LINEAR_DENSE,    ///< LAPACK dgetrf/dgetrs
+    DIRAC_LINEAR_DENSE,    ///< dense LU: in-house up to 32 unknowns, LAPACK dgetrf/dgetrs above
     DIRAC_LINEAR_SPARSE,   ///< SuiteSparse KLU, pattern fixed at the first step
 } dirac_linear_solver;
 
