@@ -8,6 +8,7 @@
 
 #include <dirac/simulate.h>
 
+#include "mem.h"
 #include "model.h"
 #include "newton.h"
 #include "run_quality.h"
@@ -103,6 +104,8 @@ typedef struct sim_history {
 
 struct dirac_sim {
     const dirac_model *model;
+    mem_counter mem;                // every block below (continues the model's counter)
+    void *block;                    // the arrays every method shares, in one block
     const sim_method *method;
     void *method_state;             // the method's state struct and workspace (one block)
     const char *method_requested;   // "auto" or the method's name
@@ -140,16 +143,15 @@ struct dirac_sim {
     run_quality quality;          // the run's errors against the model's scales (warnings)
 };
 
-/// A method's workspace is named by one layout function: run on a counting layout (base NULL:
-/// only the sizes add up, the pointers stay NULL) and then on the allocated block, so every
+/// A method's workspace is named by one layout function: run on a sizing plan (the sizes add
+/// up, the pointers stay NULL) and then on the allocated block (mem.h, mem_plan), so every
 /// buffer has one name and one size (sim_methods.c).
 typedef struct sim_layout {
-    unsigned char *base;          // NULL while counting
-    size_t used;                  // bytes laid out so far
+    mem_plan plan;
     int unknowns;                 // largest Newton system the method solves
 } sim_layout;
 
-/// `count` doubles (ints) of the workspace; NULL while counting.
+/// `count` doubles (ints) of the workspace; NULL while sizing.
 double *sim_layout_doubles(sim_layout *l, size_t count);
 int *sim_layout_ints(sim_layout *l, size_t count);
 /// Records a Newton system of `size` unknowns (the Newton solver is sized for the largest).
@@ -196,7 +198,8 @@ const sim_method *sim_method_find(const char *name);
 /// "midpoint, dirac1, ..." into buf.
 void sim_method_list(char *buf, size_t size);
 
-/// Allocates sim->method_state for sim->method (state struct and workspace in one block),
+/// Allocates sim->method_state for sim->method (state struct, workspace and the backup of the
+/// last good node, which includes the method's history, in one block),
 /// names its buffers, sizes Newton's solver and runs the method's init and reset.
 dirac_status sim_method_start(dirac_sim *sim, dirac_error *err);
 void sim_method_free(dirac_sim *sim);
@@ -247,7 +250,7 @@ linsolve *sim_dense_solver(dirac_sim *sim, int slot, int size);
 
 /// Allocates sim->degenerate when the model has velocity-free coordinates (creation only).
 dirac_status sim_degenerate_init(dirac_sim *sim);
-void sim_degenerate_free(sim_degenerate *dg);
+void sim_degenerate_free(dirac_sim *sim);
 /// Orthonormal basis Z of K = ker ∂²L/∂v² ∩ ker ω at e (Hessian and forms evaluated) into
 /// sim->degenerate; returns dim K (0 when K is trivial or no workspace exists).
 int sim_degenerate_basis(dirac_sim *sim, const sim_eval *e);

@@ -34,45 +34,44 @@ static int velocity_free_coordinate(const dirac_model *m, int i)
     return 1;
 }
 
+// The workspace's arrays (one block, mem.h's mem_plan).
+static void degenerate_layout(mem_plan *p, sim_degenerate *dg, int n, int rows)
+{
+    size_t nn = (size_t)n * (size_t)n;
+    dg->matrix = mem_plan_take(p, (size_t)rows * (size_t)n, sizeof(double));
+    dg->singular_values = mem_plan_take(p, (size_t)n, sizeof(double));
+    dg->vt = mem_plan_take(p, nn, sizeof(double));
+    dg->basis = mem_plan_take(p, nn, sizeof(double));
+    dg->coupling = mem_plan_take(p, nn, sizeof(double));
+    dg->balance = mem_plan_take(p, 2 * (size_t)n, sizeof(double));
+    dg->work = mem_plan_take(p, (size_t)dg->work_size, sizeof(double));
+}
+
 dirac_status sim_degenerate_init(dirac_sim *sim)
 {
     const dirac_model *m = sim->model;
-    int n = sim->n, mc = sim->mc, any = 0;
+    int n = sim->n, rows = sim->n + sim->mc, any = 0;
     for (int i = 0; i < n && !any; i++)
         any = velocity_free_coordinate(m, i);
     if (!any || n > DEGENERATE_MAX_COORDINATES)
         return DIRAC_OK;
     sim_degenerate *dg = &sim->degenerate;
-    size_t nn = (size_t)n * (size_t)n, rows = (size_t)(n + mc);
-    dg->matrix = calloc(rows * (size_t)n + 1, sizeof(double));
-    dg->singular_values = calloc((size_t)n + 1, sizeof(double));
-    dg->vt = calloc(nn + 1, sizeof(double));
-    dg->basis = calloc(nn + 1, sizeof(double));
-    dg->coupling = calloc(nn + 1, sizeof(double));
-    dg->balance = calloc(2 * (size_t)n + 1, sizeof(double));
-    if (!dg->matrix || !dg->singular_values || !dg->vt || !dg->basis || !dg->coupling ||
-        !dg->balance)
-        return DIRAC_ERR_NOMEM;
-    dg->work_size = linalg_svd_right_work_size((int)rows, n);
+    dg->work_size = linalg_svd_right_work_size(rows, n);
     if (dg->work_size < 0)
         return DIRAC_ERR_NOMEM;
-    dg->work = calloc((size_t)dg->work_size, sizeof(double));
-    if (!dg->work)
+    mem_plan plan = { 0 };
+    degenerate_layout(&plan, dg, n, rows);
+    if (!mem_plan_alloc(&plan, &sim->mem))
         return DIRAC_ERR_NOMEM;
+    degenerate_layout(&plan, dg, n, rows);
     dg->available = true;
     return DIRAC_OK;
 }
 
-void sim_degenerate_free(sim_degenerate *dg)
+void sim_degenerate_free(dirac_sim *sim)
 {
-    free(dg->matrix);
-    free(dg->singular_values);
-    free(dg->vt);
-    free(dg->basis);
-    free(dg->coupling);
-    free(dg->balance);
-    free(dg->work);
-    memset(dg, 0, sizeof *dg);
+    mem_free(&sim->mem, sim->degenerate.matrix);   // the block starts with the matrix
+    memset(&sim->degenerate, 0, sizeof sim->degenerate);
 }
 
 int sim_degenerate_basis(dirac_sim *sim, const sim_eval *e)

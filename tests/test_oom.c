@@ -10,6 +10,7 @@
 #include "harness.h"
 
 #include "model.h"
+#include "sim.h"
 #include "spec_api.h"
 
 #include <dirac/dirac.h>
@@ -193,7 +194,8 @@ static pipeline_result run_pipeline(const oom_model *om, long fail, fail_route r
         r.has_message = loaded ? dirac_spec_errmsg(loaded)[0] != '\0' : r.status == DIRAC_ERR_NOMEM;
     else
         simulate(om, model, &sim, &r);
-    r.counted = (loaded ? spec_allocations(loaded->parsed)->calls : 0) + (model ? model->mem.calls : 0);
+    r.counted = (loaded ? spec_allocations(loaded->parsed)->calls : 0) + (model ? model->mem.calls : 0) +
+                (sim ? sim->mem.calls : 0);   // the simulation continues the model's count
     dirac_sim_destroy(sim);
     dirac_model_destroy(model);
     if (route == FAIL_WRAPPED)
@@ -234,9 +236,9 @@ static void sweep(const oom_model *om)
            full.allocations, tolerated, bad);
 }
 
-// The same sweep through the library's own counters: the k-th allocation the spec and then the
-// model (which continues the spec's count) book fails. Some of the failures must land in
-// model compilation, and k one past the count must run through, bit for bit as without
+// The same sweep through the library's own counters: the k-th allocation the spec, then the
+// model (which continues the spec's count), then the simulation (which continues the model's)
+// book fails. Some of the failures must land in model compilation and some in sim creation, and k one past the count must run through, bit for bit as without
 // injection.
 static void sweep_counted(const oom_model *om)
 {
@@ -244,7 +246,7 @@ static void sweep_counted(const oom_model *om)
     ENSURE_EQ_INT(full.status, DIRAC_OK);
     ENSURE_EQ_INT(full.reached, STAGE_DONE);
     ENSURE(full.counted > 10);
-    long in_compile = 0, bad = 0;
+    long in_compile = 0, in_create = 0, bad = 0;
     for (long k = 1; k <= full.counted + 1; k++) {
         pipeline_result r = run_pipeline(om, k, FAIL_COUNTED);
         int same = r.status == DIRAC_OK && r.reached == STAGE_DONE &&
@@ -252,6 +254,7 @@ static void sweep_counted(const oom_model *om)
         int ok = (k <= full.counted ? (r.status == DIRAC_ERR_NOMEM && r.has_message) || same
                                     : same) && r.leaked == 0;
         in_compile += r.status == DIRAC_ERR_NOMEM && r.reached == STAGE_COMPILE;
+        in_create += r.status == DIRAC_ERR_NOMEM && r.reached == STAGE_CREATE;
         if (!ok && bad++ < 5)
             fprintf(stderr, "  %s: counted allocation %ld of %ld failed: status %s, stage %d, "
                     "message %s, %ld blocks leaked\n", om->path, k, full.counted,
@@ -260,8 +263,9 @@ static void sweep_counted(const oom_model *om)
         ENSURE(ok);
     }
     ENSURE(in_compile > 0);
-    printf("  %s (%s): %ld counted allocation points, %ld in compile, %ld bad\n", om->path,
-           om->method, full.counted, in_compile, bad);
+    ENSURE(in_create > 0);   // the simulation's blocks are counted too
+    printf("  %s (%s): %ld counted allocation points, %ld in compile, %ld in create, %ld bad\n",
+           om->path, om->method, full.counted, in_compile, in_create, bad);
 }
 
 static void oom_pendulum(void)
