@@ -577,8 +577,9 @@ static int write_summary(FILE *f, const sim_args *a, const sim_settings *s, cons
                               : st->interrupted ? "interrupted"
                               : st->stopped     ? "stopped"
                                                 : "ok");
-    char said[2048];
-    json_string(&w, "error", st->error ? cli_library_message(st->error, said, sizeof said) : NULL);
+    // the summary keeps the library's words (as dirac.Simulation's summary in Python does);
+    // the messages on stderr show the tool's flags (print_message)
+    json_string(&w, "error", st->error);
     json_number(&w, "dt", s->dt);
     json_integer(&w, "steps", st->run.steps);
     json_integer(&w, "steps_planned", s->steps);
@@ -635,7 +636,7 @@ static int write_summary(FILE *f, const sim_args *a, const sim_settings *s, cons
     json_number(&w, "entropy_decrease_relative", sim && ns > 0 ? quality.entropy_decrease : missing);
     json_array(&w, "warnings");
     for (int k = 0, count = sim ? dirac_sim_warning_count(sim) : 0; k < count; k++)
-        json_string(&w, NULL, cli_library_message(dirac_sim_warning(sim, k), said, sizeof said));
+        json_string(&w, NULL, dirac_sim_warning(sim, k));
     json_end(&w);
     if (sim) {
         int n = dirac_model_coordinate_count(m);
