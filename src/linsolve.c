@@ -3,11 +3,41 @@
 
 #include "error.h"
 
+#include <klu.h>
+#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-dirac_status linsolve_init(linsolve *ls, int size, bool sparse, dirac_error *err)
+struct linsolve {
+    int size;
+    bool sparse;
+    // dense: column-major size x size
+    double *dense;
+    lapack_int *pivots;
+    // sparse: compressed columns
+    bool recording, has_pattern;
+    int *trip_row, *trip_col;
+    long trip_count, trip_cap;
+    int nnz;
+    int *col_start, *row_index;
+    double *values;
+    long pattern_misses;        // entries added outside the recorded pattern (a bug if > 0)
+    klu_common common;
+    klu_symbolic *symbolic;
+    klu_numeric *numeric;
+    // the matrix behind the factorization, kept for Newton's reuse of it (newton.c):
+    double *assembled;          // dense: its values (the LU overwrites `dense`); sparse: NULL
+                                // (KLU keeps `values`)
+    double *hidden;             // the assembly's hidden magnitudes (newton.h), size entries
+    bool factored;              // holds the LU of the last assembled matrix
+    double step_size;           // the step size it was assembled for (newton.c)
+    long factorizations;        // LU factorizations so far (counter for tests and benchmarks)
+};
+
+static void linsolve_free(linsolve *ls);
+
+static dirac_status linsolve_init(linsolve *ls, int size, bool sparse, dirac_error *err)
 {
     memset(ls, 0, sizeof *ls);
     ls->size = size;
@@ -34,7 +64,7 @@ dirac_status linsolve_init(linsolve *ls, int size, bool sparse, dirac_error *err
     return DIRAC_OK;
 }
 
-void linsolve_free(linsolve *ls)
+static void linsolve_free(linsolve *ls)
 {
     if (ls->numeric)
         klu_free_numeric(&ls->numeric, &ls->common);
@@ -336,3 +366,45 @@ void linsolve_solve(linsolve *ls, double *b)
     else
         klu_solve(ls->symbolic, ls->numeric, ls->size, 1, b, &ls->common);
 }
+
+dirac_status linsolve_create(int size, bool sparse, linsolve **out, dirac_error *err)
+{
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    dirac_status status = linsolve_init(*out, size, sparse, err);
+    if (status != DIRAC_OK) {
+        free(*out);
+        *out = NULL;
+    }
+    return status;
+}
+
+void linsolve_destroy(linsolve *ls)
+{
+    if (!ls)
+        return;
+    linsolve_free(ls);
+    free(ls);
+}
+
+int linsolve_size(const linsolve *ls)
+{
+    return ls->size;
+}
+
+bool linsolve_is_sparse(const linsolve *ls)
+{
+    return ls->sparse;
+}
+
+bool linsolve_has_pattern(const linsolve *ls)
+{
+    return ls->has_pattern;
+}
+
+double *linsolve_kept_hidden(linsolve *ls) { return ls->hidden; }
+double linsolve_kept_step_size(const linsolve *ls) { return ls->step_size; }
+void linsolve_set_kept_step_size(linsolve *ls, double h) { ls->step_size = h; }
+bool linsolve_is_factored(const linsolve *ls) { return ls->factored; }
+long linsolve_factorizations(const linsolve *ls) { return ls ? ls->factorizations : 0; }

@@ -179,7 +179,7 @@ static void propagate_rounding(newton *nw, linsolve *ls, int size)
 static dirac_status assemble_and_factor(newton *nw, linsolve *ls, int size, const double *z,
                                         newton_assemble_fn assemble, void *context)
 {
-    if (ls->sparse && !ls->has_pattern) {
+    if (linsolve_is_sparse(ls) && !linsolve_has_pattern(ls)) {
         // one assembly records the Jacobian's pattern (first solve only)
         linsolve_begin_pattern(ls);
         assemble(context, z, nw->residual, ls);
@@ -202,8 +202,8 @@ static dirac_status assemble_and_factor(newton *nw, linsolve *ls, int size, cons
         nw->worst_value = 0.0;
         return factored;
     }
-    memcpy(ls->hidden, nw->hidden_magnitude, (size_t)size * sizeof *ls->hidden);
-    ls->step_size = nw->step_size;
+    memcpy(linsolve_kept_hidden(ls), nw->hidden_magnitude, (size_t)size * sizeof(double));
+    linsolve_set_kept_step_size(ls, nw->step_size);
     return DIRAC_OK;
 }
 
@@ -320,14 +320,15 @@ static dirac_status simplified_newton(newton *nw, linsolve *ls, int size, double
     // a constant Jacobian factorized for this step size is exact and kept across solves
     // (its factors are a function of the model and h alone, so runs stay reproducible);
     // otherwise a solve starts with a Newton step from the guess
-    bool kept = ls->factored && nw->constant_jacobian && ls->step_size == nw->step_size;
+    bool kept = linsolve_is_factored(ls) && nw->constant_jacobian &&
+                linsolve_kept_step_size(ls) == nw->step_size;
     double start_theta = 0.0;   // see contraction
     int renewals = 0;
     dirac_status status;
     if (kept) {
         if (!residual_at(nw, size, z, assemble, context))
             return DIRAC_ERR_NOT_FINITE;
-        memcpy(nw->hidden_magnitude, ls->hidden, (size_t)size * sizeof *ls->hidden);
+        memcpy(nw->hidden_magnitude, linsolve_kept_hidden(ls), (size_t)size * sizeof(double));
     } else {
         if ((status = assemble_and_factor(nw, ls, size, z, assemble, context)) != DIRAC_OK)
             return status;

@@ -64,7 +64,7 @@ static long factorizations(const dirac_sim *sim)
 {
     long total = 0;
     for (int k = 0; k < SIM_SOLVER_SLOTS; k++)
-        total += sim->solver[k].factorizations;
+        total += linsolve_factorizations(sim->solver[k]);
     return total;
 }
 
@@ -142,8 +142,8 @@ static void linear_factorized_once(const char *name, const char *text, double h,
         // each linear system the method solves is factorized once
         int systems = 0;
         for (int s = 0; s < SIM_SOLVER_SLOTS; s++) {
-            systems += r.sim->solver[s].factorizations > 0;
-            ENSURE_LE(r.sim->solver[s].factorizations, 1);
+            systems += linsolve_factorizations(r.sim->solver[s]) > 0;
+            ENSURE_LE(linsolve_factorizations(r.sim->solver[s]), 1);
         }
         double scale = 0.0, difference = 0.0;
         for (int i = 0; i < r.sim->n; i++) {
