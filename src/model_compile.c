@@ -100,8 +100,13 @@ void model_set_default_inputs(const dirac_model *m, double *x)
 
 void model_group_eval(const model_group *g, const double *x, double *work, double *values)
 {
-    if (g->tape)
+    if (g->module) {
+        double *out[CODEGEN_MAX_GROUPS];
+        out[g->bit] = values;
+        codegen_eval(g->module, 1u << g->bit, x, out, work);
+    } else if (g->tape) {
         expr_tape_eval(g->tape, x, work, values);
+    }
 }
 
 // ---- compilation: the instance tree flattened into one system ------------------------------
@@ -987,6 +992,7 @@ dirac_status dirac_model_compile(dirac_spec *ds, dirac_model **out)
         dirac_model_destroy(m);
         return spec_status(s) != DIRAC_OK ? spec_status(s) : DIRAC_ERR_PARSE;
     }
+    model_codegen_attach(m, ds->codegen != DIRAC_CODEGEN_OFF);
     *out = m;
     return DIRAC_OK;
 }
@@ -1026,6 +1032,7 @@ void dirac_model_destroy(dirac_model *m)
     free(m->twoform_interaction);
     free(m->wedges);
     free(m->subsystems);
+    model_codegen_release(m);
     group_free(&m->wedge_coefficients);
     free(m->coord_names);
     free(m->entropy_names);
