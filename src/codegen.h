@@ -60,9 +60,11 @@ dirac_status codegen_emit(const expr_pool *pool, int n_groups, const expr_id *co
 /// Frees the files and constants of a source and zeroes it.
 void codegen_source_free(codegen_source *src);
 
-/// Largest number of statements generated code is emitted for: above it the compiler's time
-/// (about 10 µs per statement at -O2 here) outweighs a run, and the tapes evaluate the model.
-#define CODEGEN_MAX_STATEMENTS 2000000L
+/// Largest number of statements generated code is emitted for. GCC 12 at -O2 takes about
+/// 0.2-0.4 ms per statement of this code (docs/benchmarks.md), so this bounds the first run's
+/// compilation to a few seconds; larger models (a 10^3-link chain has ~40,000) are evaluated by
+/// the tapes, which cost the same per node at any size.
+#define CODEGEN_MAX_STATEMENTS 20000L
 
 /// Emits, compiles (or finds in the cache) and loads the code for the groups. Never fails:
 /// *out is NULL when the tapes must be used, with the reason in report->reason.

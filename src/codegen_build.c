@@ -26,8 +26,13 @@
 extern char **environ;
 
 // -ffp-contract=off: no fused multiply-adds, so each operation rounds as the tape's does
-#define CODEGEN_FLAGS "-O2", "-fPIC", "-shared", "-ffp-contract=off", "-fno-math-errno", "-w"
-#define CODEGEN_FLAGS_TEXT "-O2 -fPIC -shared -ffp-contract=off -fno-math-errno -w"
+// (vectorisers off: they double the compiler's time on straight-line code for no gain here)
+#define CODEGEN_FLAGS                                                                        \
+    "-O2", "-fno-tree-vectorize", "-fno-tree-slp-vectorize", "-fPIC", "-shared",             \
+        "-ffp-contract=off", "-fno-math-errno", "-w"
+#define CODEGEN_FLAGS_TEXT                                                                   \
+    "-O2 -fno-tree-vectorize -fno-tree-slp-vectorize -fPIC -shared -ffp-contract=off "        \
+    "-fno-math-errno -w"
 
 struct codegen_module {
     void *handle;

@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHUNK_STATEMENTS 2000   // statements per function
-#define FILE_CHUNKS 16          // functions per file
+#define CHUNK_STATEMENTS 250   // statements per function
+#define FILE_CHUNKS 64          // functions per file
 #define POWI_LIMIT 1024.0       // the tape's limit of integer powers by multiplication
 
 // ---- a growing text buffer --------------------------------------------------------------
@@ -108,7 +108,10 @@ typedef struct emitter {
     int32_t *output_group, *output_index;  // per output
     emit_node *nodes;       // the statements in emission order
     int32_t count;
-    int32_t spill_count;    // doubles of w
+    int32_t spill_count;    // doubles of w before the sink
+    int32_t leaf_count;     // outputs that are inputs or constants
+    int32_t *leaf_group, *leaf_index;
+    expr_id *leaf_id;
     double *constants;
     int constant_count, constant_capacity;
     int failed;
@@ -259,26 +262,36 @@ static void put_expression(emitter *em, text_buffer *b, expr_id id, int chunk)
     put(b, ")");
 }
 
-// o[g][i] = VALUE; for every output of node id (guarded unless the block is that group's)
-static void put_outputs(emitter *em, text_buffer *b, expr_id id, uint32_t block_mask,
-                        int chunk)
+// oG[i] = VALUE; for every output of node id. Unconditional: the output array of a group not
+// asked for is the sink in w (a branch per output makes the compiler's time quadratic).
+static void put_outputs(emitter *em, text_buffer *b, expr_id id, int chunk)
 {
     for (int32_t r = em->first_output[id]; r >= 0; r = em->next_output[r]) {
-        uint32_t bit = 1u << em->output_group[r];
-        put(b, "    ");
-        if (block_mask != bit) {
-            put(b, "if (what & ");
-            put_mask(b, bit);
-            put(b, ") ");
-        }
-        put(b, "o[");
+        put(b, "    o");
         put_long(b, em->output_group[r]);
-        put(b, "][");
+        put(b, "[");
         put_long(b, em->output_index[r]);
         put(b, "] = ");
         put_operand(em, b, id, chunk);
         put(b, ";\n");
     }
+}
+
+// the output arrays of the groups in `written`, as restrict locals (the sink when not asked for)
+static void put_output_arrays(emitter *em, text_buffer *b, uint32_t written)
+{
+    for (int g = 0; g < CODEGEN_MAX_GROUPS; g++)
+        if (written & (1u << g)) {
+            put(b, "    double *restrict o");
+            put_long(b, g);
+            put(b, " = what & ");
+            put_mask(b, 1u << g);
+            put(b, " ? o[");
+            put_long(b, g);
+            put(b, "] : w + ");
+            put_long(b, em->spill_count);
+            put(b, ";\n");
+        }
 }
 
 static const char prelude[] =
@@ -306,13 +319,24 @@ static const char prelude[] =
     "#define DG_ARGS const double *restrict x, const double *restrict k, unsigned what, "
     "double *const *restrict o, double *restrict w\n";
 
+static void put_function_head(text_buffer *b, int function, int exported)
+{
+    put(b, exported ? "__attribute__((noinline, visibility(\"hidden\"))) void dg_f"
+                    : "__attribute__((noinline)) static void dg_f");
+    put_long(b, function);
+    put(b, "(DG_ARGS)\n{\n    (void)x, (void)k, (void)what, (void)o, (void)w;\n");
+}
+
 // one function: statements first .. last-1
 static void emit_chunk(emitter *em, text_buffer *b, int chunk, int32_t first, int32_t last,
                        int exported)
 {
-    put(b, exported ? "__attribute__((visibility(\"hidden\"))) void dg_chunk" : "static void dg_chunk");
-    put_long(b, chunk);
-    put(b, "(DG_ARGS)\n{\n    (void)x, (void)k, (void)what, (void)o, (void)w;\n");
+    put_function_head(b, chunk, exported);
+    uint32_t written = 0;
+    for (int32_t s = first; s < last; s++)
+        for (int32_t r = em->first_output[em->nodes[s].id]; r >= 0; r = em->next_output[r])
+            written |= 1u << em->output_group[r];
+    put_output_arrays(em, b, written);
     for (int32_t s = first; s < last; s += 16) {
         put(b, "    double ");
         for (int32_t j = s; j < last && j < s + 16; j++) {
@@ -344,10 +368,31 @@ static void emit_chunk(emitter *em, text_buffer *b, int chunk, int32_t first, in
             put_long(b, s);
             put(b, ";\n");
         }
-        put_outputs(em, b, node->id, node->mask, chunk);
+        put_outputs(em, b, node->id, chunk);
     }
     if (open)
         put(b, "    }\n");
+    put(b, "}\n");
+}
+
+// one function writing the outputs first .. last-1 that are inputs or constants
+static void emit_leaf_chunk(emitter *em, text_buffer *b, int function, int32_t first,
+                            int32_t last, int exported)
+{
+    put_function_head(b, function, exported);
+    uint32_t written = 0;
+    for (int32_t r = first; r < last; r++)
+        written |= 1u << em->leaf_group[r];
+    put_output_arrays(em, b, written);
+    for (int32_t r = first; r < last; r++) {
+        put(b, "    o");
+        put_long(b, em->leaf_group[r]);
+        put(b, "[");
+        put_long(b, em->leaf_index[r]);
+        put(b, "] = ");
+        put_operand(em, b, em->leaf_id[r], -1);
+        put(b, ";\n");
+    }
     put(b, "}\n");
 }
 
@@ -376,8 +421,8 @@ static dirac_status plan(emitter *em, int n_groups, const expr_id *const *ids,
         }
     }
     if (count > CODEGEN_MAX_STATEMENTS)
-        return error_set(err, DIRAC_ERR_SIZE, "%ld statements exceed the limit of %ld for "
-                         "generated code", (long)count, CODEGEN_MAX_STATEMENTS);
+        return error_set(err, DIRAC_ERR_SIZE, "the model is too large for generated code "
+                         "(%ld statements, limit %ld)", (long)count, CODEGEN_MAX_STATEMENTS);
     em->nodes = malloc(((size_t)count + 1) * sizeof *em->nodes);
     if (!em->nodes)
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
@@ -461,8 +506,29 @@ dirac_status codegen_emit(const expr_pool *pool, int n_groups, const expr_id *co
     if (status != DIRAC_OK)
         goto done;
 
+    // outputs that are inputs or constants: written by functions of their own
+    for (int g = 0; g < n_groups; g++)
+        for (int i = 0; i < counts[g]; i++)
+            if (is_leaf(expr_kind_of(pool, ids[g][i])))
+                em.leaf_count++;
+    em.leaf_group = malloc(((size_t)em.leaf_count + 1) * sizeof *em.leaf_group);
+    em.leaf_index = malloc(((size_t)em.leaf_count + 1) * sizeof *em.leaf_index);
+    em.leaf_id = malloc(((size_t)em.leaf_count + 1) * sizeof *em.leaf_id);
+    if (!em.leaf_group || !em.leaf_index || !em.leaf_id) {
+        status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int g = 0, r = 0; g < n_groups; g++)
+        for (int i = 0; i < counts[g]; i++)
+            if (is_leaf(expr_kind_of(pool, ids[g][i]))) {
+                em.leaf_group[r] = g;
+                em.leaf_index[r] = i;
+                em.leaf_id[r++] = ids[g][i];
+            }
     int chunks = (em.count + CHUNK_STATEMENTS - 1) / CHUNK_STATEMENTS;
-    file_count = (chunks + FILE_CHUNKS - 1) / FILE_CHUNKS;
+    int leaf_chunks = (em.leaf_count + CHUNK_STATEMENTS - 1) / CHUNK_STATEMENTS;
+    int functions = chunks + leaf_chunks;
+    file_count = (functions + FILE_CHUNKS - 1) / FILE_CHUNKS;
     if (file_count == 0)
         file_count = 1;
     files = calloc((size_t)file_count, sizeof *files);
@@ -470,46 +536,37 @@ dirac_status codegen_emit(const expr_pool *pool, int n_groups, const expr_id *co
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
         goto done;
     }
-    int exported = file_count > 1;   // chunks called from the last file
-    for (int c = 0; c < chunks; c++) {
-        text_buffer *b = &files[c / FILE_CHUNKS];
-        if (c % FILE_CHUNKS == 0)
+    int exported = file_count > 1;   // functions called from the last file
+    for (int f = 0; f < functions; f++) {
+        text_buffer *b = &files[f / FILE_CHUNKS];
+        if (f % FILE_CHUNKS == 0)
             put(b, prelude);
-        int32_t first = c * CHUNK_STATEMENTS;
-        int32_t last = first + CHUNK_STATEMENTS < em.count ? first + CHUNK_STATEMENTS : em.count;
-        emit_chunk(&em, b, c, first, last, exported);
+        if (f < chunks) {
+            int32_t first = f * CHUNK_STATEMENTS;
+            int32_t last = first + CHUNK_STATEMENTS < em.count ? first + CHUNK_STATEMENTS : em.count;
+            emit_chunk(&em, b, f, first, last, exported);
+        } else {
+            int32_t first = (f - chunks) * CHUNK_STATEMENTS;
+            int32_t last = first + CHUNK_STATEMENTS < em.leaf_count ? first + CHUNK_STATEMENTS
+                                                                    : em.leaf_count;
+            emit_leaf_chunk(&em, b, f, first, last, exported);
+        }
     }
-    // the entry: the functions in order, then outputs that are inputs or constants
+    // the entry: the functions in order
     text_buffer *b = &files[file_count - 1];
     if (b->length == 0)   // no statements at all
         put(b, prelude);
-    for (int c = 0; exported && c < chunks; c++) {
-        put(b, "__attribute__((visibility(\"hidden\"))) void dg_chunk");
-        put_long(b, c);
+    for (int f = 0; exported && f < functions; f++) {
+        put(b, "__attribute__((visibility(\"hidden\"))) void dg_f");
+        put_long(b, f);
         put(b, "(DG_ARGS);\n");
     }
-    put(b, "__attribute__((visibility(\"default\"))) void dirac_generated_eval(DG_ARGS)\n{\n"
-           "    (void)x, (void)k, (void)what, (void)o, (void)w;\n");
-    for (int c = 0; c < chunks; c++) {
-        put(b, "    dg_chunk");
-        put_long(b, c);
+    put(b, "__attribute__((visibility(\"default\"))) void dirac_generated_eval(DG_ARGS)\n{\n");
+    for (int f = 0; f < functions; f++) {
+        put(b, "    dg_f");
+        put_long(b, f);
         put(b, "(x, k, what, o, w);\n");
     }
-    for (int g = 0; g < n_groups; g++)
-        for (int i = 0; i < counts[g]; i++) {
-            expr_id id = ids[g][i];
-            if (!is_leaf(expr_kind_of(pool, id)))
-                continue;
-            put(b, "    if (what & ");
-            put_mask(b, 1u << g);
-            put(b, ") o[");
-            put_long(b, g);
-            put(b, "][");
-            put_long(b, i);
-            put(b, "] = ");
-            put_operand(&em, b, id, -1);
-            put(b, ";\n");
-        }
     put(b, "}\n");
 
     int failed = em.failed;
@@ -532,9 +589,12 @@ dirac_status codegen_emit(const expr_pool *pool, int n_groups, const expr_id *co
     out->constants = em.constants;
     em.constants = NULL;
     out->constant_count = em.constant_count;
-    out->work_size = em.spill_count;
-    out->statements = em.count;
-    out->functions = chunks + 1;
+    int largest = 0;
+    for (int g = 0; g < n_groups; g++)
+        largest = counts[g] > largest ? counts[g] : largest;
+    out->work_size = em.spill_count + largest;   // spills, then the sink
+    out->statements = em.count + em.leaf_count;
+    out->functions = functions + 1;
 
 done:
     for (int f = 0; files && f < file_count; f++)
@@ -549,6 +609,9 @@ done:
     free(em.output_group);
     free(em.output_index);
     free(em.nodes);
+    free(em.leaf_group);
+    free(em.leaf_index);
+    free(em.leaf_id);
     free(em.constants);
     return status;
 }
