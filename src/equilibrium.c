@@ -12,7 +12,6 @@
 #include "linalg_dense.h"
 #include "linsolve.h"
 
-#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,22 +89,6 @@ static void jacobian(const analysis_point *pt, jacobian_sink *s)
     }
 }
 
-// Minimum-norm least-squares solution of J dz = r (J column-major size x size, overwritten).
-static dirac_status dense_step(int size, double *j, double *r, dirac_error *err)
-{
-    double *sv = malloc((size_t)size * sizeof *sv);
-    if (!sv)
-        return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
-    lapack_int rank = 0;
-    lapack_int info = LAPACKE_dgelsd(LAPACK_COL_MAJOR, size, size, 1, j, size, r, size, sv,
-                                     LINALG_RANK_RTOL, &rank);
-    free(sv);
-    if (info != 0)
-        return error_set(err, DIRAC_ERR_LINALG, "equilibrium: least-squares step failed "
-                         "(LAPACK dgelsd info %d)", (int)info);
-    return DIRAC_OK;
-}
-
 static double max_abs(const double *x, int count)
 {
     return linalg_max_abs(x, (size_t)count);
@@ -121,6 +104,142 @@ void dirac_equilibrium_free(dirac_equilibrium *eq)
     memset(eq, 0, sizeof *eq);
 }
 
+// The state of a solve: z = (q, μ), the trial point, the residual r, the step dz, the dense
+// Jacobian (one block), or the sparse solver.
+typedef struct equilibrium_solve {
+    const dirac_model *m;
+    double t;
+    const double *s;          // entropy variables (held)
+    int size, dense;
+    double *z, *trial, *r, *dz, *jd;
+    void *block;
+    analysis_point pt;
+    linsolve ls;
+    int have_ls;
+} equilibrium_solve;
+
+static void solve_layout(mem_plan *p, equilibrium_solve *e)
+{
+    size_t size = (size_t)e->size;
+    e->z = mem_plan_take(p, size, sizeof *e->z);
+    e->trial = mem_plan_take(p, size, sizeof *e->trial);
+    e->r = mem_plan_take(p, size, sizeof *e->r);
+    e->dz = mem_plan_take(p, size, sizeof *e->dz);
+    e->jd = mem_plan_take(p, e->dense ? size * size : 0, sizeof *e->jd);
+}
+
+static dirac_status solve_init(equilibrium_solve *e, dirac_error *err)
+{
+    mem_plan plan = { 0 };
+    solve_layout(&plan, e);
+    if (!mem_plan_alloc(&plan, NULL))
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    solve_layout(&plan, e);
+    e->block = plan.block;
+    dirac_status status = analysis_point_init(&e->pt, e->m, err);
+    if (status == DIRAC_OK && !e->dense) {
+        status = linsolve_init(&e->ls, e->size, true, err);
+        e->have_ls = status == DIRAC_OK;
+    }
+    return status;
+}
+
+static void solve_free(equilibrium_solve *e)
+{
+    if (e->have_ls)
+        linsolve_free(&e->ls);
+    analysis_point_free(&e->pt);
+    mem_free(NULL, e->block);
+}
+
+// The sparse Newton direction dz = −J⁻¹ r (KLU; the pattern recorded at the first call).
+static dirac_status sparse_direction(equilibrium_solve *e, dirac_error *err)
+{
+    const dirac_model *m = e->m;
+    int n = m->n;
+    jacobian_sink sink = { .ls = &e->ls, .size = e->size, .sign = 1.0 };
+    if (!e->ls.has_pattern) {
+        linsolve_begin_pattern(&e->ls);
+        jacobian(&e->pt, &sink);
+        dirac_status status = linsolve_end_pattern(&e->ls, err);
+        if (status != DIRAC_OK)
+            return status;
+    }
+    linsolve_zero(&e->ls);
+    jacobian(&e->pt, &sink);
+    int bad = -1;
+    if (linsolve_factor(&e->ls, &bad) != DIRAC_OK) {
+        const char *what = bad >= 0 && bad < n ? m->coord_names[bad]
+                           : bad >= n && bad < e->size ? m->constraints[bad - n].name : "?";
+        return error_set(err, DIRAC_ERR_SINGULAR,
+                         "equilibrium: the Jacobian is singular (at '%s'): the equilibrium is "
+                         "not isolated or the constraints are dependent; models with more "
+                         "than %d unknowns need an isolated equilibrium", what,
+                         DIRAC_EQUILIBRIUM_DENSE_MAX);
+    }
+    for (int i = 0; i < e->size; i++)
+        e->dz[i] = -e->r[i];
+    linsolve_solve(&e->ls, e->dz);
+    return DIRAC_OK;
+}
+
+// The Newton direction: dense systems take the minimum-norm least-squares step, which also
+// settles undetermined multipliers; large ones solve with KLU.
+static dirac_status newton_direction(equilibrium_solve *e, dirac_error *err)
+{
+    if (!e->dense)
+        return sparse_direction(e, err);
+    size_t size = (size_t)e->size;
+    memset(e->jd, 0, size * size * sizeof *e->jd);
+    jacobian_sink sink = { .dense = e->jd, .size = e->size, .sign = 1.0 };
+    jacobian(&e->pt, &sink);
+    for (size_t i = 0; i < size; i++)
+        e->dz[i] = -e->r[i];
+    return linalg_least_squares(e->size, e->jd, e->dz, "equilibrium: the least-squares step",
+                                err);
+}
+
+// Backtracking on |r|: halves the step until the residual decreases (20 halvings), then
+// moves z there; the new |r| (not finite: the equations are not finite along the step).
+static double backtrack(equilibrium_solve *e, double norm)
+{
+    int n = e->m->n;
+    double step = 1.0, trial_norm = INFINITY;
+    for (int h = 0; h < 20; h++, step *= 0.5) {
+        for (int i = 0; i < e->size; i++)
+            e->trial[i] = e->z[i] + step * e->dz[i];
+        analysis_point_eval(&e->pt, e->trial, NULL, e->s, e->t, e->trial + n);
+        residual(&e->pt, e->trial + n, e->r);
+        trial_norm = linalg_norm(e->r, (size_t)e->size);
+        if (trial_norm < norm || !(norm > 0.0))
+            break;
+    }
+    memcpy(e->z, e->trial, (size_t)e->size * sizeof *e->z);
+    return trial_norm;
+}
+
+// Damped Newton from z (the point evaluated there) until max |r| <= EQUILIBRIUM_RTOL * scale;
+// the iterations into out.
+static dirac_status newton(equilibrium_solve *e, double scale, dirac_equilibrium *out,
+                           dirac_error *err)
+{
+    residual(&e->pt, e->z + e->m->n, e->r);
+    double norm = linalg_norm(e->r, (size_t)e->size);
+    int iter = 0;
+    for (; iter < EQUILIBRIUM_MAX_ITER && !(max_abs(e->r, e->size) <= EQUILIBRIUM_RTOL * scale);
+         iter++) {
+        dirac_status status = newton_direction(e, err);
+        if (status != DIRAC_OK)
+            return status;
+        norm = backtrack(e, norm);
+        if (!isfinite(norm))
+            return error_set(err, DIRAC_ERR_NOT_FINITE, "equilibrium: the equations are not "
+                             "finite along the Newton step (iteration %d)", iter + 1);
+    }
+    out->iterations = iter;
+    return DIRAC_OK;
+}
+
 dirac_status dirac_model_equilibrium(const dirac_model *m, const double *q_guess,
                                      const double *s_guess, double t, dirac_equilibrium *out,
                                      dirac_error *err)
@@ -132,124 +251,40 @@ dirac_status dirac_model_equilibrium(const dirac_model *m, const double *q_guess
         return error_set(err, DIRAC_ERR_ARGUMENT, "equilibrium: NULL model");
     if (!isfinite(t))
         return error_set(err, DIRAC_ERR_NOT_FINITE, "equilibrium: time is not finite");
-    int n = m->n, size = m->n + m->m;
-    int dense = size <= DIRAC_EQUILIBRIUM_DENSE_MAX;
+    int n = m->n;
     out->t = t;
     out->q = calloc((size_t)n + 1, sizeof *out->q);
     out->s = calloc((size_t)m->ns + 1, sizeof *out->s);
     out->mu = calloc((size_t)m->m + 1, sizeof *out->mu);
-    double *z = calloc((size_t)size + 1, sizeof *z);       // (q, μ)
-    double *trial = calloc((size_t)size + 1, sizeof *trial);
-    double *r = calloc((size_t)size + 1, sizeof *r);
-    double *dz = calloc((size_t)size + 1, sizeof *dz);
-    double *jd = dense ? calloc((size_t)size * (size_t)size + 1, sizeof *jd) : NULL;
-    analysis_point pt = { 0 };
-    linsolve ls = { 0 };
-    int have_ls = 0;
-    dirac_status status = DIRAC_OK;
-    if (!out->q || !out->s || !out->mu || !z || !trial || !r || !dz || (dense && !jd)) {
-        status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
-        goto done;
+    equilibrium_solve e = { .m = m, .t = t, .s = out->s, .size = n + m->m,
+                            .dense = n + m->m <= DIRAC_EQUILIBRIUM_DENSE_MAX };
+    dirac_status status = out->q && out->s && out->mu
+                              ? solve_init(&e, err)
+                              : error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    if (status == DIRAC_OK) {
+        memcpy(e.z, q_guess ? q_guess : m->q0, (size_t)n * sizeof *e.z);
+        memcpy(out->s, s_guess ? s_guess : m->s0, (size_t)m->ns * sizeof *out->s);
+        if (!linalg_all_finite(e.z, (size_t)n) || !linalg_all_finite(out->s, (size_t)m->ns))
+            status = error_set(err, DIRAC_ERR_NOT_FINITE, "equilibrium: the guess is not finite");
     }
-    if ((status = analysis_point_init(&pt, m, err)) != DIRAC_OK)
-        goto done;
-    if (q_guess)
-        memcpy(z, q_guess, (size_t)n * sizeof *z);
-    else
-        memcpy(z, m->q0, (size_t)n * sizeof *z);
-    if (s_guess)
-        memcpy(out->s, s_guess, (size_t)m->ns * sizeof *out->s);
-    else
-        memcpy(out->s, m->s0, (size_t)m->ns * sizeof *out->s);
-    if (!linalg_all_finite(z, (size_t)n) || !linalg_all_finite(out->s, (size_t)m->ns)) {
-        status = error_set(err, DIRAC_ERR_NOT_FINITE, "equilibrium: the guess is not finite");
-        goto done;
+    if (status == DIRAC_OK) {
+        // The force scale: the largest single term at the guess (gravity, springs, ...), so
+        // that the tolerance is relative to the forces at play; 1 when everything vanishes.
+        analysis_point_eval(&e.pt, e.z, NULL, out->s, t, e.z + n);
+        out->scale = fmax(1.0, fmax(max_abs(e.pt.gradient, n), max_abs(e.pt.forces, n)));
+        status = newton(&e, out->scale, out, err);
     }
-    if (!dense) {
-        if ((status = linsolve_init(&ls, size, true, err)) != DIRAC_OK)
-            goto done;
-        have_ls = 1;
+    if (status == DIRAC_OK) {
+        out->residual = max_abs(e.r, e.size);
+        memcpy(out->q, e.z, (size_t)n * sizeof *e.z);
+        memcpy(out->mu, e.z + n, (size_t)m->m * sizeof *e.z);
+        if (!(out->residual <= EQUILIBRIUM_RTOL * out->scale))
+            status = error_set(err, DIRAC_ERR_NEWTON, "equilibrium: no static equilibrium "
+                               "found from the initial state in %d Newton iterations "
+                               "(residual %.3g, force scale %.3g); try other initial values",
+                               out->iterations, out->residual, out->scale);
     }
-    // The force scale: the largest single term at the guess (gravity, springs, ...), so that
-    // the tolerance is relative to the forces at play; 1 when everything vanishes there.
-    analysis_point_eval(&pt, z, NULL, out->s, t, z + n);
-    double scale = fmax(1.0, fmax(max_abs(pt.gradient, n), max_abs(pt.forces, n)));
-    out->scale = scale;
-    residual(&pt, z + n, r);
-    double norm = linalg_norm(r, (size_t)size);
-    int iter = 0;
-    for (; iter < EQUILIBRIUM_MAX_ITER && !(max_abs(r, size) <= EQUILIBRIUM_RTOL * scale); iter++) {
-        jacobian_sink sink = { .size = size, .sign = 1.0 };
-        if (dense) {
-            memset(jd, 0, (size_t)size * (size_t)size * sizeof *jd);
-            sink.dense = jd;
-            jacobian(&pt, &sink);
-            for (int i = 0; i < size; i++)
-                dz[i] = -r[i];
-            if ((status = dense_step(size, jd, dz, err)) != DIRAC_OK)
-                goto done;
-        } else {
-            sink.ls = &ls;
-            if (!ls.has_pattern) {
-                linsolve_begin_pattern(&ls);
-                jacobian(&pt, &sink);
-                if ((status = linsolve_end_pattern(&ls, err)) != DIRAC_OK)
-                    goto done;
-            }
-            linsolve_zero(&ls);
-            jacobian(&pt, &sink);
-            int bad = -1;
-            if (linsolve_factor(&ls, &bad) != DIRAC_OK) {
-                const char *what = bad >= 0 && bad < n ? m->coord_names[bad]
-                                   : bad >= n && bad < size ? m->constraints[bad - n].name : "?";
-                status = error_set(err, DIRAC_ERR_SINGULAR,
-                                   "equilibrium: the Jacobian is singular (at '%s'): the "
-                                   "equilibrium is not isolated or the constraints are "
-                                   "dependent; models with more than %d unknowns need an "
-                                   "isolated equilibrium", what, DIRAC_EQUILIBRIUM_DENSE_MAX);
-                goto done;
-            }
-            for (int i = 0; i < size; i++)
-                dz[i] = -r[i];
-            linsolve_solve(&ls, dz);
-        }
-        // backtracking on |r|: halve the step until the residual decreases (20 halvings)
-        double step = 1.0, trial_norm = INFINITY;
-        for (int h = 0; h < 20; h++, step *= 0.5) {
-            for (int i = 0; i < size; i++)
-                trial[i] = z[i] + step * dz[i];
-            analysis_point_eval(&pt, trial, NULL, out->s, t, trial + n);
-            residual(&pt, trial + n, r);
-            trial_norm = linalg_norm(r, (size_t)size);
-            if (trial_norm < norm || !(norm > 0.0))
-                break;
-        }
-        if (!isfinite(trial_norm)) {
-            status = error_set(err, DIRAC_ERR_NOT_FINITE, "equilibrium: the equations are not "
-                               "finite along the Newton step (iteration %d)", iter + 1);
-            goto done;
-        }
-        memcpy(z, trial, (size_t)size * sizeof *z);
-        norm = trial_norm;
-    }
-    out->iterations = iter;
-    out->residual = max_abs(r, size);
-    memcpy(out->q, z, (size_t)n * sizeof *z);
-    memcpy(out->mu, z + n, (size_t)m->m * sizeof *z);
-    if (!(out->residual <= EQUILIBRIUM_RTOL * scale))
-        status = error_set(err, DIRAC_ERR_NEWTON, "equilibrium: no static equilibrium found "
-                           "from the initial state in %d Newton iterations (residual %.3g, "
-                           "force scale %.3g); try other initial values", iter, out->residual,
-                           scale);
-done:
-    if (have_ls)
-        linsolve_free(&ls);
-    analysis_point_free(&pt);
-    free(z);
-    free(trial);
-    free(r);
-    free(dz);
-    free(jd);
+    solve_free(&e);
     if (status != DIRAC_OK && status != DIRAC_ERR_NEWTON)
         dirac_equilibrium_free(out);
     return status;

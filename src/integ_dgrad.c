@@ -18,13 +18,32 @@
 #include <math.h>
 #include <string.h>
 
-enum { START, MID, END };
+// evaluation points: the new node (temperatures); the midpoint x̄; quadrature points, then the
+// new node's constraints
+enum { START = SIM_EVAL_STEP_A, MID = SIM_EVAL_STEP_B, END = SIM_EVAL_STEP_C };
 
-// Layout of the unknowns and of the scratch space of one step.
+// Offsets of the blocks of the unknowns.
 typedef struct dgrad_layout {
     int n, ns, m, d;            // d = 2n + ns + 1: the dimension of x = (q, v, S, t)
     int zq, zv, zp, zs, zl, size;
 } dgrad_layout;
+
+// Workspace of one step.
+typedef struct dgrad_state {
+    double *z;                        // Newton unknowns [q | v | p | S | λ] at t_{k+1}
+    int *block;                       // their blocks
+    double *x0, *x1, *xbar, *dx;      // x_k, x_{k+1}, x̄, Δx (d each)
+    double *dg;                       // the discrete gradient D̄L (d)
+    double *xs;                       // a quadrature point (d)
+    double *vbar, *temperature;       // v̄ (n), T̄ = −D̄L_S (ns)
+    double *avf_forms, *avf_rates;    // averaged constraint forms and rates (D̄φ)
+} dgrad_state;
+
+// The assembly callback's context.
+typedef struct dgrad_ctx {
+    dirac_sim *sim;
+    dgrad_state *st;
+} dgrad_ctx;
 
 static dgrad_layout layout_of(const dirac_sim *sim)
 {
@@ -42,8 +61,21 @@ static dgrad_layout layout_of(const dirac_sim *sim)
     return l;
 }
 
-// Scratch: x0 | x1 | xbar | dx | DG of L | xs (a quadrature point) | v̄ | T̄
-static double *x0_of(dirac_sim *sim) { return sim->scratch; }
+static void dgrad_state_layout(const dirac_sim *sim, void *state, sim_layout *l)
+{
+    dgrad_state *st = state;
+    dgrad_layout d = layout_of(sim);
+    st->z = sim_layout_doubles(l, (size_t)d.size);
+    st->block = sim_layout_ints(l, (size_t)d.size);
+    double **points[] = { &st->x0, &st->x1, &st->xbar, &st->dx, &st->dg, &st->xs };
+    for (size_t k = 0; k < sizeof points / sizeof points[0]; k++)
+        *points[k] = sim_layout_doubles(l, (size_t)d.d);
+    st->vbar = sim_layout_doubles(l, (size_t)d.n);
+    st->temperature = sim_layout_doubles(l, (size_t)d.ns);
+    st->avf_forms = sim_layout_doubles(l, (size_t)sim->model->constraint_forms.nnz);
+    st->avf_rates = sim_layout_doubles(l, (size_t)d.m);
+    sim_layout_newton(l, d.size);
+}
 
 static void pack(const dgrad_layout *l, const double *q, const double *v, const double *s,
                  double t, double *x)
@@ -63,13 +95,13 @@ static const double gauss_w[4] = { 0.1739274225687269, 0.3260725774312731, 0.326
 
 // Everything the residual and the Jacobian need at z: the midpoint evaluation (forces,
 // nonholonomic constraints, Hessian for the Jacobian, thermal values), the discrete gradient of
-// L into dg (d entries), and the averaged forms and rates of the constraints (sim->avf_forms,
-// sim->avf_rates), and the constraints at the new node (eval[END]).
-static void evaluate_step(dirac_sim *sim, const dgrad_layout *l, const double *z, int jacobian)
+// L into st->dg (d entries), and the averaged forms and rates of the constraints
+// (st->avf_forms, st->avf_rates), and the constraints at the new node (eval[END]).
+static void evaluate_step(dirac_sim *sim, dgrad_state *st, const dgrad_layout *l, const double *z,
+                          int jacobian)
 {
     const dirac_model *m = sim->model;
-    double *x0 = x0_of(sim), *x1 = x0 + l->d, *xbar = x1 + l->d, *dx = xbar + l->d;
-    double *dg = dx + l->d, *xs = dg + l->d;
+    double *x0 = st->x0, *x1 = st->x1, *xbar = st->xbar, *dx = st->dx, *dg = st->dg, *xs = st->xs;
     pack(l, z + l->zq, z + l->zv, z + l->zs, sim->t + sim->h, x1);
     for (int i = 0; i < l->d; i++) {
         xbar[i] = 0.5 * (x0[i] + x1[i]);
@@ -84,8 +116,8 @@ static void evaluate_step(dirac_sim *sim, const dgrad_layout *l, const double *z
     model_group_eval(&m->thermal, mid->x, sim->tape_work, sim->thermal_values);
     // averaged vector field: D̄L and D̄φ by quadrature along the segment x_k → x_{k+1}
     const model_sparse *f = &m->constraint_forms;
-    memset(sim->avf_forms, 0, (size_t)f->nnz * sizeof *sim->avf_forms);
-    memset(sim->avf_rates, 0, (size_t)l->m * sizeof *sim->avf_rates);
+    memset(st->avf_forms, 0, (size_t)f->nnz * sizeof *st->avf_forms);
+    memset(st->avf_rates, 0, (size_t)l->m * sizeof *st->avf_rates);
     for (int k = 0; k < 4; k++) {
         for (int i = 0; i < l->d; i++)
             xs[i] = x0[i] + gauss_s[k] * dx[i];
@@ -94,25 +126,27 @@ static void evaluate_step(dirac_sim *sim, const dgrad_layout *l, const double *z
         for (int i = 0; i < l->d; i++)
             dg[i] += gauss_w[k] * end->gradient[i];
         for (int j = 0; j < f->nnz; j++)
-            sim->avf_forms[j] += gauss_w[k] * end->forms[j];
+            st->avf_forms[j] += gauss_w[k] * end->forms[j];
         for (int a = 0; a < l->m; a++)
-            sim->avf_rates[a] += gauss_w[k] * end->rates[a];
+            st->avf_rates[a] += gauss_w[k] * end->rates[a];
     }
     sim_evaluate(sim, end, x1, x1 + l->n, x1 + 2 * l->n, x1[l->d - 1], NULL, EVAL_CONSTRAINTS);
 }
 
 static int assemble_dgrad(void *context, const double *z, double *r, linsolve *jac)
 {
-    dirac_sim *sim = context;
+    dgrad_ctx *cx = context;
+    dirac_sim *sim = cx->sim;
+    dgrad_state *st = cx->st;
     const dirac_model *m = sim->model;
     dgrad_layout l = layout_of(sim);
-    evaluate_step(sim, &l, z, jac != NULL);
-    const double *x0 = x0_of(sim), *dg = x0 + 4 * l.d;
+    evaluate_step(sim, st, &l, z, jac != NULL);
+    const double *dg = st->dg;
     const double *thermal = sim->thermal_values, *lambda = z + l.zl, h = sim->h;
     const sim_eval *mid = &sim->eval[MID], *end = &sim->eval[END];
     const model_sparse *f = &m->constraint_forms;
     int n = l.n;
-    double *vbar = sim->scratch + 6 * l.d, *temp = vbar + n;
+    double *vbar = st->vbar, *temp = st->temperature;
     for (int i = 0; i < n; i++)
         vbar[i] = 0.5 * (sim->v[i] + z[l.zv + i]);
     for (int j = 0; j < l.ns; j++)
@@ -125,7 +159,7 @@ static int assemble_dgrad(void *context, const double *z, double *r, linsolve *j
     // constraint forces h Σ λ_a ω̄_a (ω̄_a = D̄φ_a for holonomic ones) and the constraints
     for (int a = 0; a < l.m; a++) {
         int holonomic = m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC;
-        const double *forms = holonomic ? sim->avf_forms : mid->forms;
+        const double *forms = holonomic ? st->avf_forms : mid->forms;
         for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
             r[l.zp + f->col[k]] -= h * lambda[a] * forms[k];
         if (holonomic) {
@@ -163,7 +197,7 @@ static int assemble_dgrad(void *context, const double *z, double *r, linsolve *j
     sim_add_sparse_block(&m->form_curvature, mid->curvature, 0, n, 0, n, -0.5 * h, jac, l.zp, l.zq);
     for (int a = 0; a < l.m; a++) {
         const double *forms =
-            m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC ? sim->avf_forms : mid->forms;
+            m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC ? st->avf_forms : mid->forms;
         for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
             linsolve_add(jac, l.zp + f->col[k], l.zl + a, -h * forms[k]);
         if (m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC) {
@@ -205,54 +239,51 @@ static void name_dgrad_rows(const dirac_sim *sim, int index, char *buf, size_t s
         snprintf(buf, size, "constraint %s", m->constraints[index - l.zl].name);
 }
 
-static dirac_status dgrad_step(dirac_sim *sim)
+static dirac_status dgrad_step(dirac_sim *sim, void *state)
 {
+    dgrad_state *st = state;
+    dgrad_ctx cx = { sim, st };
     const dirac_model *m = sim->model;
     dgrad_layout l = layout_of(sim);
-    double h = sim->h, *z = sim->z;
+    double h = sim->h, *z = st->z;
+    int *block = st->block;
     // the fixed start point x_k
-    double *x0 = x0_of(sim);
-    pack(&l, sim->q, sim->v, sim->s, sim->t, x0);
+    pack(&l, sim->q, sim->v, sim->s, sim->t, st->x0);
     for (int i = 0; i < l.n; i++) {
         z[l.zq + i] = sim->q[i] + h * sim->v[i];
         z[l.zv + i] = sim->v[i];
         z[l.zp + i] = sim->p[i];
-        sim->block[l.zq + i] = 0;
-        sim->block[l.zv + i] = 1;
-        sim->block[l.zp + i] = 2;
+        block[l.zq + i] = 0;
+        block[l.zv + i] = 1;
+        block[l.zp + i] = 2;
     }
     for (int j = 0; j < l.ns; j++) {
         z[l.zs + j] = sim->s[j];
-        sim->block[l.zs + j] = 3;
+        block[l.zs + j] = 3;
     }
     for (int a = 0; a < l.m; a++) {
         z[l.zl + a] = sim->mu[a];
-        sim->block[l.zl + a] = 4;
+        block[l.zl + a] = 4;
     }
     // the first law holds only as far as the equations do: solve to rounding level
-    dirac_status status = newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE1, l.size), l.size, z, sim->block, assemble_dgrad, sim,
-                                       fmin(sim->rtol, 1e-14), 2 * sim->max_iterations);
+    dirac_status status =
+        newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE1, l.size), l.size, z, block,
+                     assemble_dgrad, &cx, fmin(sim->rtol, 1e-14), 2 * sim->max_iterations);
     if (status != DIRAC_OK)
         return sim_fail_newton(sim, status, "implicit step", name_dgrad_rows);
     sim->newton_iterations = sim->nw.iterations;
-    evaluate_step(sim, &l, z, 0);
-    const double *dx = x0 + 3 * l.d, *dg = x0 + 4 * l.d;
+    evaluate_step(sim, st, &l, z, 0);
+    const double *dx = st->dx, *dg = st->dg;
     // temperatures must stay positive: the discrete ones and those at the new node
     if (l.ns > 0) {
         sim_evaluate(sim, &sim->eval[START], z + l.zq, z + l.zv, z + l.zs, sim->t + h, NULL,
                      EVAL_GRADIENT);
         for (int j = 0; j < l.ns; j++) {
             double discrete = -dg[2 * l.n + j], node = -sim->eval[START].gradient[2 * l.n + j];
-            if (!(discrete > 0.0) || !(node > 0.0)) {
-                snprintf(sim->errmsg, sizeof sim->errmsg,
-                         "step %ld from t = %.17g to %.17g (dgrad): the temperature of %s "
-                         "became non-positive (%.3e): -dL/dS must stay positive",
-                         sim->steps + 1, sim->t, sim->t + h, m->entropy_names[j],
-                         discrete > 0.0 ? node : discrete);
-                return DIRAC_ERR_NOT_FINITE;
-            }
+            if (!(discrete > 0.0) || !(node > 0.0))
+                return sim_fail_temperature(sim, j, discrete > 0.0 ? node : discrete);
         }
-        evaluate_step(sim, &l, z, 0);
+        evaluate_step(sim, st, &l, z, 0);
     }
     // discrete work: external forces, heat input, explicit time dependence, driven constraints
     const sim_eval *mid = &sim->eval[MID];
@@ -265,7 +296,7 @@ static dirac_status dgrad_step(dirac_sim *sim)
         if (!m->constraints[a].time_dependent)
             continue;
         double driving = m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC
-                             ? sim->avf_rates[a]
+                             ? st->avf_rates[a]
                              : mid->rates[a];
         work -= h * lambda[a] * driving;
     }
@@ -285,9 +316,9 @@ const sim_method sim_method_dgrad = {
               "exact discrete energy balance (first law) and entropy production >= 0 at every "
               "step (second law); holonomic constraints at position level; symmetric",
               "discrete-gradient Lagrange-Dirac scheme for mechanical and thermodynamic models" },
-    .explicit_ode = false,
-    .implicit_workspace = true,
     .thermodynamic = true,
+    .state_size = sizeof(dgrad_state),
+    .layout = dgrad_state_layout,
     .step = dgrad_step,
     .unconstrained_node_velocity = true,
 };

@@ -13,7 +13,7 @@
 // Both solve for increments (dirac1: Δq = q_{k+1} − q_k; dirac2: Δq = q_{k+2} − q_{k+1}, with
 // the previous increment kept exactly), so Newton's stopping error and the rounding of the
 // difference quotients scale with |Δq| ~ |v| h, not with |q|.
-#include "sim.h"
+#include "integ_midpoint.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,15 +21,44 @@
 
 // ---- dirac1 --------------------------------------------------------------------------------
 
+// Workspace of one dirac1 step.
+typedef struct dirac1_state {
+    double *z;                    // Newton unknowns [Δq | λ]
+    int *block;                   // their blocks
+    double *vt;                   // ṽ_k = Δq/h (n)
+    double *residual;             // residual at the converged solution (n + m)
+} dirac1_state;
+
+enum { NODE = SIM_EVAL_STEP_A };   // dirac1's one evaluation point (q_k, ṽ_k, t_k)
+
+// The assembly callbacks' context.
+typedef struct dirac_ctx {
+    dirac_sim *sim;
+    void *st;
+} dirac_ctx;
+
+static void dirac1_layout(const dirac_sim *sim, void *state, sim_layout *l)
+{
+    dirac1_state *st = state;
+    size_t n = (size_t)sim->n, size = n + (size_t)sim->mc;
+    st->z = sim_layout_doubles(l, size);
+    st->block = sim_layout_ints(l, size);
+    st->vt = sim_layout_doubles(l, n);
+    st->residual = sim_layout_doubles(l, size);
+    sim_layout_newton(l, (int)size);
+}
+
 static int assemble_dirac1(void *context, const double *z, double *r, linsolve *jac)
 {
-    dirac_sim *sim = context;
+    dirac_ctx *cx = context;
+    dirac_sim *sim = cx->sim;
+    dirac1_state *st = cx->st;
     const dirac_model *m = sim->model;
     int n = sim->n, mc = sim->mc;
-    double h = sim->h, *vt = sim->scratch;
+    double h = sim->h, *vt = st->vt;
     for (int i = 0; i < n; i++)
         vt[i] = z[i] / h;   // z = Δq = q_{k+1} − q_k (no cancellation however large |q|)
-    sim_eval *e = &sim->eval[0];
+    sim_eval *e = &sim->eval[NODE];
     sim_evaluate(sim, e, sim->q, vt, sim->s, sim->t, NULL,
                  EVAL_GRADIENT | EVAL_FORCES | EVAL_CONSTRAINTS | (jac ? EVAL_HESSIAN : 0));
     for (int i = 0; i < n; i++)
@@ -66,35 +95,38 @@ static double node_work(const dirac_sim *sim, const sim_eval *e, const double *v
     return work;
 }
 
-static void prepare_unknowns(dirac_sim *sim, const double *q_guess)
+// The unknowns [Δq | λ] from the guess Δq = step·(the guess's velocity) and λ = μ_k.
+static void prepare_unknowns(const dirac_sim *sim, double *z, int *block, const double *velocity,
+                             double step)
 {
     int n = sim->n;
     for (int i = 0; i < n; i++) {
-        sim->z[i] = q_guess[i];
-        sim->block[i] = 0;
+        z[i] = step * velocity[i];
+        block[i] = 0;
     }
     for (int a = 0; a < sim->mc; a++) {
-        sim->z[n + a] = sim->mu[a];
-        sim->block[n + a] = 4;
+        z[n + a] = sim->mu[a];
+        block[n + a] = 4;
     }
 }
 
-static dirac_status dirac1_step(dirac_sim *sim)
+static dirac_status dirac1_step(dirac_sim *sim, void *state)
 {
+    dirac1_state *st = state;
+    dirac_ctx cx = { sim, st };
     int n = sim->n, mc = sim->mc;
-    double h = sim->h, *z = sim->z, *guess = sim->scratch + n;
-    for (int i = 0; i < n; i++)
-        guess[i] = h * sim->v[i];   // the increment Δq
-    prepare_unknowns(sim, guess);
-    dirac_status status = newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE1, n + mc), n + mc, z, sim->block, assemble_dirac1, sim,
-                                       sim->rtol, sim->max_iterations);
+    double *z = st->z;
+    prepare_unknowns(sim, z, st->block, sim->v, sim->h);   // the increment Δq = h v_k
+    dirac_status status =
+        newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE1, n + mc), n + mc, z, st->block,
+                     assemble_dirac1, &cx, sim->rtol, sim->max_iterations);
     if (status != DIRAC_OK)
         return sim_fail_newton(sim, status, "positions", sim_name_coordinate_rows);
     sim->newton_iterations = sim->nw.iterations;
     // re-evaluate at the solution: p_{k+1} = ∂L/∂v(q_k, ṽ_k), work of the step
-    assemble_dirac1(sim, z, sim->scratch + 2 * n, NULL);
-    const sim_eval *e = &sim->eval[0];
-    const double *vt = sim->scratch;
+    assemble_dirac1(&cx, z, st->residual, NULL);
+    const sim_eval *e = &sim->eval[NODE];
+    const double *vt = st->vt;
     sim->work += node_work(sim, e, vt, z + n);
     for (int i = 0; i < n; i++) {
         sim->p[i] = e->gradient[n + i];
@@ -111,16 +143,16 @@ const sim_method sim_method_dirac1 = {
               "only, so positions drift off holonomic constraints at O(h)",
               "Dirac-1 of Salnikov & Hamdouni: forward-difference discrete Lagrange-d'Alembert-"
               "Pontryagin scheme" },
-    .explicit_ode = false,
-    .implicit_workspace = true,
+    .state_size = sizeof(dirac1_state),
+    .layout = dirac1_layout,
     .step = dirac1_step,
     .lagged_velocity = true,
     .unconstrained_node_velocity = true,
 };
 
 // ---- dirac2 --------------------------------------------------------------------------------
-// State: sim->q = q_k (the node reported), sim->q_old = q_{k+1} (look-ahead), sim->p_half =
-// p_{k+1/2} during the solve for q_{k+2}.
+// State: sim->q = q_k (the node reported), q_next = q_{k+1} (look-ahead), p_half = p_{k+1/2}
+// during the solve for q_{k+2}.
 //
 // The constraints are imposed on the new interval [t_{k+1}, t_{k+2}], not through the central
 // difference at the node: a centred velocity constraint ⟨ω(q_{k+1}), q_{k+2} − q_k⟩ = 0 is the
@@ -134,30 +166,66 @@ const sim_method sim_method_dirac1 = {
 // (the discrete Lagrange–d'Alembert constraint of Cortés & Martínez 2001 and McLachlan &
 // Perlmutter 2006, symmetric, consistent to second order).
 
+// Workspace and history of dirac2.
+typedef struct dirac2_state {
+    midpoint_state start;         // the first step's midpoint step
+    double *z;                    // Newton unknowns [Δq_{k+1} | λ]
+    int *block;                   // their blocks
+    double *vt, *qhalf, *vhalf, *q2;   // ṽ_{k+1}, the next interval's midpoint, q_{k+2} (n)
+    double *p_half;               // p_{k+1/2} (n)
+    double *q_next, *dq_last;     // history: q_{k+1} and q_{k+1} − q_k, kept exactly (n)
+    double *q_start, *v_start, *p_start;   // the node kept over the first midpoint step (n)
+    double *residual;             // residual at the converged solution (n + m)
+} dirac2_state;
+
+// evaluation points: the node k+1; the interval's midpoint (+); q_{k+2}
+enum { NODE2 = SIM_EVAL_STEP_A, PLUS = SIM_EVAL_STEP_B, NEXT = SIM_EVAL_STEP_C };
+
+static void dirac2_layout(const dirac_sim *sim, void *state, sim_layout *l)
+{
+    dirac2_state *st = state;
+    size_t n = (size_t)sim->n, size = n + (size_t)sim->mc;
+    midpoint_layout(sim, &st->start, l);
+    st->z = sim_layout_doubles(l, size);
+    st->block = sim_layout_ints(l, size);
+    double **vectors[] = { &st->vt, &st->qhalf, &st->vhalf, &st->q2, &st->p_half, &st->q_next,
+                           &st->dq_last, &st->q_start, &st->v_start, &st->p_start };
+    for (size_t k = 0; k < sizeof vectors / sizeof vectors[0]; k++)
+        *vectors[k] = sim_layout_doubles(l, n);
+    st->residual = sim_layout_doubles(l, size);
+    sim_layout_newton(l, (int)size);
+}
+
+static void dirac2_history(const dirac_sim *sim, void *state, sim_history *out)
+{
+    dirac2_state *st = state;
+    *out = (sim_history){ 2, { st->q_next, st->dq_last }, { (size_t)sim->n, (size_t)sim->n } };
+}
+
 static int assemble_dirac2(void *context, const double *z, double *r, linsolve *jac)
 {
-    dirac_sim *sim = context;
+    dirac_ctx *cx = context;
+    dirac_sim *sim = cx->sim;
+    dirac2_state *st = cx->st;
     const dirac_model *m = sim->model;
     int n = sim->n, mc = sim->mc;
     double h = sim->h, t = sim->t + h;   // the node solved is k+1
-    // z = Δq_{k+1} = q_{k+2} − q_{k+1}; sim->dq_last = q_{k+1} − q_k
-    const double *q1 = sim->q_old, *d0 = sim->dq_last, *d1 = z, *p_minus = sim->p_half;
-    double *vt = sim->scratch, *qhalf = vt + n, *vhalf = qhalf + n, *q2 = vhalf + n;
+    // z = Δq_{k+1} = q_{k+2} − q_{k+1}; dq_last = q_{k+1} − q_k
+    const double *q1 = st->q_next, *d0 = st->dq_last, *d1 = z, *p_minus = st->p_half;
+    double *vt = st->vt, *qhalf = st->qhalf, *vhalf = st->vhalf, *q2 = st->q2;
     for (int i = 0; i < n; i++) {
         vt[i] = (d0[i] + d1[i]) / (2.0 * h);
         qhalf[i] = q1[i] + 0.5 * d1[i];
         vhalf[i] = d1[i] / h;
         q2[i] = q1[i] + d1[i];
     }
-    sim_eval *node = &sim->eval[2], *plus = &sim->eval[1], *next = &sim->eval[0];
+    sim_eval *node = &sim->eval[NODE2], *plus = &sim->eval[PLUS], *next = &sim->eval[NEXT];
     sim_evaluate(sim, node, q1, vt, sim->s, t, NULL,
                  EVAL_GRADIENT | EVAL_FORCES | EVAL_CONSTRAINTS | (jac ? EVAL_HESSIAN : 0));
     sim_evaluate(sim, plus, qhalf, vhalf, sim->s, t + 0.5 * h, NULL,
                  EVAL_GRADIENT | (mc ? EVAL_CONSTRAINTS : 0) |
                      (jac ? EVAL_HESSIAN | (mc ? EVAL_CONSTRAINT_JAC : 0) : 0));
-    bool holonomic = false;
-    for (int a = 0; a < mc; a++)
-        holonomic |= m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC;
+    bool holonomic = sim_has_holonomic(sim);
     if (holonomic)
         sim_evaluate(sim, next, q2, vhalf, sim->s, t + h, NULL, EVAL_CONSTRAINTS);
     for (int i = 0; i < n; i++)
@@ -193,55 +261,55 @@ static int assemble_dirac2(void *context, const double *z, double *r, linsolve *
     return 0;
 }
 
-static dirac_status dirac2_step(dirac_sim *sim)
+static dirac_status dirac2_step(dirac_sim *sim, void *state)
 {
+    dirac2_state *st = state;
+    dirac_ctx cx = { sim, st };
     int n = sim->n, mc = sim->mc;
+    size_t bytes = (size_t)n * sizeof(double);
     double h = sim->h;
-    if (!sim->started) {
+    if (sim->steps == 0) {
         // q_1 from one midpoint step; the reported node stays at 0 until q_2 is known
-        double *saved = sim->q_older;
-        memcpy(saved, sim->q, (size_t)n * sizeof *saved);
-        double *v0 = sim->p_half, *p0 = sim->scratch + 7 * n;
-        memcpy(v0, sim->v, (size_t)n * sizeof *v0);
-        memcpy(p0, sim->p, (size_t)n * sizeof *p0);
+        memcpy(st->q_start, sim->q, bytes);
+        memcpy(st->v_start, sim->v, bytes);
+        memcpy(st->p_start, sim->p, bytes);
         double work0 = sim->work;
-        dirac_status status = sim_method_midpoint.step(sim);
+        dirac_status status = midpoint_step(sim, &st->start);
         if (status != DIRAC_OK)
             return status;
-        memcpy(sim->q_old, sim->q, (size_t)n * sizeof *sim->q_old);
-        memcpy(sim->dq_last, sim_midpoint_increment(sim), (size_t)n * sizeof *sim->dq_last);
-        memcpy(sim->q, saved, (size_t)n * sizeof *sim->q);
-        memcpy(sim->v, v0, (size_t)n * sizeof *sim->v);
-        memcpy(sim->p, p0, (size_t)n * sizeof *sim->p);
+        memcpy(st->q_next, sim->q, bytes);
+        memcpy(st->dq_last, st->start.dq, bytes);
+        memcpy(sim->q, st->q_start, bytes);
+        memcpy(sim->v, st->v_start, bytes);
+        memcpy(sim->p, st->p_start, bytes);
         sim->work = work0;
-        sim->started = true;
     }
     // p_{k+1/2} from q_k and q_{k+1}
-    double *qhalf = sim->scratch + n, *vhalf = qhalf + n, *guess = vhalf + n;
     for (int i = 0; i < n; i++) {
-        qhalf[i] = sim->q[i] + 0.5 * sim->dq_last[i];
-        vhalf[i] = sim->dq_last[i] / h;
-        guess[i] = sim->dq_last[i];   // the next increment
+        st->qhalf[i] = sim->q[i] + 0.5 * st->dq_last[i];
+        st->vhalf[i] = st->dq_last[i] / h;
     }
-    sim_evaluate(sim, &sim->eval[0], qhalf, vhalf, sim->s, sim->t + 0.5 * h, NULL, EVAL_GRADIENT);
-    memcpy(sim->p_half, sim->eval[0].gradient + n, (size_t)n * sizeof *sim->p_half);
-    prepare_unknowns(sim, guess);
+    sim_eval *half = &sim->eval[NODE2];
+    sim_evaluate(sim, half, st->qhalf, st->vhalf, sim->s, sim->t + 0.5 * h, NULL, EVAL_GRADIENT);
+    memcpy(st->p_half, half->gradient + n, bytes);
+    prepare_unknowns(sim, st->z, st->block, st->dq_last, 1.0);   // the next increment
     int iterations = sim->newton_iterations;
-    dirac_status status = newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_EXTRA, n + mc), n + mc, sim->z, sim->block, assemble_dirac2, sim,
-                                       sim->rtol, sim->max_iterations);
+    dirac_status status =
+        newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_EXTRA, n + mc), n + mc, st->z,
+                     st->block, assemble_dirac2, &cx, sim->rtol, sim->max_iterations);
     if (status != DIRAC_OK)
         return sim_fail_newton(sim, status, "positions", sim_name_coordinate_rows);
     sim->newton_iterations = sim->nw.iterations + (sim->steps == 0 ? iterations : 0);
     // the node k+1: q_{k+1}, ṽ_{k+1}, p = ∂L/∂v(q_{k+1}, ṽ_{k+1}), μ = λ
-    const double *z = sim->z;
-    assemble_dirac2(sim, z, sim->scratch + 4 * n, NULL);
-    const sim_eval *node = &sim->eval[2];
-    const double *vt = sim->scratch;
+    const double *z = st->z;
+    assemble_dirac2(&cx, z, st->residual, NULL);
+    const sim_eval *node = &sim->eval[NODE2];
+    const double *vt = st->vt;
     sim->work += node_work(sim, node, vt, z + n);
     for (int i = 0; i < n; i++) {
-        sim->q[i] = sim->q_old[i];
-        sim->q_old[i] += z[i];
-        sim->dq_last[i] = z[i];
+        sim->q[i] = st->q_next[i];
+        st->q_next[i] += z[i];
+        st->dq_last[i] = z[i];
         sim->v[i] = vt[i];
         sim->p[i] = node->gradient[n + i];
     }
@@ -253,11 +321,12 @@ static dirac_status dirac2_step(dirac_sim *sim)
 // ker ω ≠ 0, e.g. resistor branches): there the central difference is the leapfrog scheme on a
 // first-order dissipative equation, whose parasitic root −(1 + h/τ) grows like e^{t/τ}
 // (measured: 4e35 relative on an RC network after 100 time constants).
-static dirac_status dirac2_check(dirac_sim *sim)
+static dirac_status dirac2_check(dirac_sim *sim, void *state)
 {
+    (void)state;
     if (!sim->degenerate.available)
         return DIRAC_OK;
-    sim_eval *e = &sim->eval[0];
+    sim_eval *e = &sim->eval[NODE2];
     sim_evaluate(sim, e, sim->q, sim->v, sim->s, sim->t, NULL, EVAL_HESSIAN | EVAL_CONSTRAINTS);
     int dim = sim_degenerate_basis(sim, e);
     sim->degenerate.dim = 0;
@@ -279,8 +348,11 @@ const sim_method sim_method_dirac2 = {
               "interval's midpoint",
               "Dirac-2 of Salnikov & Hamdouni: central-difference two-step scheme (starts with a "
               "midpoint step)" },
-    .explicit_ode = false,
-    .implicit_workspace = true,
+    .two_step = true,
+    .state_size = sizeof(dirac2_state),
+    .layout = dirac2_layout,
+    .init = midpoint_init,
     .step = dirac2_step,
     .check = dirac2_check,
+    .history = dirac2_history,
 };

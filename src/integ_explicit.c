@@ -1,82 +1,37 @@
-// `euler` and `rk4`: the classical baselines, explicit methods on the index-reduced ODE.
-// The acceleration a and the multipliers μ solve the KKT system (docs/methods.md)
-//     H_vv a − ωᵀ μ = ∂L/∂q + F − H_vq v − H_vt
-//     ω a          = −(∂g/∂q v + ∂g/∂t),      g = ⟨ω, v⟩ + b  (the velocity-level constraint),
-// which needs a regular H_vv on the constraint distribution; otherwise no ODE exists and these
-// methods refuse. Positions drift off the constraints (nothing enforces φ = 0).
+// `euler` and `rk4`: the classical baselines, explicit methods on the index-reduced ODE
+// (sim_kkt.c: the acceleration a and the multipliers μ from the KKT system, which needs a
+// regular H_vv on the constraint distribution; otherwise no ODE exists and these methods
+// refuse). Positions drift off the constraints (nothing enforces φ = 0).
 #include "sim.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
-// Acceleration and multipliers at (q, v, t); returns DIRAC_ERR_SINGULAR if the KKT matrix is.
-// Also returns the power F·v − ∂L/∂t − Σ_{driven} μ b at that point in *power.
-dirac_status sim_acceleration(dirac_sim *sim, const double *q, const double *v, double t,
-                                 double *a, double *mu, double *power)
+// Workspace of the explicit methods (rk4 uses every buffer, euler the first three).
+typedef struct explicit_state {
+    double *a, *mu;               // acceleration and multipliers at a stage (n, m)
+    double *a_new;                // the acceleration at the new node (n)
+    double *qs, *vs;              // rk4: the stage point (n each)
+    double *kq, *kv;              // rk4: the weighted sums of the stage slopes (n each)
+} explicit_state;
+
+static void euler_layout(const dirac_sim *sim, void *state, sim_layout *l)
 {
-    const dirac_model *m = sim->model;
-    int n = sim->n, mc = sim->mc, size = n + mc;
-    sim_eval *e = &sim->eval[1];
-    sim_evaluate(sim, e, q, v, sim->s, t, NULL,
-                 EVAL_GRADIENT | EVAL_HESSIAN | EVAL_CONSTRAINTS | EVAL_CONSTRAINT_JAC |
-                     EVAL_FORCES);
-    double *rhs = sim->scratch + 4 * (n + mc);
-    linsolve *kkt = sim_solver(sim, SIM_SOLVER_KKT, size);
-    if (!kkt)
-        return DIRAC_ERR_NOMEM;
-    // [H_vv, −ωᵀ; ω, 0]: the pattern is recorded at the first use, then values are added
-    for (int pass = kkt->sparse && !kkt->has_pattern ? 0 : 1; pass < 2; pass++) {
-        if (pass == 0)
-            linsolve_begin_pattern(kkt);
-        else
-            linsolve_zero(kkt);
-        sim_add_hessian_block(sim, e, n, n, n, n, 1.0, kkt, 0, 0);
-        const model_sparse *f = &m->constraint_forms;
-        for (int c = 0; c < mc; c++)
-            for (int k = f->row_start[c]; k < f->row_start[c + 1]; k++) {
-                linsolve_add(kkt, f->col[k], n + c, -e->forms[k]);
-                linsolve_add(kkt, n + c, f->col[k], e->forms[k]);
-            }
-        if (pass == 0 && linsolve_end_pattern(kkt, NULL) != DIRAC_OK)
-            return DIRAC_ERR_NOMEM;
-    }
-    // right-hand side
-    for (int i = 0; i < n; i++)
-        rhs[i] = e->gradient[i] + e->forces[i];
-    for (int c = 0; c < mc; c++)
-        rhs[n + c] = 0.0;
-    const model_sparse *hs = &m->hessian;
-    for (int i = 0; i < n; i++)
-        for (int k = hs->row_start[n + i]; k < hs->row_start[n + i + 1]; k++) {
-            int col = hs->col[k];
-            if (col < n)
-                rhs[i] -= e->hessian[k] * v[col];
-            else if (col == m->index_t)
-                rhs[i] -= e->hessian[k];
-        }
-    const model_sparse *cj = &m->constraint_jacobian;
-    for (int c = 0; c < mc; c++)
-        for (int k = cj->row_start[c]; k < cj->row_start[c + 1]; k++) {
-            int col = cj->col[k];
-            if (col < n)
-                rhs[n + c] -= e->constraint_jac[k] * v[col];
-            else if (col == m->index_t)
-                rhs[n + c] -= e->constraint_jac[k];
-        }
-    int bad = -1;
-    if (linsolve_factor(kkt, &bad) != DIRAC_OK)
-        return DIRAC_ERR_SINGULAR;
-    linsolve_solve(kkt, rhs);
-    memcpy(a, rhs, (size_t)n * sizeof *a);
-    memcpy(mu, rhs + n, (size_t)mc * sizeof *mu);
-    double p = -e->gradient[m->index_t];
-    for (int i = 0; i < n; i++)
-        p += e->forces[i] * v[i];
-    for (int c = 0; c < mc; c++)
-        if (m->constraints[c].time_dependent)
-            p -= mu[c] * e->rates[c];
-    *power = p;
-    return DIRAC_OK;
+    explicit_state *st = state;
+    st->a = sim_layout_doubles(l, (size_t)sim->n);
+    st->mu = sim_layout_doubles(l, (size_t)sim->mc);
+    st->a_new = sim_layout_doubles(l, (size_t)sim->n);
+}
+
+static void rk4_layout(const dirac_sim *sim, void *state, sim_layout *l)
+{
+    explicit_state *st = state;
+    euler_layout(sim, state, l);
+    st->qs = sim_layout_doubles(l, (size_t)sim->n);
+    st->vs = sim_layout_doubles(l, (size_t)sim->n);
+    st->kq = sim_layout_doubles(l, (size_t)sim->n);
+    st->kv = sim_layout_doubles(l, (size_t)sim->n);
 }
 
 // A failed acceleration solve at time t of the step from sim->t to sim->t + h: named by the
@@ -96,32 +51,29 @@ static dirac_status fail_singular(dirac_sim *sim, dirac_status status, double t)
     return DIRAC_ERR_SINGULAR;
 }
 
-// Finishes a step: new q, v given; p = ∂L/∂v, μ from the KKT system at the new node.
-static dirac_status finish(dirac_sim *sim, double t_new)
+// Finishes a step: new q, v given; p = ∂L/∂v, μ from the KKT system at the new node, whose
+// acceleration goes to st->a_new.
+static dirac_status finish(dirac_sim *sim, explicit_state *st, double t_new)
 {
     int n = sim->n;
-    double *a = sim->scratch + 2 * (sim->n + sim->mc), power;
-    dirac_status status = sim_acceleration(sim, sim->q, sim->v, t_new, a, sim->mu, &power);
+    double power;
+    dirac_status status =
+        sim_acceleration(sim, sim->q, sim->v, t_new, st->a_new, sim->mu, &power);
     if (status != DIRAC_OK)
         return fail_singular(sim, status, t_new);
-    memcpy(sim->p, sim->eval[1].gradient + n, (size_t)n * sizeof *sim->p);
+    memcpy(sim->p, sim->eval[SIM_EVAL_KKT].gradient + n, (size_t)n * sizeof *sim->p);
     sim->newton_iterations = 0;
     return DIRAC_OK;
-}
-
-// The acceleration at the new node that finish() computed (the first stage of the next step).
-static const double *new_node_acceleration(dirac_sim *sim)
-{
-    return sim->scratch + 2 * (sim->n + sim->mc);
 }
 
 // Euler with Heun's embedded estimate: err = (h/2) (f(y_{k+1}) − f(y_k)), the local error of
 // the Euler step to leading order, from the slope at the new node that finish() evaluates
 // anyway (Hairer, Nørsett & Wanner, Solving ODEs I, II.4).
-static dirac_status euler_step(dirac_sim *sim)
+static dirac_status euler_step(dirac_sim *sim, void *state)
 {
+    explicit_state *st = state;
     int n = sim->n;
-    double h = sim->h, *a = sim->scratch, *mu = a + n, power, *err = sim->trial;
+    double h = sim->h, *a = st->a, *mu = st->mu, power, *err = sim->adapt.trial;
     dirac_status status = sim_acceleration(sim, sim->q, sim->v, sim->t, a, mu, &power);
     if (status != DIRAC_OK)
         return fail_singular(sim, status, sim->t);
@@ -132,8 +84,8 @@ static dirac_status euler_step(dirac_sim *sim)
         sim->v[i] += h * a[i];
     }
     sim->work += h * power;
-    status = finish(sim, sim->t + h);
-    const double *a_new = new_node_acceleration(sim);
+    status = finish(sim, st, sim->t + h);
+    const double *a_new = st->a_new;
     for (int i = 0; status == DIRAC_OK && i < n; i++) {
         err[i] = 0.5 * h * (sim->v[i] - err[i]);
         err[n + i] = 0.5 * h * (a_new[i] - err[n + i]);
@@ -141,13 +93,12 @@ static dirac_status euler_step(dirac_sim *sim)
     return status;
 }
 
-static dirac_status rk4_step(dirac_sim *sim)
+static dirac_status rk4_step(dirac_sim *sim, void *state)
 {
-    int n = sim->n, mc = sim->mc;
-    double h = sim->h, t = sim->t;
-    (void)mc;
-    double *kq = sim->q_older, *kv = sim->p_half;        // accumulated increments
-    double *qs = sim->q_old, *vs = sim->scratch, *a = vs + n, *mu = a + n;
+    explicit_state *st = state;
+    int n = sim->n;
+    double h = sim->h, t = sim->t, *trial = sim->adapt.trial;
+    double *kq = st->kq, *kv = st->kv, *qs = st->qs, *vs = st->vs, *a = st->a, *mu = st->mu;
     static const double c[4] = { 0.0, 0.5, 0.5, 1.0 }, b[4] = { 1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6 };
     double power_sum = 0.0, power;
     memset(kq, 0, (size_t)n * sizeof *kq);
@@ -162,8 +113,8 @@ static dirac_status rk4_step(dirac_sim *sim)
         power_sum += b[stage] * power;
         if (stage == 3)
             for (int i = 0; i < n; i++) {
-                sim->trial[i] = vs[i];
-                sim->trial[n + i] = a[i];
+                trial[i] = vs[i];
+                trial[n + i] = a[i];
             }
         double next = stage < 3 ? c[stage + 1] * h : 0.0;
         for (int i = 0; i < n; i++) {
@@ -183,19 +134,19 @@ static dirac_status rk4_step(dirac_sim *sim)
     // k5 = f(y_{k+1}) (first same as last: finish() evaluates it for μ anyway):
     // y_{k+1} − ŷ_{k+1} = (h/6)(k4 − k5), an O(h⁴) estimate (order conditions checked in
     // docs/methods.md, "Adaptive step size")
-    dirac_status status = finish(sim, t + h);
-    const double *a_new = new_node_acceleration(sim);
+    dirac_status status = finish(sim, st, t + h);
     for (int i = 0; status == DIRAC_OK && i < n; i++) {
-        sim->trial[i] = h / 6.0 * (sim->trial[i] - sim->v[i]);
-        sim->trial[n + i] = h / 6.0 * (sim->trial[n + i] - a_new[i]);
+        trial[i] = h / 6.0 * (trial[i] - sim->v[i]);
+        trial[n + i] = h / 6.0 * (trial[n + i] - st->a_new[i]);
     }
     return status;
 }
 
-static dirac_status explicit_check(dirac_sim *sim)
+static dirac_status explicit_check(dirac_sim *sim, void *state)
 {
-    double *a = sim->scratch, *mu = a + sim->n, power;
-    dirac_status status = sim_acceleration(sim, sim->q, sim->v, sim->t, a, mu, &power);
+    explicit_state *st = state;
+    double *mu = st->mu, power;
+    dirac_status status = sim_acceleration(sim, sim->q, sim->v, sim->t, st->a, mu, &power);
     if (status == DIRAC_ERR_NOMEM)
         return status;
     if (status != DIRAC_OK) {
@@ -213,8 +164,8 @@ static dirac_status explicit_check(dirac_sim *sim)
 const sim_method sim_method_euler = {
     .info = { "euler", 1, "nothing: constraints and energy drift",
               "explicit Euler on the index-reduced ODE (classical baseline)" },
-    .explicit_ode = true,
-    .implicit_workspace = false,
+    .state_size = sizeof(explicit_state),
+    .layout = euler_layout,
     .step = euler_step,
     .check = explicit_check,
     .estimate_order = 1,
@@ -223,8 +174,8 @@ const sim_method sim_method_euler = {
 const sim_method sim_method_rk4 = {
     .info = { "rk4", 4, "nothing structural: constraints and energy drift (slowly, at O(h^4))",
               "classical Runge-Kutta 4 on the index-reduced ODE (classical baseline)" },
-    .explicit_ode = true,
-    .implicit_workspace = false,
+    .state_size = sizeof(explicit_state),
+    .layout = rk4_layout,
     .step = rk4_step,
     .check = explicit_check,
     .estimate_order = 3,

@@ -52,11 +52,28 @@ static const lobatto_tableau lobatto4_tableau = {
       { 1.0 / 12.0, (11.0 - SQRT5) / 24.0, (11.0 + SQRT5) / 24.0, 0.0 } },
 };
 
-// One step's context for the assembly callbacks. Scratch layout (sim->scratch, at most
-// 13 n + 3 m doubles for s = 4; sim.c allocates at least 22 n + 10 m):
-//   Q (s n) | f (s n) | p* (n) | residual of the final evaluation (s n + (s − 1) m)
+// evaluation points: each stage in turn; the step's end
+enum { STAGE = SIM_EVAL_STEP_A, END = SIM_EVAL_STEP_B };
+
+// Workspace and history of one method of the pair.
+typedef struct lobatto_state {
+    double *z;                    // stage unknowns [V_1 .. V_s | Λ_1 .. Λ_{s−1}] (stage_size)
+    int *block;                   // their blocks
+    double *end;                  // end unknowns [v_{k+1} | Λ_s] (n + m)
+    int *end_block;               // their blocks
+    double *stage_q, *stage_f;    // Q_j and f_j of every stage (s n each)
+    double *pstar;                // p* (n)
+    double *residual;             // stage residual at the converged stages (stage_size)
+    double *a, *mu;               // the index-reduced ODE at the new node (n, m)
+    // history: the last converged stage unknowns, and the start and size of their step (0:
+    // none kept yet)
+    double *previous, *guess_t, *guess_h;
+} lobatto_state;
+
+// One step's context for the assembly callbacks.
 typedef struct lobatto_step_ctx {
     dirac_sim *sim;
+    lobatto_state *st;
     const lobatto_tableau *tab;
     int final;        // evaluation at the converged stages: forces at every stage, work
     double work;      // (final) the step's work of forces and explicit time dependence
@@ -70,6 +87,43 @@ static const lobatto_tableau *tableau_of(const dirac_sim *sim)
 static int stage_size(const dirac_sim *sim, int s)
 {
     return s * sim->n + (s - 1) * sim->mc;
+}
+
+static void lobatto_layout(const dirac_sim *sim, void *state, sim_layout *l)
+{
+    lobatto_state *st = state;
+    int s = tableau_of(sim)->s;
+    size_t n = (size_t)sim->n, mc = (size_t)sim->mc, size = (size_t)stage_size(sim, s);
+    st->z = sim_layout_doubles(l, size);
+    st->block = sim_layout_ints(l, size);
+    st->end = sim_layout_doubles(l, n + mc);
+    st->end_block = sim_layout_ints(l, n + mc);
+    st->stage_q = sim_layout_doubles(l, (size_t)s * n);
+    st->stage_f = sim_layout_doubles(l, (size_t)s * n);
+    st->pstar = sim_layout_doubles(l, n);
+    st->residual = sim_layout_doubles(l, size);
+    st->a = sim_layout_doubles(l, n);
+    st->mu = sim_layout_doubles(l, mc);
+    st->previous = sim_layout_doubles(l, size);
+    st->guess_t = sim_layout_doubles(l, 1);
+    st->guess_h = sim_layout_doubles(l, 1);
+    sim_layout_newton(l, (int)size);
+    sim_layout_newton(l, (int)(n + mc));
+}
+
+static void lobatto_reset(dirac_sim *sim, void *state)
+{
+    (void)sim;
+    lobatto_state *st = state;
+    *st->guess_t = 0.0;
+    *st->guess_h = 0.0;
+}
+
+static void lobatto_history(const dirac_sim *sim, void *state, sim_history *out)
+{
+    lobatto_state *st = state;
+    size_t size = (size_t)stage_size(sim, tableau_of(sim)->s);
+    *out = (sim_history){ 3, { st->previous, st->guess_t, st->guess_h }, { size, 1, 1 } };
 }
 
 // Where one sparse block of a compiled matrix goes in the stage Jacobian: up to s² copies,
@@ -118,8 +172,8 @@ static int assemble_stages(void *context, const double *z, double *r, linsolve *
     const dirac_model *m = sim->model;
     const model_sparse *forms = &m->constraint_forms;
     int n = sim->n, mc = sim->mc, s = tb->s, zl = s * n;
-    double h = sim->h, *Q = sim->scratch, *f = Q + s * n;
-    sim_eval *e = &sim->eval[0];
+    double h = sim->h, *Q = cx->st->stage_q, *f = cx->st->stage_f;
+    sim_eval *e = &sim->eval[STAGE];
     for (int j = 0; j < s; j++)
         for (int i = 0; i < n; i++) {
             double sum = 0.0;
@@ -220,9 +274,9 @@ static int assemble_end(void *context, const double *z, double *r, linsolve *jac
     const model_sparse *forms = &sim->model->constraint_forms;
     int n = sim->n, mc = sim->mc, s = tb->s;
     double h = sim->h, hb = h * tb->b[s - 1];
-    const double *q1 = sim->scratch + (s - 1) * n, *pstar = sim->scratch + 2 * s * n;
+    const double *q1 = cx->st->stage_q + (s - 1) * n, *pstar = cx->st->pstar;
     const double *v1 = z, *lambda = z + n;
-    sim_eval *e = &sim->eval[1];
+    sim_eval *e = &sim->eval[END];
     sim_evaluate(sim, e, q1, v1, sim->s, sim->t + h, NULL,
                  EVAL_GRADIENT | EVAL_CONSTRAINTS | (jac ? EVAL_HESSIAN : 0));
     for (int i = 0; i < n; i++)
@@ -268,21 +322,21 @@ static void name_end_rows(const dirac_sim *sim, int index, char *buf, size_t siz
 // (1 + c_i for equal steps; error O(h^s)), and its Λ_j; at the first step V_j = v_k, Λ_j = μ_k.
 // t_prev, h_prev: start and size of the step whose stages are kept (adaptive runs change h, and
 // a rejected trial leaves stages that start at t_k itself).
-static void stage_guess(dirac_sim *sim, const lobatto_tableau *tb, const double *previous,
+static void stage_guess(const dirac_sim *sim, const lobatto_tableau *tb, const lobatto_state *st,
                         double *z)
 {
     int n = sim->n, mc = sim->mc, s = tb->s, zl = s * n;
-    if (previous[0] != 1.0) {
+    if (!(*st->guess_h > 0.0)) {
         for (int j = 0; j < s; j++)
             memcpy(z + j * n, sim->v, (size_t)n * sizeof *z);
         for (int j = 0; j < s - 1; j++)
             memcpy(z + zl + j * mc, sim->mu, (size_t)mc * sizeof *z);
         return;
     }
-    const double *pv = previous + 1;
+    const double *pv = st->previous;
     for (int i = 0; i < s; i++) {
         double ell[LOBATTO_MAX_STAGES];
-        double theta = (sim->t + tb->c[i] * sim->h - sim->stage_guess_t) / sim->stage_guess_h;
+        double theta = (sim->t + tb->c[i] * sim->h - *st->guess_t) / *st->guess_h;
         for (int j = 0; j < s; j++) {
             ell[j] = 1.0;
             for (int k = 0; k < s; k++)
@@ -299,33 +353,27 @@ static void stage_guess(dirac_sim *sim, const lobatto_tableau *tb, const double 
     memcpy(z + zl, pv + zl, (size_t)((s - 1) * mc) * sizeof *z);
 }
 
-static dirac_status lobatto_step(dirac_sim *sim)
+static dirac_status lobatto_step(dirac_sim *sim, void *state)
 {
+    lobatto_state *st = state;
     const lobatto_tableau *tb = tableau_of(sim);
     const dirac_model *m = sim->model;
     int n = sim->n, mc = sim->mc, s = tb->s, size = stage_size(sim, s), zl = s * n;
-    double h = sim->h;
-    // sim->z: stage unknowns (size) | end unknowns (n + m) | kept between steps: a flag (1.0
-    // once a step succeeded) and the last converged stage unknowns (size) — 9 n + 7 m + 1
-    // doubles for s = 4 (sim.c allocates them)
-    double *z = sim->z, *end = z + size, *previous = end + n + mc;
-    int *end_block = sim->block + size;
-    // sim->scratch: Q (s n) | f (s n) | p* (n) | residual of the final evaluation (size)
-    double *pstar = sim->scratch + 2 * s * n, *residual = pstar + n;
-    const double *f = sim->scratch + s * n, *q1 = sim->scratch + (s - 1) * n;
-    lobatto_step_ctx cx = { sim, tb, 0, 0.0 };
-    stage_guess(sim, tb, previous, z);
+    double h = sim->h, *z = st->z, *end = st->end, *pstar = st->pstar;
+    const double *f = st->stage_f, *q1 = st->stage_q + (s - 1) * n;
+    lobatto_step_ctx cx = { sim, st, tb, 0, 0.0 };
+    stage_guess(sim, tb, st, z);
     for (int i = 0; i < size; i++)
-        sim->block[i] = i < zl ? 1 : 4;
+        st->block[i] = i < zl ? 1 : 4;
     dirac_status status =
-        newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE1, size), size, z, sim->block,
+        newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE1, size), size, z, st->block,
                      assemble_stages, &cx, sim->rtol, sim->max_iterations);
     int iterations = sim->nw.iterations;
     if (status != DIRAC_OK)
         return sim_fail_newton(sim, status, "stages", name_stage_rows);
     // the converged stages: Q, every f_j, the work; then p* = p_k + h Σ b_j f_j
     cx.final = 1;
-    assemble_stages(&cx, z, residual, NULL);
+    assemble_stages(&cx, z, st->residual, NULL);
     for (int i = 0; i < n; i++) {
         double sum = 0.0;
         for (int j = 0; j < s; j++)
@@ -336,15 +384,15 @@ static dirac_status lobatto_step(dirac_sim *sim)
     memcpy(end, z + (s - 1) * n, (size_t)n * sizeof *end);
     memcpy(end + n, z + zl + (s - 2) * mc, (size_t)mc * sizeof *end);
     for (int i = 0; i < n + mc; i++)
-        end_block[i] = i < n ? 1 : 5;
+        st->end_block[i] = i < n ? 1 : 5;
     status = newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE2, n + mc), n + mc, end,
-                          end_block, assemble_end, &cx, sim->rtol, sim->max_iterations);
+                          st->end_block, assemble_end, &cx, sim->rtol, sim->max_iterations);
     iterations += sim->nw.iterations;
     if (status != DIRAC_OK)
         return sim_fail_newton(sim, status, "end velocities", name_end_rows);
-    // accept: p_{k+1} = p* + h b_s ω(q_{k+1})ᵀ Λ_s (ω at q_{k+1} is in eval[1])
+    // accept: p_{k+1} = p* + h b_s ω(q_{k+1})ᵀ Λ_s (ω at q_{k+1} is in eval[END])
     const double *lambda_s = end + n;
-    const sim_eval *e = &sim->eval[1];
+    const sim_eval *e = &sim->eval[END];
     double work = cx.work;
     for (int a = 0; a < mc; a++)
         if (m->constraints[a].time_dependent)
@@ -353,15 +401,15 @@ static dirac_status lobatto_step(dirac_sim *sim)
     memcpy(sim->v, end, (size_t)n * sizeof *sim->v);
     memcpy(sim->p, pstar, (size_t)n * sizeof *sim->p);
     sim_add_forms_transposed(sim, e, lambda_s, h * tb->b[s - 1], sim->p);
-    previous[0] = 1.0;
-    memcpy(previous + 1, z, (size_t)size * sizeof *z);
-    sim->stage_guess_t = sim->t;
-    sim->stage_guess_h = h;
+    memcpy(st->previous, z, (size_t)size * sizeof *z);
+    *st->guess_t = sim->t;
+    *st->guess_h = h;
     // the reported multipliers: Λ_s is only an O(h^{s−1}) approximation of μ(t_{k+1}); the
     // index-reduced equations at the new node give it to the order of the state
-    double *a = sim->scratch, *mu = a + n, power;
-    if (mc > 0 && sim_acceleration(sim, sim->q, sim->v, sim->t + h, a, mu, &power) == DIRAC_OK)
-        memcpy(sim->mu, mu, (size_t)mc * sizeof *sim->mu);
+    double power;
+    if (mc > 0 && sim_acceleration(sim, sim->q, sim->v, sim->t + h, st->a, st->mu, &power) ==
+                      DIRAC_OK)
+        memcpy(sim->mu, st->mu, (size_t)mc * sizeof *sim->mu);
     else
         memcpy(sim->mu, lambda_s, (size_t)mc * sizeof *sim->mu);
     sim->work += work;
@@ -372,8 +420,9 @@ static dirac_status lobatto_step(dirac_sim *sim)
 // Supported: holonomic constraints (time-dependent too), forces (velocity- and
 // time-dependent), two-forms, Lagrangians with ∂²L/∂v² invertible. Refused: nonholonomic
 // constraints and degenerate Lagrangians (they need SPARK-type multiplier stages).
-static dirac_status lobatto_check(dirac_sim *sim)
+static dirac_status lobatto_check(dirac_sim *sim, void *state)
 {
+    (void)state;
     const dirac_model *m = sim->model;
     const char *name = sim->method->info.name;
     for (int a = 0; a < sim->mc; a++)
@@ -406,11 +455,12 @@ const sim_method sim_method_lobatto3 = {
               "symplectic, symmetric; holonomic constraints at position and velocity level every "
               "step; energy error bounded (no drift); regular Lagrangians, holonomic only",
               "3-stage partitioned Lobatto IIIA-IIIB (Jay 1996), RATTLE's order-4 sibling" },
-    .explicit_ode = false,
-    .implicit_workspace = true,
-    .thermodynamic = false,
+    .state_size = sizeof(lobatto_state),
+    .layout = lobatto_layout,
+    .reset = lobatto_reset,
     .step = lobatto_step,
     .check = lobatto_check,
+    .history = lobatto_history,
 };
 
 const sim_method sim_method_lobatto4 = {
@@ -418,9 +468,10 @@ const sim_method sim_method_lobatto4 = {
               "symplectic, symmetric; holonomic constraints at position and velocity level every "
               "step; energy error bounded (no drift); regular Lagrangians, holonomic only",
               "4-stage partitioned Lobatto IIIA-IIIB (Jay 1996), order 6" },
-    .explicit_ode = false,
-    .implicit_workspace = true,
-    .thermodynamic = false,
+    .state_size = sizeof(lobatto_state),
+    .layout = lobatto_layout,
+    .reset = lobatto_reset,
     .step = lobatto_step,
     .check = lobatto_check,
+    .history = lobatto_history,
 };

@@ -12,19 +12,46 @@
 // Entropy variables S (thermodynamic models) join stage 1 with the discrete entropy balance at
 // the midpoint, T̄ (S_{k+1} − S_k) = h (−F̄^fr·v̄ + Σ κ̄ ΔT̄ + P̄), T̄ = −∂L/∂S(q̄, v̄, S̄, t̄): the
 // entropy produced is ≥ 0 by construction; the energy balance holds to O(h²) (dgrad: exactly).
-#include "sim.h"
+#include "integ_midpoint.h"
 
 #include <stdio.h>
 #include <string.h>
 
-enum { START, MID, END };   // evaluation points: q_k; the midpoint; q_{k+1}
+// evaluation points: q_k; the midpoint; q_{k+1}
+enum { START = SIM_EVAL_STEP_A, MID = SIM_EVAL_STEP_B, END = SIM_EVAL_STEP_C };
 
-static int has_holonomic(const dirac_sim *sim)
+// The assembly callbacks' context.
+typedef struct midpoint_ctx {
+    dirac_sim *sim;
+    midpoint_state *st;
+} midpoint_ctx;
+
+void midpoint_layout(const dirac_sim *sim, void *state, sim_layout *l)
 {
-    for (int a = 0; a < sim->mc; a++)
-        if (sim->model->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC)
-            return 1;
-    return 0;
+    midpoint_state *st = state;
+    size_t n = (size_t)sim->n, ns = (size_t)sim->ns, mc = (size_t)sim->mc;
+    size_t stage1 = n + ns + mc;
+    st->z = sim_layout_doubles(l, stage1);
+    st->block = sim_layout_ints(l, stage1);
+    st->qbar = sim_layout_doubles(l, n);
+    st->vbar = sim_layout_doubles(l, n);
+    st->q1 = sim_layout_doubles(l, n);
+    st->pstar = sim_layout_doubles(l, n);
+    st->lambda = sim_layout_doubles(l, mc);
+    st->sbar = sim_layout_doubles(l, ns);
+    st->temperature = sim_layout_doubles(l, ns);
+    st->s_old = sim_layout_doubles(l, ns);
+    st->dq = sim_layout_doubles(l, n);
+    st->residual = sim_layout_doubles(l, stage1);
+    sim_layout_newton(l, (int)stage1);
+    sim_layout_newton(l, (int)(n + mc));
+}
+
+// Degenerate Lagrangians need the node-velocity workspace (sim_degenerate.c).
+dirac_status midpoint_init(dirac_sim *sim, void *state)
+{
+    (void)state;
+    return sim_degenerate_init(sim);
 }
 
 // Midpoint data from the increment Δq = q_{k+1} − q_k: q̄, v̄ = Δq/h (no cancellation
@@ -42,11 +69,12 @@ static void midpoint_of(dirac_sim *sim, const double *dq, double *qbar, double *
 // Solving for the increment keeps Newton's stopping error relative to |Δq| ~ |v| h, not |q|.
 static int assemble_positions(void *context, const double *z, double *r, linsolve *jac)
 {
-    dirac_sim *sim = context;
+    midpoint_ctx *cx = context;
+    dirac_sim *sim = cx->sim;
+    midpoint_state *st = cx->st;
     const dirac_model *m = sim->model;
     int n = sim->n, ns = sim->ns, mc = sim->mc, zs = n, zl = n + ns;
-    double h = sim->h, *qbar = sim->scratch, *vbar = qbar + n, *q1 = vbar + n;
-    double *sbar = sim->scratch + 4 * n + mc;
+    double h = sim->h, *qbar = st->qbar, *vbar = st->vbar, *q1 = st->q1, *sbar = st->sbar;
     const double *s1 = z + zs, *lambda = z + zl;
     midpoint_of(sim, z, qbar, vbar, q1);
     for (int j = 0; j < ns; j++)
@@ -55,7 +83,7 @@ static int assemble_positions(void *context, const double *z, double *r, linsolv
     sim_evaluate(sim, mid, qbar, vbar, sbar, sim->t + 0.5 * h, NULL,
                  EVAL_GRADIENT | EVAL_FORCES | EVAL_CONSTRAINTS |
                      (jac ? EVAL_HESSIAN | EVAL_CONSTRAINT_JAC : 0));
-    if (has_holonomic(sim))
+    if (sim_has_holonomic(sim))
         sim_evaluate(sim, end, q1, vbar, s1, sim->t + h, NULL, EVAL_CONSTRAINTS);
     for (int i = 0; i < n; i++)
         r[i] = mid->gradient[n + i] - sim->p[i] - 0.5 * h * (mid->gradient[i] + mid->forces[i]);
@@ -63,7 +91,7 @@ static int assemble_positions(void *context, const double *z, double *r, linsolv
     for (int a = 0; a < mc; a++)
         r[zl + a] = m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC ? end->values[a]
                                                                           : mid->values[a];
-    double *temperature = sbar + ns;
+    double *temperature = st->temperature;
     if (ns > 0) {
         model_group_eval(&m->thermal, mid->x, sim->tape_work, sim->thermal_values);
         for (int j = 0; j < ns; j++)
@@ -120,11 +148,12 @@ static void name_position_rows(const dirac_sim *sim, int index, char *buf, size_
 
 static int assemble_velocities(void *context, const double *z, double *r, linsolve *jac)
 {
-    dirac_sim *sim = context;
+    midpoint_ctx *cx = context;
+    dirac_sim *sim = cx->sim;
     const dirac_model *m = sim->model;
     int n = sim->n, mc = sim->mc;
     double h = sim->h;
-    const double *q1 = sim->scratch + 2 * n, *pstar = q1 + n, *v1 = z, *nu = z + n;
+    const double *q1 = cx->st->q1, *pstar = cx->st->pstar, *v1 = z, *nu = z + n;
     sim_eval *end = &sim->eval[END];
     int degenerate = sim->degenerate.dim > 0;
     sim_evaluate(sim, end, q1, v1, sim->s, sim->t + h, NULL,
@@ -161,57 +190,55 @@ static void name_velocity_rows(const dirac_sim *sim, int index, char *buf, size_
 }
 
 // Stage 2's unknowns [v_{k+1} | ν] from the guess (v̄, λ).
-static void velocity_guess(dirac_sim *sim, const double *vbar, const double *lambda)
+static void velocity_guess(const dirac_sim *sim, midpoint_state *st)
 {
     int n = sim->n;
     for (int i = 0; i < n; i++) {
-        sim->z[i] = vbar[i];
-        sim->block[i] = 1;
+        st->z[i] = st->vbar[i];
+        st->block[i] = 1;
     }
     for (int a = 0; a < sim->mc; a++) {
-        sim->z[n + a] = lambda[a];
-        sim->block[n + a] = 5;
+        st->z[n + a] = st->lambda[a];
+        st->block[n + a] = 5;
     }
 }
 
-static dirac_status midpoint_step(dirac_sim *sim)
+dirac_status midpoint_step(dirac_sim *sim, void *state)
 {
+    midpoint_state *st = state;
+    midpoint_ctx cx = { sim, st };
     const dirac_model *m = sim->model;
     int n = sim->n, ns = sim->ns, mc = sim->mc;
-    double h = sim->h, *z = sim->z;
-    double *qbar = sim->scratch, *vbar = qbar + n, *q1 = vbar + n, *pstar = q1 + n;
-    // scratch: q̄ | v̄ | q_{k+1} | p* | λ | S̄ | T̄ | S_k | Δq | residual
-    double *lambda = pstar + n, *sbar = lambda + mc, *s_old = sbar + 2 * ns, *dq = s_old + ns;
+    double h = sim->h, *z = st->z, *qbar = st->qbar, *vbar = st->vbar, *q1 = st->q1;
+    double *pstar = st->pstar, *lambda = st->lambda, *sbar = st->sbar, *s_old = st->s_old;
+    double *dq = st->dq;
+    int *block = st->block;
     // stage 1: increments, entropies and λ, from the guess Δq = h v_k
     sim_evaluate(sim, &sim->eval[START], sim->q, sim->v, sim->s, sim->t, NULL, EVAL_CONSTRAINTS);
     for (int i = 0; i < n; i++) {
         z[i] = h * sim->v[i];
-        sim->block[i] = 0;
+        block[i] = 0;
     }
     for (int j = 0; j < ns; j++) {
         z[n + j] = sim->s[j];
-        sim->block[n + j] = 3;
+        block[n + j] = 3;
     }
     for (int a = 0; a < mc; a++) {
         z[n + ns + a] = sim->mu[a];
-        sim->block[n + ns + a] = 4;
+        block[n + ns + a] = 4;
     }
-    dirac_status status = newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE1, n + ns + mc), n + ns + mc, z, sim->block, assemble_positions,
-                                       sim, sim->rtol, sim->max_iterations);
+    dirac_status status =
+        newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE1, n + ns + mc), n + ns + mc, z,
+                     block, assemble_positions, &cx, sim->rtol, sim->max_iterations);
     int iterations = sim->nw.iterations;
     if (status != DIRAC_OK)
         return sim_fail_newton(sim, status, "positions", name_position_rows);
     // temperatures at the converged midpoint must be positive
-    assemble_positions(sim, z, dq + n, NULL);
+    assemble_positions(&cx, z, st->residual, NULL);
     for (int j = 0; j < ns; j++) {
         double temperature = -sim->eval[MID].gradient[2 * n + j];
-        if (!(temperature > 0.0)) {
-            snprintf(sim->errmsg, sizeof sim->errmsg,
-                     "step %ld from t = %.17g to %.17g (midpoint): the temperature of %s became "
-                     "non-positive (%.3e): -dL/dS must stay positive",
-                     sim->steps + 1, sim->t, sim->t + h, m->entropy_names[j], temperature);
-            return DIRAC_ERR_NOT_FINITE;
-        }
+        if (!(temperature > 0.0))
+            return sim_fail_temperature(sim, j, temperature);
     }
     memcpy(dq, z, (size_t)n * sizeof *dq);
     memcpy(lambda, z + n + ns, (size_t)mc * sizeof *lambda);
@@ -239,10 +266,9 @@ static dirac_status midpoint_step(dirac_sim *sim)
     status = DIRAC_ERR_SINGULAR;
     bool tried_regular = !dg->active;
     if (tried_regular) {
-        velocity_guess(sim, vbar, lambda);
+        velocity_guess(sim, st);
         status = newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE2, n + mc), n + mc, z,
-                              sim->block, assemble_velocities, sim, sim->rtol,
-                              sim->max_iterations);
+                              block, assemble_velocities, &cx, sim->rtol, sim->max_iterations);
         iterations += sim->nw.iterations;
     }
     if (status == DIRAC_ERR_SINGULAR && dg->available) {
@@ -250,9 +276,9 @@ static dirac_status midpoint_step(dirac_sim *sim)
         sim_evaluate(sim, &sim->eval[END], q1, vbar, sim->s, sim->t + h, NULL,
                      EVAL_HESSIAN | EVAL_CONSTRAINTS);
         if (sim_degenerate_basis(sim, &sim->eval[END]) > 0) {
-            velocity_guess(sim, vbar, lambda);
+            velocity_guess(sim, st);
             status = newton_solve(&sim->nw, sim_dense_solver(sim, SIM_SOLVER_NODE, n + mc),
-                                  n + mc, z, sim->block, assemble_velocities, sim, sim->rtol,
+                                  n + mc, z, block, assemble_velocities, &cx, sim->rtol,
                                   sim->max_iterations);
             iterations += sim->nw.iterations;
         }
@@ -272,9 +298,9 @@ static dirac_status midpoint_step(dirac_sim *sim)
         if (!dg->active && !tried_regular) {
             // K is trivial now: the regular stage 2
             dg->dim = 0;
-            velocity_guess(sim, vbar, lambda);
+            velocity_guess(sim, st);
             status = newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE2, n + mc), n + mc,
-                                  z, sim->block, assemble_velocities, sim, sim->rtol,
+                                  z, block, assemble_velocities, &cx, sim->rtol,
                                   sim->max_iterations);
             iterations += sim->nw.iterations;
         }
@@ -296,11 +322,7 @@ static dirac_status midpoint_step(dirac_sim *sim)
             double temperature = -sim->eval[START].gradient[2 * n + j];
             if (!(temperature > 0.0)) {
                 memcpy(sim->s, s_old, (size_t)ns * sizeof *sim->s);
-                snprintf(sim->errmsg, sizeof sim->errmsg,
-                         "step %ld from t = %.17g to %.17g (midpoint): the temperature of %s "
-                         "became non-positive (%.3e): -dL/dS must stay positive",
-                         sim->steps + 1, sim->t, sim->t + h, m->entropy_names[j], temperature);
-                return DIRAC_ERR_NOT_FINITE;
+                return sim_fail_temperature(sim, j, temperature);
             }
         }
     }
@@ -319,20 +341,15 @@ static dirac_status midpoint_step(dirac_sim *sim)
     return DIRAC_OK;
 }
 
-const double *sim_midpoint_increment(const dirac_sim *sim)
-{
-    // scratch: q̄ | v̄ | q_{k+1} | p* | λ | S̄ T̄ | S_k | Δq (midpoint_step)
-    return sim->scratch + 4 * sim->n + sim->mc + 3 * sim->ns;
-}
-
 const sim_method sim_method_midpoint = {
     .info = { "midpoint", 2,
               "symplectic, symmetric; holonomic constraints at position and velocity level every "
               "step; energy error bounded (no drift)",
               "midpoint discrete Lagrange-d'Alembert-Pontryagin scheme, RATTLE-like constraint "
               "forces (auto for regular Lagrangians)" },
-    .explicit_ode = false,
-    .implicit_workspace = true,
     .thermodynamic = true,
+    .state_size = sizeof(midpoint_state),
+    .layout = midpoint_layout,
+    .init = midpoint_init,
     .step = midpoint_step,
 };

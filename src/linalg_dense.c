@@ -49,6 +49,81 @@ int linalg_rank_of_singular_values(const double *s, int min_mk)
     return rank;
 }
 
+dirac_status linalg_rank_qr(int m, int k, const double *a, int *rank, int *dependent,
+                            int *independent, double *y, dirac_error *err)
+{
+    *rank = 0;
+    *dependent = k > 0 ? 0 : -1;
+    if (k == 0 || m == 0)
+        return DIRAC_OK;
+    double *r = malloc((size_t)m * (size_t)k * sizeof *r);
+    double *tau = malloc((size_t)min_int(m, k) * sizeof *tau);
+    lapack_int *pivot = calloc((size_t)k, sizeof *pivot);   // 0: every column free to move
+    dirac_status status = r && tau && pivot ? DIRAC_OK
+                                            : error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    lapack_int info = 0;
+    if (status == DIRAC_OK) {
+        memcpy(r, a, (size_t)m * (size_t)k * sizeof *r);
+        info = LAPACKE_dgeqp3(LAPACK_COL_MAJOR, m, k, r, m, pivot, tau);
+        if (info != 0)
+            status = error_set(err, DIRAC_ERR_LINALG, "LAPACK dgeqp3 failed on a %d x %d "
+                               "matrix (info %d)", m, k, (int)info);
+    }
+    if (status == DIRAC_OK) {
+        int limit = min_int(m, k);
+        double r11 = fabs(r[0]);
+        while (*rank < limit &&
+               fabs(r[(size_t)*rank * (size_t)m + (size_t)*rank]) > LINALG_RANK_RTOL * r11)
+            (*rank)++;
+        int n = *rank;
+        *dependent = n < k ? (int)pivot[n] - 1 : -1;
+        // back substitution R11 y = R12[:, 0] for the first left-out column
+        for (int i = n - 1; n < k && i >= 0; i--) {
+            double sum = r[(size_t)n * (size_t)m + (size_t)i];
+            for (int j = i + 1; j < n; j++)
+                sum -= r[(size_t)j * (size_t)m + (size_t)i] * y[j];
+            y[i] = sum / r[(size_t)i * (size_t)m + (size_t)i];
+        }
+        for (int i = 0; i < n; i++)
+            independent[i] = (int)pivot[i] - 1;
+    }
+    free(r);
+    free(tau);
+    free(pivot);
+    return status;
+}
+
+dirac_status linalg_least_squares(int n, double *a, double *b, const char *what,
+                                  dirac_error *err)
+{
+    if (n == 0)
+        return DIRAC_OK;
+    double *sv = malloc((size_t)n * sizeof *sv);
+    if (!sv)
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    lapack_int rank = 0;
+    lapack_int info = LAPACKE_dgelsd(LAPACK_COL_MAJOR, n, n, 1, a, n, b, n, sv, LINALG_RANK_RTOL,
+                                     &rank);
+    free(sv);
+    if (info != 0)
+        return error_set(err, DIRAC_ERR_LINALG, "%s failed (LAPACK dgelsd info %d)", what,
+                         (int)info);
+    return DIRAC_OK;
+}
+
+dirac_status linalg_generalized_eigen(int n, double *k, double *m, double *lambda,
+                                      dirac_error *err)
+{
+    if (n == 0)
+        return DIRAC_OK;
+    lapack_int info = LAPACKE_dsygv(LAPACK_COL_MAJOR, 1, 'V', 'U', n, k, n, m, n, lambda);
+    if (info > n)
+        return error_set(err, DIRAC_ERR_UNSUPPORTED, "the matrix M is not positive definite");
+    if (info != 0)
+        return error_set(err, DIRAC_ERR_LINALG, "LAPACK dsygv failed (info %d)", (int)info);
+    return DIRAC_OK;
+}
+
 // Copies `cols` columns of length m starting at column `first` of the m-row matrix `src`
 // into a new allocation; NULL (and OK) when cols == 0.
 static dirac_status copy_columns(int m, const double *src, int first, int cols, double **out,

@@ -24,6 +24,29 @@ dirac_status linalg_svd(int m, int k, const double *a, double *s, double *u, dou
 /// Numerical rank of the singular values `s` (count min_mk) under LINALG_RANK_RTOL.
 int linalg_rank_of_singular_values(const double *s, int min_mk);
 
+/// Rank of the column-major m x k matrix `a` (not modified) by QR with column pivoting,
+/// A P = Q R (LAPACK dgeqp3; Golub & Van Loan, Matrix Computations, 4th ed., §5.4.2), under
+/// the rank rule in its QR form: r_ii counts as zero when |r_ii| <= LINALG_RANK_RTOL |r_11|
+/// (|r_11| is σ_max to within a factor √k). When the rank r < k it also gives the first column
+/// the pivoting left out, `*dependent`, and its combination of the independent columns:
+/// a_dependent = Σ_{i<r} y[i] a_independent[i] (R11 y = R12's first column). `independent`
+/// and `y` are caller arrays of k entries; `*dependent` is -1 when r = k.
+dirac_status linalg_rank_qr(int m, int k, const double *a, int *rank, int *dependent,
+                            int *independent, double *y, dirac_error *err);
+
+/// Minimum-norm least-squares solution of the square system A x = b (LAPACK dgelsd; singular
+/// values under the rank rule count as zero): A (n x n, column-major) is overwritten, b is
+/// replaced by x. DIRAC_ERR_LINALG (naming `what`) if LAPACK fails.
+dirac_status linalg_least_squares(int n, double *a, double *b, const char *what,
+                                  dirac_error *err);
+
+/// Generalized symmetric eigenproblem K x = λ M x with M positive definite (LAPACK dsygv):
+/// the eigenvalues ascending into `lambda` (n), the M-orthonormal eigenvectors into the columns
+/// of `k` (n x n, column-major); `m` is overwritten. DIRAC_ERR_UNSUPPORTED when M is not
+/// positive definite, DIRAC_ERR_LINALG when LAPACK fails otherwise.
+dirac_status linalg_generalized_eigen(int n, double *k, double *m, double *lambda,
+                                      dirac_error *err);
+
 /// Orthonormal basis of the column range of the m x k matrix `a`: writes `*range` (m x r,
 /// malloc'ed; NULL when r = 0) and `*rank` = r. If `complement` is non-NULL it also receives
 /// an m x (m - r) orthonormal basis of the range's orthogonal complement (NULL when r = m).

@@ -10,10 +10,12 @@
 
 #include "codegen.h"
 #include "expr.h"
+#include "mem.h"
 
 /// A compiled group of expressions: values[k] = outputs[k](x).
 typedef struct model_group {
-    expr_id *ids;      // the expressions (in the model's pool)
+    expr_id *ids;      // the expressions (in the model's pool); in the model's block, except
+                       // for a sparse matrix's values (owned by the matrix)
     int count;
     expr_tape *tape;   // NULL when count == 0
     const codegen_module *module;   // generated code evaluating the group, or NULL (tape)
@@ -21,6 +23,7 @@ typedef struct model_group {
 } model_group;
 
 /// A sparse matrix of expressions in compressed rows, over columns that are input indices.
+/// It owns its arrays (their sizes are known only after differentiation).
 typedef struct model_sparse {
     int rows, cols;
     int nnz;
@@ -54,6 +57,13 @@ typedef struct model_subsystem {
 } model_subsystem;
 
 struct dirac_model {
+    // memory: every allocation of the model is counted in `mem`, which continues the failure
+    // injection of its spec; a simulation of the model starts from mem_counter_inherit(&mem).
+    // The arrays whose sizes the instance tree fixes share one block (model_compile.c:
+    // model_layout); names and the interactions' coordinate lists live in the arena `text`.
+    mem_counter mem;
+    void *block;
+    mem_arena text;
     char *name;
     char *file;
     // parameters of every instance after overrides (qualified names), for dirac_model_parameter

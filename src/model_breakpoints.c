@@ -16,28 +16,34 @@ static int compare_doubles(const void *a, const void *b)
     return x < y ? -1 : x > y ? 1 : 0;
 }
 
-// the root of f(t) = 0 when f is affine in t and depends on nothing else; 0 otherwise
-static int affine_root(expr_pool *pool, expr_id f, int32_t index_t, double *root)
+// The root of f(t) = 0 when f is affine in t and depends on nothing else: 1 and *root, or 0
+// (no such root), or -1 when memory ran out on the way.
+static int affine_root(dirac_model *m, expr_id f, double *root)
 {
+    expr_pool *pool = m->pool;
+    int32_t index_t = m->index_t;
     int32_t *vars = NULL;
     int n_vars = 0;
     dirac_error err;
     if (expr_variables(pool, 1, &f, &vars, &n_vars, &err) != DIRAC_OK)
-        return 0;
+        return err.status == DIRAC_ERR_NOMEM ? -1 : 0;
     int time_only = n_vars == 1 && vars[0] == index_t;
-    free(vars);
+    mem_free(&m->mem, vars);
     if (!time_only)
         return 0;
     expr_id slope = expr_diff(pool, f, index_t);
     if (slope == EXPR_NONE || expr_kind_of(pool, slope) != EXPR_CONST)
-        return 0;   // not affine (or the pool failed: no breakpoint, nothing else changes)
+        return 0;   // not affine (or the pool failed: the caller looks at its status)
     double s = expr_const_value(pool, slope), f0;
-    double *inputs = calloc((size_t)index_t + 1, sizeof *inputs);
+    double *inputs = mem_calloc(&m->mem, (size_t)index_t + 1, sizeof *inputs);
     if (!inputs)
-        return 0;
-    int ok = s != 0.0 && expr_eval_reference(pool, 1, &f, inputs, &f0, &err) == DIRAC_OK;
-    free(inputs);
-    if (!ok || !isfinite(f0))
+        return -1;
+    dirac_status status = s != 0.0 ? expr_eval_reference(pool, 1, &f, inputs, &f0, &err)
+                                   : DIRAC_ERR_ARGUMENT;
+    mem_free(&m->mem, inputs);
+    if (status == DIRAC_ERR_NOMEM)
+        return -1;
+    if (status != DIRAC_OK || !isfinite(f0))
         return 0;
     *root = -f0 / s;
     return isfinite(*root);
@@ -47,9 +53,9 @@ dirac_status model_find_breakpoints(dirac_model *m)
 {
     expr_pool *pool = m->pool;
     int32_t count = expr_pool_size(pool);
-    int found = 0, cap = 0;
+    int found = 0, cap = 0, nomem = 0;
     double *times = NULL;
-    for (int32_t id = 0; id < count; id++) {
+    for (int32_t id = 0; id < count && !nomem; id++) {
         expr_kind kind = expr_kind_of(pool, id);
         if (kind != EXPR_LT && kind != EXPR_LE && kind != EXPR_EQ && kind != EXPR_NE)
             continue;
@@ -59,21 +65,17 @@ dirac_status model_find_breakpoints(dirac_model *m)
             continue;   // depends on more than time (or not on time)
         expr_id f = expr_sub(pool, expr_child(pool, id, 0), expr_child(pool, id, 1));
         double root;
-        if (f == EXPR_NONE || !affine_root(pool, f, m->index_t, &root))
-            continue;
-        if (found == cap) {
-            int grown = cap ? 2 * cap : 16;
-            double *t = realloc(times, (size_t)grown * sizeof *t);
-            if (!t) {
-                free(times);
-                return DIRAC_ERR_NOMEM;
-            }
-            times = t;
-            cap = grown;
-        }
-        times[found++] = root;
+        int found_root = f == EXPR_NONE ? 0 : affine_root(m, f, &root);
+        nomem = found_root < 0 || expr_pool_status(pool) == DIRAC_ERR_NOMEM ||
+                (found_root > 0 && !mem_reserve(&m->mem, &times, &cap, found + 1, sizeof *times));
+        if (found_root > 0 && !nomem)
+            times[found++] = root;
     }
     expr_pool_clear_error(pool);
+    if (nomem) {
+        mem_free(&m->mem, times);
+        return DIRAC_ERR_NOMEM;
+    }
     if (found > 1)
         qsort(times, (size_t)found, sizeof *times, compare_doubles);
     int unique = 0;

@@ -10,24 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void instance_free(instance *in)
+// A new instance with its arrays (zeroed) in the tree's arena; NULL (reported) when out of
+// memory.
+static instance *instance_new(instance_tree *tree, spec *s, const spec_model *sm,
+                              instance *parent, int component, const char *prefix,
+                              const char *name)
 {
-    if (!in)
-        return;
-    free(in->prefix);
-    free(in->children);
-    free(in->param_values);
-    free(in->input_index);
-    free(in->let_ids);
-    free(in->param_state);
-    free(in->let_state);
-    free(in);
-}
-
-static instance *instance_new(spec *s, const spec_model *sm, instance *parent, int component,
-                              const char *prefix)
-{
-    instance *in = calloc(1, sizeof *in);
+    mem_arena *arena = &tree->arena;
+    instance *in = mem_arena_calloc(arena, 1, sizeof *in);
     if (!in) {
         spec_out_of_memory(s);
         return NULL;
@@ -36,18 +26,17 @@ static instance *instance_new(spec *s, const spec_model *sm, instance *parent, i
     in->parent = parent;
     in->component = component;
     in->depth = parent ? parent->depth + 1 : 0;
-    in->prefix = text_concat(prefix, NULL, NULL);
-    in->children = calloc((size_t)sm->component_count + 1, sizeof *in->children);
-    in->param_values = calloc((size_t)sm->param_count + 1, sizeof *in->param_values);
-    in->input_index = calloc((size_t)sm->param_count + 1, sizeof *in->input_index);
-    in->let_ids = calloc((size_t)sm->let_count + 1, sizeof *in->let_ids);
-    in->param_state = calloc((size_t)sm->param_count + 1, 1);
-    in->let_state = calloc((size_t)sm->let_count + 1, 1);
+    in->prefix = mem_arena_concat(arena, prefix, name, name ? "." : NULL);
+    size_t params = (size_t)sm->param_count, lets = (size_t)sm->let_count;
+    in->children = mem_arena_calloc(arena, (size_t)sm->component_count, sizeof *in->children);
+    in->param_values = mem_arena_calloc(arena, params, sizeof *in->param_values);
+    in->input_index = mem_arena_calloc(arena, params, sizeof *in->input_index);
+    in->let_ids = mem_arena_calloc(arena, lets, sizeof *in->let_ids);
+    in->param_state = mem_arena_calloc(arena, params, 1);
+    in->let_state = mem_arena_calloc(arena, lets, 1);
     if (!in->prefix || !in->children || !in->param_values || !in->input_index || !in->let_ids ||
-        !in->param_state ||
-        !in->let_state) {
+        !in->param_state || !in->let_state) {
         spec_out_of_memory(s);
-        instance_free(in);
         return NULL;
     }
     return in;
@@ -55,23 +44,17 @@ static instance *instance_new(spec *s, const spec_model *sm, instance *parent, i
 
 void instance_tree_free(instance_tree *tree)
 {
-    for (int k = 0; k < tree->count; k++)
-        instance_free(tree->items[k]);
-    free(tree->items);
+    mem_counter *mem = tree->mem;
+    mem_free(mem, tree->items);
+    mem_arena_free(&tree->arena);
     memset(tree, 0, sizeof *tree);
 }
 
 static int tree_push(instance_tree *tree, instance *in, int *cap, spec *s)
 {
-    if (tree->count == *cap) {
-        int grown = *cap ? 2 * *cap : 8;
-        instance **items = realloc(tree->items, (size_t)grown * sizeof *items);
-        if (!items) {
-            spec_out_of_memory(s);
-            return 0;
-        }
-        tree->items = items;
-        *cap = grown;
+    if (!mem_reserve(tree->mem, &tree->items, cap, tree->count + 1, sizeof *tree->items)) {
+        spec_out_of_memory(s);
+        return 0;
     }
     tree->items[tree->count++] = in;
     return 1;
@@ -89,9 +72,11 @@ static double count_instances(const spec_model *sm, double cap)
     return count;
 }
 
-int instance_tree_build(instance_tree *tree, spec *s, const spec_model *root)
+int instance_tree_build(instance_tree *tree, spec *s, const spec_model *root, mem_counter *mem)
 {
     memset(tree, 0, sizeof *tree);
+    tree->mem = mem;
+    mem_arena_init(&tree->arena, mem);
     // refuse a tree whose estimated memory is over the limit before building any of it
     double most = s->max_model_bytes / SPEC_BYTES_PER_INSTANCE;
     double count = count_instances(root, most);
@@ -104,11 +89,9 @@ int instance_tree_build(instance_tree *tree, spec *s, const spec_model *root)
         return 0;
     }
     int cap = 0;
-    instance *top = instance_new(s, root, NULL, -1, "");
-    if (!top || !tree_push(tree, top, &cap, s)) {
-        instance_free(top);
+    instance *top = instance_new(tree, s, root, NULL, -1, "", NULL);
+    if (!top || !tree_push(tree, top, &cap, s))
         return 0;
-    }
     // pre-order by a growing list: item k's children are appended after it, which visits
     // breadth-first; the layout below is then assigned in a separate depth-first pass
     for (int k = 0; k < tree->count; k++) {
@@ -120,24 +103,18 @@ int instance_tree_build(instance_tree *tree, spec *s, const spec_model *root)
                            comp->name);
                 return 0;
             }
-            char *prefix = text_concat(in->prefix, comp->name, ".");
-            instance *child = prefix ? instance_new(s, comp->model, in, c, prefix) : NULL;
-            free(prefix);
-            if (!prefix)
-                spec_out_of_memory(s);
-            if (!child || !tree_push(tree, child, &cap, s)) {
-                instance_free(child);
+            instance *child = instance_new(tree, s, comp->model, in, c, in->prefix, comp->name);
+            if (!child || !tree_push(tree, child, &cap, s))
                 return 0;
-            }
             in->children[c] = child;
         }
     }
     // depth-first pre-order layout with an explicit stack (depth is bounded, count is not)
-    instance **stack = malloc((size_t)tree->count * sizeof *stack);
-    instance **order = malloc((size_t)tree->count * sizeof *order);
+    instance **stack = mem_calloc(mem, (size_t)tree->count, sizeof *stack);
+    instance **order = mem_calloc(mem, (size_t)tree->count, sizeof *order);
     if (!stack || !order) {
-        free(stack);
-        free(order);
+        mem_free(mem, stack);
+        mem_free(mem, order);
         spec_out_of_memory(s);
         return 0;
     }
@@ -155,8 +132,8 @@ int instance_tree_build(instance_tree *tree, spec *s, const spec_model *root)
         for (int c = in->sm->component_count - 1; c >= 0; c--)
             stack[top_of_stack++] = in->children[c];
     }
-    free(stack);
-    free(tree->items);
+    mem_free(mem, stack);
+    mem_free(mem, tree->items);
     tree->items = order;
     return 1;
 }
@@ -368,7 +345,7 @@ int instance_tree_evaluate(instance_tree *tree, spec *s, expr_pool *pool, int fi
                                    .owner = in, .qualified = lower_qualified };
         slots += in->sm->param_count + in->sm->let_count;
     }
-    slot *stack = malloc(((size_t)slots + 1) * sizeof *stack);
+    slot *stack = mem_calloc(tree->mem, (size_t)slots + 1, sizeof *stack);
     if (!stack) {
         spec_out_of_memory(s);
         return 0;
@@ -381,6 +358,6 @@ int instance_tree_evaluate(instance_tree *tree, spec *s, expr_pool *pool, int fi
         for (int i = 0; ok && i < in->sm->let_count; i++)
             ok = evaluate((slot){ in, 1, i }, stack, slots + 1, s);
     }
-    free(stack);
+    mem_free(tree->mem, stack);
     return ok;
 }

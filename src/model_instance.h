@@ -5,6 +5,7 @@
 #define DIRAC_SRC_MODEL_INSTANCE_H
 
 #include "expr.h"
+#include "mem.h"
 #include "model_lower.h"
 #include "spec.h"
 
@@ -27,16 +28,18 @@ struct instance {
 
 /// All instances in pre-order (root first) and the totals of the global layout.
 typedef struct instance_tree {
+    mem_counter *mem;           // the account of the model being compiled
+    mem_arena arena;            // the instances and their arrays
     instance **items;
     int count;
     int n, ns;                  // coordinates and entropy variables of the whole system
     int nu;                     // inputs of the whole system (pre-order, declaration order)
 } instance_tree;
 
-/// Builds the tree of `root` (components must be loaded) and assigns the global layout:
-/// each instance's coordinates, then its components' (pre-order). Returns 0 after reporting
-/// the error in the spec.
-int instance_tree_build(instance_tree *tree, spec *s, const spec_model *root);
+/// Builds the tree of `root` (components must be loaded), allocating through `mem`, and
+/// assigns the global layout: each instance's coordinates, then its components' (pre-order).
+/// Returns 0 after reporting the error in the spec; instance_tree_free frees it either way.
+int instance_tree_build(instance_tree *tree, spec *s, const spec_model *root, mem_counter *mem);
 
 /// Sets up every instance's lowering scope (pool, input indices of v, S, t) and evaluates all
 /// parameters (overrides, then component arguments, then their own expressions) and lets, in

@@ -14,7 +14,6 @@
 #include "model.h"
 
 #include <arpack.h>
-#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,19 +63,16 @@ static dirac_status dense_modes(const dirac_linearization *lin, int count, dirac
     if (r > 0) {
         memcpy(k, lin->K_r, (size_t)r * (size_t)r * sizeof *k);
         memcpy(mm, lin->M_r, (size_t)r * (size_t)r * sizeof *mm);
-        lapack_int info = LAPACKE_dsygv(LAPACK_COL_MAJOR, 1, 'V', 'U', r, k, r, mm, r, w);
-        if (info > r) {
-            status = error_set(err, DIRAC_ERR_UNSUPPORTED, "modes: the mass matrix on the "
-                               "constraint manifold is not positive definite (degenerate "
-                               "Lagrangian: a coordinate without inertia); natural modes need "
-                               "M_r > 0");
+        dirac_error eigen;
+        status = linalg_generalized_eigen(r, k, mm, w, &eigen);
+        if (status == DIRAC_ERR_UNSUPPORTED)
+            error_set(err, status, "modes: the mass matrix on the constraint manifold is not "
+                      "positive definite (degenerate Lagrangian: a coordinate without "
+                      "inertia); natural modes need M_r > 0");
+        else if (status != DIRAC_OK)
+            error_set(err, status, "modes: %s", eigen.message);
+        if (status != DIRAC_OK)
             goto done;
-        }
-        if (info != 0) {
-            status = error_set(err, DIRAC_ERR_LINALG, "modes: LAPACK dsygv failed (info %d)",
-                               (int)info);
-            goto done;
-        }
         // eigenvalues within 1e-12 of the largest are zero to rounding (dsygv's backward error
         // is ~1e-16 ‖K‖ ‖M⁻¹‖): reported as 0 rather than as tiny instabilities
         double largest = fmax(fabs(w[0]), fabs(w[r - 1]));

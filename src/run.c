@@ -168,7 +168,7 @@ dirac_status dirac_run_create(dirac_sim *sim, double t_end, long every, dirac_ru
     run->sim = sim;
     run->model = sim->model;
     run->every = every;
-    run->adaptive = sim->adaptive;
+    run->adaptive = sim->adapt.on;
     run->t_final = dirac_sim_time(sim) + t_end;
     // ceil(t_end/dt - 1e-9), with a relative allowance for the rounding of the quotient
     double planned = ceil(steps - 1e-9 - 1e-12 * steps);

@@ -50,7 +50,7 @@ static double heat_rate_midpoint(dirac_sim *sim)
     }
     for (int j = 0; j < ns; j++)
         mid[2 * n + j] = 0.5 * (previous[2 * n + j] + sim->s[j]);
-    sim_eval *e = &sim->eval[2];
+    sim_eval *e = &sim->eval[SIM_EVAL_STEP_A];   // after the step: the step's slots are free
     sim_evaluate(sim, e, mid, mid + n, mid + 2 * n, 0.5 * (rq->t_previous + sim->t), NULL,
                  EVAL_GRADIENT);
     model_group_eval(&m->thermal, e->x, sim->tape_work, sim->thermal_values);
@@ -101,7 +101,7 @@ static void observe_node(dirac_sim *sim, int first)
     rq->work_variation += fabs(sim->work - rq->work_previous);
     rq->work_previous = sim->work;
 
-    sim_eval *e = &sim->eval[2];
+    sim_eval *e = &sim->eval[SIM_EVAL_NODE];
     if (sim->mc > 0)
         sim_evaluate(sim, e, sim->q, sim->v, sim->s, sim->t, sim->mu, EVAL_CONSTRAINTS);
     const model_sparse *f = &m->constraint_forms;

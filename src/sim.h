@@ -1,5 +1,8 @@
-// Internal: the simulation object shared by the integrators (src/integ_*.c), its evaluation
-// buffers, and the method table.
+// Internal: the simulation object, its evaluation slots, and the method type the integrators
+// (src/integ_*.c) implement. Rooms: sim.c (create, step, accessors), sim_methods.c (the method
+// table and workspace layouts), sim_eval.c (evaluation and Jacobian-block helpers), sim_kkt.c
+// (the index-reduced ODE), sim_project.c (initial consistency), sim_adapt.c (step-size
+// control), sim_node.c (diagnostics and derived quantities of the accepted node).
 #ifndef DIRAC_SRC_SIM_H
 #define DIRAC_SRC_SIM_H
 
@@ -10,8 +13,9 @@
 #include "run_quality.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 
-/// Values of the model's compiled groups at one input point x = [q | v | S | t | mu].
+/// Values of the model's compiled groups at one input point x = [q | v | S | t | mu | u].
 typedef struct sim_eval {
     double *x;                  // the point (n_inputs)
     double lagrangian;
@@ -38,6 +42,19 @@ enum {
     EVAL_ALL = (1 << 7) - 1,
 };
 
+/// The evaluation slots of a simulation, each with one owner. The three step slots belong to
+/// the running method (each names them after its points: start, midpoint, end; stages) and,
+/// outside a step, to creation and the quality measures; sim_acceleration has its own; the node
+/// slot holds the accepted node (sim_update_diagnostics) and is read by the accessors.
+enum {
+    SIM_EVAL_STEP_A,
+    SIM_EVAL_STEP_B,
+    SIM_EVAL_STEP_C,
+    SIM_EVAL_KKT,
+    SIM_EVAL_NODE,
+    SIM_EVAL_SLOTS
+};
+
 typedef struct sim_method sim_method;
 
 /// Linear systems a method solves each step (each keeps its own sparse pattern).
@@ -58,13 +75,40 @@ typedef struct sim_degenerate {
     double *balance;              // G (n) | Zᵀ-components (n)
 } sim_degenerate;
 
+/// Workspace of sim_acceleration (the KKT system of the index-reduced ODE).
+typedef struct sim_kkt {
+    double *rhs;                  // right-hand side, then solution [a | μ] (n + m)
+    double *acceleration;         // a for callers that keep only μ (n)
+} sim_kkt;
+
+/// The adaptive step-size controller (src/sim_adapt.c; docs/methods.md, "Adaptive step size").
+typedef struct sim_adaptive {
+    bool on;
+    double rtol, atol, h_next, h_last;
+    long rejected;
+    double *trial;                   // [q | v | p | S]: the full trial step, or the embedded
+                                     // error estimate of the step just taken
+    double *trial_start;             // [q | v | p | S] at the start of the step
+    double block_scale[4];           // largest |q|, |v|, |p|, |S| so far (default atol)
+} sim_adaptive;
+
+/// What a method keeps from one step to the next: arrays the failed-step backup and the
+/// snapshots (dirac_sim_state_save) copy with the node.
+#define SIM_HISTORY_MAX 4
+typedef struct sim_history {
+    int count;
+    double *data[SIM_HISTORY_MAX];
+    size_t size[SIM_HISTORY_MAX];
+} sim_history;
+
 struct dirac_sim {
     const dirac_model *model;
     const sim_method *method;
+    void *method_state;             // the method's state struct and workspace (one block)
     const char *method_requested;   // "auto" or the method's name
     const char *auto_reason;        // auto: the model class that decided (static), else NULL
     int n, ns, mc;
-    double h, t0, t;
+    double h, t0, t;                // h: the size of the step being taken
     long steps;
     double rtol;
     int max_iterations;
@@ -74,48 +118,51 @@ struct dirac_sim {
     double constraint_residual, velocity_residual;
     int newton_iterations;
     double projection_distance;
+    // quantities derived at the node (sim_node.c): read by the const accessors
+    double *node_velocity_constraint;   // ⟨ω, v⟩ + b (m)
+    double *outputs;                    // the model's outputs
+    double *wedge_values;               // two-form coefficients (interaction forces)
     char errmsg[1024];
-    // workspace (allocated at creation)
-    double *tape_work;            // tape scratch
-    sim_eval eval[3];             // evaluation points the methods use
+    // evaluation
+    double *tape_work;            // tape scratch (one tape run)
+    sim_eval eval[SIM_EVAL_SLOTS];
+    double *thermal_values;       // friction forces, conductances, heat inputs (one evaluation)
+    sim_kkt kkt;
     newton nw;
-    double *z;                    // Newton unknowns
-    size_t z_size, scratch_size;  // their lengths and the scratch's (sim_state.c copies them)
-    int *block;                   // their blocks
-    double *scratch;              // O(n + m + ns) doubles for the methods
     int linear_solver;            // dirac_linear_solver
     linsolve solver[SIM_SOLVER_SLOTS];   // one per kind of linear system a method solves
-    double *q_old, *q_older;      // earlier positions (two-step methods)
-    double *p_half;               // dirac2: p_{k-1/2}
-    double *dq_last;              // dirac2: q_old − q, kept exactly (increments)
-    double *wedge_values;         // two-form coefficients (interaction reports)
-    double *thermal_values;       // friction forces, conductances, heat inputs
-    double *avf_forms, *avf_rates;   // dgrad: averaged constraint forms and rates
-    double *backup, backup_work;     // the last good node (restored when a step fails)
-    // adaptive step size (embedded estimate or step doubling; docs/methods.md)
-    bool adaptive;
-    double adaptive_rtol, adaptive_atol, h_next, h_last;
-    long rejected;
-    double *trial;                   // [q | v | p | S]: the full trial step, or the embedded
-                                     // error estimate of the step just taken
-    double *trial_start;             // [q | v | p | S] at the start of the step
-    double block_scale[4];           // largest |q|, |v|, |p|, |S| so far (default atol)
-    unsigned char *constrained;      // per coordinate: appears in some constraint's form
-    bool started;                 // dirac2: first step done
     sim_degenerate degenerate;    // node velocities of degenerate Lagrangians
-    double stage_guess_t, stage_guess_h;   // lobatto: start and size of the kept stages' step
+    // the last good node, restored when a step fails: [q | v | p | μ | S | method history]
+    double *backup, backup_work;
+    size_t backup_size;
+    sim_adaptive adapt;
+    unsigned char *constrained;   // per coordinate: appears in some constraint's form
     run_quality quality;          // the run's errors against the model's scales (warnings)
 };
 
+/// A method's workspace is named by one layout function: run on a counting layout (base NULL:
+/// only the sizes add up, the pointers stay NULL) and then on the allocated block, so every
+/// buffer has one name and one size (sim_methods.c).
+typedef struct sim_layout {
+    unsigned char *base;          // NULL while counting
+    size_t used;                  // bytes laid out so far
+    int unknowns;                 // largest Newton system the method solves
+} sim_layout;
+
+/// `count` doubles (ints) of the workspace; NULL while counting.
+double *sim_layout_doubles(sim_layout *l, size_t count);
+int *sim_layout_ints(sim_layout *l, size_t count);
+/// Records a Newton system of `size` unknowns (the Newton solver is sized for the largest).
+void sim_layout_newton(sim_layout *l, int size);
+
+/// A method type (GSL's gsl_odeiv2_step_type): what it is, its state struct and workspace
+/// layout, and its functions; each gets the simulation and its own state.
 struct sim_method {
     dirac_method_info info;
-    bool explicit_ode;            // needs the index-reduced ODE (regular KKT matrix)
-    bool implicit_workspace;      // needs the Newton solver
     bool thermodynamic;           // integrates entropy variables (friction, heat)
-    dirac_status (*step)(dirac_sim *sim);
     /// Adaptive mode: > 0 when `step` also writes an embedded error estimate of the q and v it
-    /// produced into sim->trial (the order of the estimate, so the controller's exponent is
-    /// 1/(estimate_order + 1)); 0: the controller uses step doubling at the method's order.
+    /// produced into sim->adapt.trial (the order of the estimate, so the controller's exponent
+    /// is 1/(estimate_order + 1)); 0: the controller uses step doubling at the method's order.
     int estimate_order;
     /// Node velocities that are not a state of the method, so not an error signal for the
     /// controller: dirac1's v_{k+1} is the last interval's mean velocity (its momenta are
@@ -125,15 +172,36 @@ struct sim_method {
     /// normal to the constraints and, through the mass matrix, in the velocities coupled to
     /// them (unconstrained_node_velocity). The positions carry the estimate.
     bool lagged_velocity, unconstrained_node_velocity;
+    bool two_step;                /// needs the previous step (no adaptive step sizes)
+    size_t state_size;            /// sizeof the method's state struct
+    /// Names the workspace buffers in the state (see sim_layout).
+    void (*layout)(const dirac_sim *sim, void *state, sim_layout *l);
+    /// Optional: resources beyond the workspace (creation only; may allocate).
+    dirac_status (*init)(dirac_sim *sim, void *state);
+    /// Optional: forgets what earlier steps left (called at creation).
+    void (*reset)(dirac_sim *sim, void *state);
+    /// One step of size sim->h from sim->t; allocates nothing.
+    dirac_status (*step)(dirac_sim *sim, void *state);
     /// Optional: can the method run this model from its initial state? (message in errmsg)
-    dirac_status (*check)(dirac_sim *sim);
+    dirac_status (*check)(dirac_sim *sim, void *state);
+    /// Optional: what the method keeps between steps (see sim_history).
+    void (*history)(const dirac_sim *sim, void *state, sim_history *out);
 };
-
-/// The increment Δq = q_{k+1} − q_k of the last midpoint step (valid right after the step).
-const double *sim_midpoint_increment(const dirac_sim *sim);
 
 extern const sim_method sim_method_midpoint, sim_method_dirac1, sim_method_dirac2,
     sim_method_euler, sim_method_rk4, sim_method_dgrad, sim_method_lobatto3, sim_method_lobatto4;
+
+/// The method named `name` (NULL if none).
+const sim_method *sim_method_find(const char *name);
+/// "midpoint, dirac1, ..." into buf.
+void sim_method_list(char *buf, size_t size);
+
+/// Allocates sim->method_state for sim->method (state struct and workspace in one block),
+/// names its buffers, sizes Newton's solver and runs the method's init and reset.
+dirac_status sim_method_start(dirac_sim *sim, dirac_error *err);
+void sim_method_free(dirac_sim *sim);
+/// The method's history (count 0 for methods that keep none).
+void sim_method_history(const dirac_sim *sim, sim_history *out);
 
 /// dirac_sim_create without the suggestion of its refusals (src/method_support.c recomputes
 /// "; use ..." from the methods this function accepts the model with).
@@ -141,10 +209,20 @@ dirac_status sim_create(const dirac_model *model, const dirac_sim_options *optio
                         dirac_sim **out, dirac_error *err);
 
 /// Acceleration a and multipliers mu of the index-reduced ODE at (q, v, t) from the KKT system
-/// [∂²L/∂v², −ωᵀ; ω, 0] (src/integ_explicit.c); *power gets the power of forces, explicit time
-/// dependence and driven constraints. DIRAC_ERR_SINGULAR when no ODE exists there.
+/// [∂²L/∂v², −ωᵀ; ω, 0] (src/sim_kkt.c), evaluated in the slot SIM_EVAL_KKT (its gradient is
+/// valid afterwards); *power gets the power of forces, explicit time dependence and driven
+/// constraints. DIRAC_ERR_SINGULAR when no ODE exists there.
 dirac_status sim_acceleration(dirac_sim *sim, const double *q, const double *v, double t,
                               double *a, double *mu, double *power);
+
+/// A coordinate whose velocity ∂²L/∂v² does not determine at the initial state (no pivot in
+/// its LU with a relative threshold of 1e-12): its index, −1 when L is regular there, −2 when
+/// out of memory. Creation only (allocates).
+int sim_degenerate_coordinate(dirac_sim *sim);
+
+/// Checks the initial state against every constraint; projects it when `project` is set
+/// (src/sim_project.c; creation only, allocates).
+dirac_status sim_initial_consistency(dirac_sim *sim, int project, dirac_error *err);
 
 /// Evaluates the requested groups at (q, v, s, t, mu) into e (mu may be NULL: zero).
 void sim_evaluate(dirac_sim *sim, sim_eval *e, const double *q, const double *v, const double *s,
@@ -193,6 +271,9 @@ void sim_add_forms_transposed(const dirac_sim *sim, const sim_eval *e, const dou
 void sim_add_position_magnitude(const dirac_sim *sim, const sim_eval *e, const double *q,
                                 double scale, double *out);
 
+/// Whether the model has a holonomic constraint.
+bool sim_has_holonomic(const dirac_sim *sim);
+
 /// Residual of the discrete entropy balance (second law by construction when T > 0):
 ///   r_j = T_j (s1_j − S_j) − h (−Σ_{friction → j} F^fr·v̄ + Σ κ (T_i − T_j) + P_j)
 /// with the friction forces, conductances and heat inputs in `thermal` (model->thermal).
@@ -205,8 +286,16 @@ void sim_entropy_residual(const dirac_sim *sim, const double *temperature,
 /// heat input h ΣP enters.
 double sim_thermal_work(const dirac_sim *sim, const double *thermal, const double *dq, double h);
 
-/// Records the node's diagnostics (energy, residuals, temperatures) from q, v, p, s, t.
+/// Records the node's diagnostics (energy, residuals, temperatures) from q, v, p, s, t and the
+/// quantities derived there (outputs, two-form coefficients) in the node slot (sim_node.c).
 void sim_update_diagnostics(dirac_sim *sim);
+/// Re-evaluates the derived quantities of the node after its inputs changed (the diagnostics
+/// keep their values).
+void sim_node_refresh(dirac_sim *sim);
+
+/// Checks the state after a step; formats the message and returns DIRAC_ERR_NOT_FINITE if some
+/// value is not finite (sim_node.c).
+dirac_status sim_check_finite(dirac_sim *sim, double t_before, double t_after);
 
 /// Formats a failed Newton solve into sim->errmsg and returns status. `name` names unknown or
 /// equation i (the equation for singular Jacobians' columns) into buf.
@@ -214,12 +303,24 @@ typedef void (*sim_name_fn)(const dirac_sim *sim, int index, char *buf, size_t s
 dirac_status sim_fail_newton(dirac_sim *sim, dirac_status status, const char *stage,
                              sim_name_fn name);
 
-/// A coordinate whose velocity ∂²L/∂v² does not determine at the initial state (no pivot in
-/// its LU with a relative threshold of 1e-12): its index, −1 when L is regular there, −2 when
-/// out of memory. Creation only (allocates).
-int sim_degenerate_coordinate(dirac_sim *sim);
+/// A temperature −∂L/∂S that is not positive at time t of the step: formats the message and
+/// returns DIRAC_ERR_DOMAIN.
+dirac_status sim_fail_temperature(dirac_sim *sim, int j, double temperature);
 
 /// Names the unknowns/equations of the common layout [n coordinate rows | m constraint rows].
 void sim_name_coordinate_rows(const dirac_sim *sim, int index, char *buf, size_t size);
+
+/// The last good node: save before a step, restore after a failed one (sim.c).
+void sim_save_state(dirac_sim *sim);
+void sim_restore_state(dirac_sim *sim);
+
+/// One step of size sim->h from sim->t (the caller saved the state); on success the time is
+/// t_after and the node's diagnostics are up to date, on failure the time is unchanged.
+dirac_status sim_raw_step(dirac_sim *sim, double t_after);
+
+/// One accepted step of the error-controlled size (src/sim_adapt.c).
+dirac_status sim_adaptive_step(dirac_sim *sim);
+/// Records the largest magnitudes of the node's blocks (default absolute tolerances).
+void sim_adaptive_observe(dirac_sim *sim);
 
 #endif

@@ -45,8 +45,9 @@ dirac_status dirac_sim_set_input(dirac_sim *sim, int k, double value)
                  m->input_names[k], value);
         return DIRAC_ERR_ARGUMENT;
     }
-    for (int e = 0; e < 3; e++)
+    for (int e = 0; e < SIM_EVAL_SLOTS; e++)
         sim->eval[e].x[m->first_u + k] = value;
+    sim_node_refresh(sim);   // the node's outputs see the new value
     return DIRAC_OK;
 }
 
@@ -55,5 +56,5 @@ double dirac_sim_input(const dirac_sim *sim, int k)
     if (!sim)
         return (double)NAN;
     const dirac_model *m = sim->model;
-    return k >= 0 && k < m->nu ? sim->eval[0].x[m->first_u + k] : (double)NAN;
+    return k >= 0 && k < m->nu ? sim->eval[SIM_EVAL_NODE].x[m->first_u + k] : (double)NAN;
 }

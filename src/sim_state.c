@@ -8,16 +8,16 @@
 enum { STATE_MAGIC = 0x64697261 };   // "dira"
 
 typedef struct state_header {
-    long magic, n, ns, mc, nu, z_size, scratch_size, method;
+    long magic, n, ns, mc, nu, history_size, method;
 } state_header;
 
 // The scalars, in one struct so they copy in one piece.
 typedef struct state_scalars {
     double h, t0, t, energy, energy0, work, constraint_residual, velocity_residual;
-    double projection_distance, backup_work, h_next, h_last, stage_guess_t, stage_guess_h;
+    double projection_distance, backup_work, h_next, h_last;
     double block_scale[4];
     long steps, rejected;
-    int newton_iterations, started;
+    int newton_iterations;
 } state_scalars;
 
 // One array of the snapshot: where it lives in the simulation and its length.
@@ -26,6 +26,8 @@ typedef struct state_array {
     size_t count;
 } state_array;
 
+// The node, the method's history (sim_history), the backup of the last good node, the adaptive
+// controller's arrays and the inputs.
 static int arrays_of(const dirac_sim *sim, state_array *a)
 {
     size_t n = (size_t)sim->n, ns = (size_t)sim->ns, mc = (size_t)sim->mc;
@@ -37,26 +39,30 @@ static int arrays_of(const dirac_sim *sim, state_array *a)
     a[k++] = (state_array){ sim->mu, mc };
     a[k++] = (state_array){ sim->s, ns };
     a[k++] = (state_array){ sim->temperature, ns };
-    a[k++] = (state_array){ sim->z, sim->z_size };
-    a[k++] = (state_array){ sim->scratch, sim->scratch_size };
-    a[k++] = (state_array){ sim->q_old, n };
-    a[k++] = (state_array){ sim->q_older, n };
-    a[k++] = (state_array){ sim->p_half, n };
-    a[k++] = (state_array){ sim->backup, 4 * n + (size_t)m->m + ns };
-    a[k++] = (state_array){ sim->trial, 3 * n + ns };
-    a[k++] = (state_array){ sim->trial_start, 3 * n + ns };
-    a[k++] = (state_array){ sim->eval[0].x + m->first_u, (size_t)m->nu };   // the inputs
+    sim_history history;
+    sim_method_history(sim, &history);
+    for (int h = 0; h < history.count; h++)
+        a[k++] = (state_array){ history.data[h], history.size[h] };
+    a[k++] = (state_array){ sim->backup, sim->backup_size };
+    a[k++] = (state_array){ sim->adapt.trial, 3 * n + ns };
+    a[k++] = (state_array){ sim->adapt.trial_start, 3 * n + ns };
+    a[k++] = (state_array){ sim->eval[SIM_EVAL_NODE].x + m->first_u, (size_t)m->nu };   // inputs
     return k;
 }
-enum { STATE_ARRAYS = 15 };
+enum { STATE_ARRAYS = 10 + SIM_HISTORY_MAX };
 
 static state_header header_of(const dirac_sim *sim)
 {
     long method = 0;
     while (method < dirac_method_count() && dirac_method((int)method) != &sim->method->info)
         method++;
-    return (state_header){ STATE_MAGIC, sim->n, sim->ns, sim->mc, sim->model->nu,
-                           (long)sim->z_size, (long)sim->scratch_size, method };
+    sim_history history;
+    sim_method_history(sim, &history);
+    long history_size = 0;
+    for (int h = 0; h < history.count; h++)
+        history_size += (long)history.size[h];
+    return (state_header){ STATE_MAGIC, sim->n, sim->ns, sim->mc, sim->model->nu, history_size,
+                           method };
 }
 
 size_t dirac_sim_state_size(const dirac_sim *sim)
@@ -82,11 +88,11 @@ dirac_status dirac_sim_state_save(const dirac_sim *sim, void *buffer, size_t siz
     memset(&sc, 0, sizeof sc);   // padding too: equal states give equal bytes
     sc = (state_scalars){ sim->h, sim->t0, sim->t, sim->energy, sim->energy0, sim->work,
                           sim->constraint_residual, sim->velocity_residual,
-                          sim->projection_distance, sim->backup_work, sim->h_next, sim->h_last,
-                          sim->stage_guess_t, sim->stage_guess_h,
-                          { sim->block_scale[0], sim->block_scale[1], sim->block_scale[2],
-                            sim->block_scale[3] },
-                          sim->steps, sim->rejected, sim->newton_iterations, sim->started };
+                          sim->projection_distance, sim->backup_work, sim->adapt.h_next,
+                          sim->adapt.h_last,
+                          { sim->adapt.block_scale[0], sim->adapt.block_scale[1],
+                            sim->adapt.block_scale[2], sim->adapt.block_scale[3] },
+                          sim->steps, sim->adapt.rejected, sim->newton_iterations };
     memcpy(out, &header, sizeof header);
     out += sizeof header;
     memcpy(out, &sc, sizeof sc);
@@ -121,11 +127,10 @@ dirac_status dirac_sim_state_restore(dirac_sim *sim, const void *buffer, size_t 
     sim->constraint_residual = sc.constraint_residual;
     sim->velocity_residual = sc.velocity_residual;
     sim->projection_distance = sc.projection_distance, sim->backup_work = sc.backup_work;
-    sim->h_next = sc.h_next, sim->h_last = sc.h_last;
-    sim->stage_guess_t = sc.stage_guess_t, sim->stage_guess_h = sc.stage_guess_h;
-    memcpy(sim->block_scale, sc.block_scale, sizeof sim->block_scale);
-    sim->steps = sc.steps, sim->rejected = sc.rejected;
-    sim->newton_iterations = sc.newton_iterations, sim->started = sc.started != 0;
+    sim->adapt.h_next = sc.h_next, sim->adapt.h_last = sc.h_last;
+    memcpy(sim->adapt.block_scale, sc.block_scale, sizeof sim->adapt.block_scale);
+    sim->steps = sc.steps, sim->adapt.rejected = sc.rejected;
+    sim->newton_iterations = sc.newton_iterations;
     state_array a[STATE_ARRAYS];
     int count = arrays_of(sim, a);
     for (int k = 0; k < count; k++) {
@@ -133,10 +138,13 @@ dirac_status dirac_sim_state_restore(dirac_sim *sim, const void *buffer, size_t 
             memcpy(a[k].data, in, a[k].count * sizeof(double));
         in += a[k].count * sizeof(double);
     }
-    // the inputs live in every evaluation point (sim_input.c)
+    // the inputs live in every evaluation point (sim_input.c); the node's derived quantities
+    // follow the restored node and inputs
     const dirac_model *m = sim->model;
-    for (int e = 1; e < 3; e++)
-        memcpy(sim->eval[e].x + m->first_u, sim->eval[0].x + m->first_u,
-               (size_t)m->nu * sizeof(double));
+    for (int e = 0; e < SIM_EVAL_SLOTS; e++)
+        if (e != SIM_EVAL_NODE)
+            memcpy(sim->eval[e].x + m->first_u, sim->eval[SIM_EVAL_NODE].x + m->first_u,
+                   (size_t)m->nu * sizeof(double));
+    sim_node_refresh(sim);
     return DIRAC_OK;
 }

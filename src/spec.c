@@ -32,6 +32,11 @@ spec *spec_create(const spec_options *options)
     return s;
 }
 
+const mem_counter *spec_allocations(const spec *s)
+{
+    return &s->mem;
+}
+
 static void model_free(spec *s, spec_model *m)
 {
     spec_mem *mem = &s->mem;

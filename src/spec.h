@@ -508,6 +508,10 @@ void spec_note(spec *s, spec_loc loc, const char *format, ...);
 /// Marks the spec out of memory (status DIRAC_ERR_NOMEM unless an error came first).
 void spec_out_of_memory(spec *s);
 
+/// The spec's allocation account (src/mem.h): a model compiled from the spec continues its
+/// failure injection (mem_counter_inherit).
+const struct mem_counter *spec_allocations(const spec *s);
+
 // --- lookup --------------------------------------------------------------------------------
 
 /// What `name` (plain) denotes in `model`: kind and index; false if undefined.

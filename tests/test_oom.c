@@ -5,7 +5,12 @@
 // realloc and free (tests/CMakeLists.txt); every allocation libdirac makes goes through
 // these (those inside LAPACK and KLU do not: shared libraries are not wrapped). Leaks are
 // counted here (allocations minus frees) and, in the sanitizer build, by LeakSanitizer.
+// The library's own failure injection (src/mem.h: a spec's counter, continued by the model
+// compiled from it) is swept the same way.
 #include "harness.h"
+
+#include "model.h"
+#include "spec_api.h"
 
 #include <dirac/dirac.h>
 
@@ -99,10 +104,19 @@ void __wrap_free(void *p)
     __real_free(p);
 }
 
+// The stages of a run, in order.
+typedef enum { STAGE_LOAD, STAGE_COMPILE, STAGE_CREATE, STAGE_STEP, STAGE_DONE } stage;
+
+// Which allocation a run fails: the n-th one the linker's wrappers see, or the n-th one the
+// library counts (spec_options.fail_alloc_after).
+typedef enum { FAIL_WRAPPED, FAIL_COUNTED } fail_route;
+
 typedef struct pipeline_result {
     dirac_status status;
+    stage reached;        // the stage that failed (STAGE_DONE: none)
     int has_message;      // a failed stage left a non-empty message
     long allocations;     // allocation calls the run made
+    long counted;         // of those, the ones the spec's and the model's counters booked
     long leaked;          // blocks still allocated after every destroy
     int steps;
     double final_q[256];  // the first coordinates after the last step
@@ -116,8 +130,46 @@ typedef struct oom_model {
 
 enum { STEPS = 100 };
 
+// Loads the model file at `path`: through the public call, or (FAIL_COUNTED) through the
+// parser with the failure injection option, wrapped in the caller's handle.
+static dirac_status load(const char *path, long fail, fail_route route, dirac_spec *handle,
+                         dirac_spec **loaded)
+{
+    if (route == FAIL_WRAPPED)
+        return dirac_spec_load(path, loaded);
+    spec_options options = { 0, fail > 0 ? fail : 0 };
+    dirac_status status = spec_load_file(path, &options, &handle->parsed);
+    *loaded = handle->parsed ? handle : NULL;
+    return status;
+}
+
+// sim create + STEPS steps into r (the model compiled)
+static void simulate(const oom_model *om, const dirac_model *model, dirac_sim **sim,
+                     pipeline_result *r)
+{
+    dirac_error err = { 0 };
+    dirac_sim_options options = { .method = om->method, .dt = 1e-3 };
+    r->reached = STAGE_CREATE;
+    r->status = dirac_sim_create(model, &options, sim, &err);
+    if (r->status != DIRAC_OK) {
+        r->has_message = err.message[0] != '\0' && err.status == r->status;
+        return;
+    }
+    r->reached = STAGE_STEP;
+    for (r->steps = 0; r->steps < STEPS; r->steps++) {
+        r->status = dirac_sim_step(*sim);
+        if (r->status != DIRAC_OK) {
+            r->has_message = dirac_sim_errmsg(*sim)[0] != '\0';
+            return;
+        }
+    }
+    r->reached = STAGE_DONE;
+    int n = dirac_model_coordinate_count(model);
+    memcpy(r->final_q, dirac_sim_q(*sim), (size_t)(n < 256 ? n : 256) * sizeof(double));
+}
+
 // load + compile + create + STEPS steps + destroy, failing allocation `fail` (-1: none)
-static pipeline_result run_pipeline(const oom_model *om, long fail)
+static pipeline_result run_pipeline(const oom_model *om, long fail, fail_route route)
 {
     pipeline_result r;
     memset(&r, 0, sizeof r);
@@ -125,39 +177,29 @@ static pipeline_result run_pipeline(const oom_model *om, long fail)
     snprintf(path, sizeof path, "%s/%s", DIRAC_SOURCE_DIR, om->path);
     long live0 = live;
     calls = 0;
-    fail_at = fail;
-    dirac_spec *spec = NULL;
+    fail_at = route == FAIL_WRAPPED ? fail : -1;
+    dirac_spec handle = { NULL }, *loaded = NULL;
     dirac_model *model = NULL;
     dirac_sim *sim = NULL;
-    dirac_error err = { 0 };
-    r.status = dirac_spec_load(path, &spec);
+    r.reached = STAGE_LOAD;
+    r.status = load(path, fail, route, &handle, &loaded);
     if (r.status == DIRAC_OK && om->override)
-        r.status = dirac_spec_set_parameter(spec, om->override);
-    if (r.status == DIRAC_OK)
-        r.status = dirac_model_compile(spec, &model);
-    if (r.status != DIRAC_OK) {
-        // a load that cannot even allocate the spec returns NULL (model.h)
-        r.has_message = spec ? dirac_spec_errmsg(spec)[0] != '\0' : r.status == DIRAC_ERR_NOMEM;
-    } else {
-        dirac_sim_options options = { .method = om->method, .dt = 1e-3 };
-        r.status = dirac_sim_create(model, &options, &sim, &err);
-        if (r.status != DIRAC_OK) {
-            r.has_message = err.message[0] != '\0' && err.status == r.status;
-        } else {
-            for (r.steps = 0; r.steps < STEPS; r.steps++) {
-                r.status = dirac_sim_step(sim);
-                if (r.status != DIRAC_OK) {
-                    r.has_message = dirac_sim_errmsg(sim)[0] != '\0';
-                    break;
-                }
-            }
-            int n = dirac_model_coordinate_count(model);
-            memcpy(r.final_q, dirac_sim_q(sim), (size_t)(n < 256 ? n : 256) * sizeof(double));
-        }
+        r.status = dirac_spec_set_parameter(loaded, om->override);
+    if (r.status == DIRAC_OK) {
+        r.reached = STAGE_COMPILE;
+        r.status = dirac_model_compile(loaded, &model);
     }
+    if (r.status != DIRAC_OK)   // a load that cannot even allocate the spec returns NULL (model.h)
+        r.has_message = loaded ? dirac_spec_errmsg(loaded)[0] != '\0' : r.status == DIRAC_ERR_NOMEM;
+    else
+        simulate(om, model, &sim, &r);
+    r.counted = (loaded ? spec_allocations(loaded->parsed)->calls : 0) + (model ? model->mem.calls : 0);
     dirac_sim_destroy(sim);
     dirac_model_destroy(model);
-    dirac_spec_destroy(spec);
+    if (route == FAIL_WRAPPED)
+        dirac_spec_destroy(loaded);
+    else
+        spec_destroy(handle.parsed);
     r.allocations = calls;
     fail_at = -1;
     r.leaked = live - live0;
@@ -166,7 +208,7 @@ static pipeline_result run_pipeline(const oom_model *om, long fail)
 
 static void sweep(const oom_model *om)
 {
-    pipeline_result full = run_pipeline(om, -1);
+    pipeline_result full = run_pipeline(om, -1, FAIL_WRAPPED);
     ENSURE_EQ_INT(full.status, DIRAC_OK);
     ENSURE_EQ_INT(full.steps, STEPS);
     ENSURE_EQ_INT(full.leaked, 0);
@@ -174,7 +216,7 @@ static void sweep(const oom_model *om)
     long bad = 0;
     long tolerated = 0;
     for (long n = 1; n <= full.allocations; n++) {
-        pipeline_result r = run_pipeline(om, n);
+        pipeline_result r = run_pipeline(om, n, FAIL_WRAPPED);
         // a failure may only be absorbed where the code does not need the memory (a shrinking
         // realloc keeps the old block): then the run must be the unfailed one, bit for bit
         int same = r.status == DIRAC_OK && r.steps == STEPS &&
@@ -190,6 +232,36 @@ static void sweep(const oom_model *om)
     }
     printf("  %s (%s): %ld allocation points, %ld absorbed, %ld bad\n", om->path, om->method,
            full.allocations, tolerated, bad);
+}
+
+// The same sweep through the library's own counters: the k-th allocation the spec and then the
+// model (which continues the spec's count) book fails. Some of the failures must land in
+// model compilation, and k one past the count must run through, bit for bit as without
+// injection.
+static void sweep_counted(const oom_model *om)
+{
+    pipeline_result full = run_pipeline(om, -1, FAIL_COUNTED);
+    ENSURE_EQ_INT(full.status, DIRAC_OK);
+    ENSURE_EQ_INT(full.reached, STAGE_DONE);
+    ENSURE(full.counted > 10);
+    long in_compile = 0, bad = 0;
+    for (long k = 1; k <= full.counted + 1; k++) {
+        pipeline_result r = run_pipeline(om, k, FAIL_COUNTED);
+        int same = r.status == DIRAC_OK && r.reached == STAGE_DONE &&
+                   !memcmp(r.final_q, full.final_q, sizeof r.final_q);
+        int ok = (k <= full.counted ? (r.status == DIRAC_ERR_NOMEM && r.has_message) || same
+                                    : same) && r.leaked == 0;
+        in_compile += r.status == DIRAC_ERR_NOMEM && r.reached == STAGE_COMPILE;
+        if (!ok && bad++ < 5)
+            fprintf(stderr, "  %s: counted allocation %ld of %ld failed: status %s, stage %d, "
+                    "message %s, %ld blocks leaked\n", om->path, k, full.counted,
+                    dirac_status_string(r.status), (int)r.reached, r.has_message ? "yes" : "no",
+                    r.leaked);
+        ENSURE(ok);
+    }
+    ENSURE(in_compile > 0);
+    printf("  %s (%s): %ld counted allocation points, %ld in compile, %ld bad\n", om->path,
+           om->method, full.counted, in_compile, bad);
 }
 
 static void oom_pendulum(void)
@@ -221,5 +293,26 @@ static void oom_sparse(void)
     sweep(&(oom_model){ "examples/scale/chain.dirac", "N=25", "midpoint" });
 }
 
+static void oom_compile_stages(void)
+{
+    // inputs, a two-form and outputs; a nonholonomic constraint (its rate by substitution);
+    // breakpoints in time
+    const oom_model models[] = {
+        { "examples/fmi/dc_motor.dirac", NULL, "midpoint" },
+        { "examples/knife_edge.dirac", NULL, "midpoint" },
+        { "tests/data/switched_oscillator.dirac", NULL, "midpoint" },
+    };
+    for (size_t k = 0; k < sizeof models / sizeof models[0]; k++)
+        sweep(&models[k]);
+}
+
+static void oom_counted(void)
+{
+    sweep_counted(&(oom_model){ "examples/pendulum.dirac", NULL, "midpoint" });
+    sweep_counted(&(oom_model){ "examples/interconnect/dc_motor/dc_motor.dirac", NULL, "midpoint" });
+    sweep_counted(&(oom_model){ "examples/thermo/cylinder_piston.dirac", NULL, "midpoint" });
+    sweep_counted(&(oom_model){ "examples/scale/chain.dirac", "N=25", "midpoint" });
+}
+
 TEST_MAIN(TEST(oom_pendulum), TEST(oom_pendulum_methods), TEST(oom_components),
-          TEST(oom_thermo), TEST(oom_sparse))
+          TEST(oom_thermo), TEST(oom_sparse), TEST(oom_compile_stages), TEST(oom_counted))

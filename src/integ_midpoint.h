@@ -1,0 +1,24 @@
+// Internal: the midpoint method's state, shared with dirac2, which starts with one midpoint step.
+#ifndef DIRAC_SRC_INTEG_MIDPOINT_H
+#define DIRAC_SRC_INTEG_MIDPOINT_H
+
+#include "sim.h"
+
+/// Workspace of one midpoint step (src/integ_midpoint.c), named once by midpoint_layout.
+typedef struct midpoint_state {
+    double *z;                    // Newton unknowns: stage 1 [Δq | S_{k+1} | λ], stage 2 [v | ν]
+    int *block;                   // their blocks
+    double *qbar, *vbar, *q1;     // q̄, v̄ = Δq/h, q_{k+1} (n each)
+    double *pstar;                // p* (n)
+    double *lambda;               // λ of stage 1 (m)
+    double *sbar, *temperature;   // S̄ and T̄ at the midpoint (ns each)
+    double *s_old;                // S_k (ns)
+    double *dq;                   // Δq = q_{k+1} − q_k of the last step (n)
+    double *residual;             // stage 1's residual at the converged solution
+} midpoint_state;
+
+void midpoint_layout(const dirac_sim *sim, void *state, sim_layout *l);
+dirac_status midpoint_init(dirac_sim *sim, void *state);
+dirac_status midpoint_step(dirac_sim *sim, void *state);
+
+#endif

@@ -1,0 +1,188 @@
+// Evaluation helpers shared by the integrators: the compiled groups at one point into an
+// evaluation slot, Jacobian blocks, constraint forms, the entropy balance, the linear solvers.
+#include "sim.h"
+
+#include <math.h>
+#include <string.h>
+
+void sim_evaluate(dirac_sim *sim, sim_eval *e, const double *q, const double *v, const double *s,
+                  double t, const double *mu, int what)
+{
+    const dirac_model *m = sim->model;
+    int n = sim->n;
+    memcpy(e->x, q, (size_t)n * sizeof *e->x);
+    memcpy(e->x + m->first_v, v, (size_t)n * sizeof *e->x);
+    if (sim->ns)
+        memcpy(e->x + m->first_s, s, (size_t)sim->ns * sizeof *e->x);
+    e->x[m->index_t] = t;
+    for (int a = 0; a < sim->mc; a++)
+        e->x[m->first_mu + a] = mu ? mu[a] : 0.0;
+    if (m->codegen) {   // the groups of this point in one call, sharing subexpressions
+        double *out[CODEGEN_MAX_GROUPS];
+        unsigned groups = 0;
+        if (what & EVAL_LAGRANGIAN) {
+            out[MODEL_CG_LAGRANGIAN] = &e->lagrangian;
+            groups |= 1u << MODEL_CG_LAGRANGIAN;
+        }
+        if (what & EVAL_GRADIENT) {
+            out[MODEL_CG_GRADIENT] = e->gradient;
+            groups |= 1u << MODEL_CG_GRADIENT;
+        }
+        if (what & EVAL_HESSIAN) {
+            out[MODEL_CG_HESSIAN] = e->hessian;
+            groups |= 1u << MODEL_CG_HESSIAN;
+        }
+        if (what & EVAL_CONSTRAINTS) {
+            out[MODEL_CG_CONSTRAINT_VALUES] = e->values;
+            out[MODEL_CG_CONSTRAINT_FORMS] = e->forms;
+            out[MODEL_CG_CONSTRAINT_RATES] = e->rates;
+            groups |= 1u << MODEL_CG_CONSTRAINT_VALUES | 1u << MODEL_CG_CONSTRAINT_FORMS |
+                      1u << MODEL_CG_CONSTRAINT_RATES;
+        }
+        if (what & EVAL_CONSTRAINT_JAC) {
+            out[MODEL_CG_CONSTRAINT_JACOBIAN] = e->constraint_jac;
+            groups |= 1u << MODEL_CG_CONSTRAINT_JACOBIAN;
+        }
+        if (what & EVAL_CURVATURE) {
+            out[MODEL_CG_CURVATURE] = e->curvature;
+            groups |= 1u << MODEL_CG_CURVATURE;
+        }
+        if (what & EVAL_FORCES) {
+            out[MODEL_CG_FORCES] = e->forces;
+            out[MODEL_CG_FORCE_JACOBIAN] = e->force_jac;
+            groups |= 1u << MODEL_CG_FORCES | 1u << MODEL_CG_FORCE_JACOBIAN;
+        }
+        codegen_eval(m->codegen, groups, e->x, out, sim->tape_work);
+        return;
+    }
+    if (what & EVAL_LAGRANGIAN)
+        model_group_eval(&m->lagrangian_value, e->x, sim->tape_work, &e->lagrangian);
+    if (what & EVAL_GRADIENT)
+        model_group_eval(&m->gradient, e->x, sim->tape_work, e->gradient);
+    if (what & EVAL_HESSIAN)
+        model_group_eval(&m->hessian.values, e->x, sim->tape_work, e->hessian);
+    if (what & EVAL_CONSTRAINTS) {
+        model_group_eval(&m->constraint_values, e->x, sim->tape_work, e->values);
+        model_group_eval(&m->constraint_forms.values, e->x, sim->tape_work, e->forms);
+        model_group_eval(&m->constraint_rates, e->x, sim->tape_work, e->rates);
+    }
+    if (what & EVAL_CONSTRAINT_JAC)
+        model_group_eval(&m->constraint_jacobian.values, e->x, sim->tape_work, e->constraint_jac);
+    if (what & EVAL_CURVATURE)
+        model_group_eval(&m->form_curvature.values, e->x, sim->tape_work, e->curvature);
+    if (what & EVAL_FORCES) {
+        model_group_eval(&m->forces, e->x, sim->tape_work, e->forces);
+        model_group_eval(&m->force_jacobian.values, e->x, sim->tape_work, e->force_jac);
+    }
+}
+
+void sim_add_sparse_block(const model_sparse *sp, const double *values, int row_first, int rows,
+                          int col_first, int cols, double scale, linsolve *jac, int r0, int c0)
+{
+    for (int r = 0; r < rows; r++)
+        for (int k = sp->row_start[row_first + r]; k < sp->row_start[row_first + r + 1]; k++) {
+            int c = sp->col[k] - col_first;
+            if (c >= 0 && c < cols)
+                linsolve_add(jac, r0 + r, c0 + c, scale * values[k]);
+        }
+}
+
+void sim_add_hessian_block(const dirac_sim *sim, const sim_eval *e, int row_first, int rows,
+                           int col_first, int cols, double scale, linsolve *jac, int r0, int c0)
+{
+    sim_add_sparse_block(&sim->model->hessian, e->hessian, row_first, rows, col_first, cols,
+                         scale, jac, r0, c0);
+}
+
+// Sparse LU pays off from about this many unknowns (bench/: dense LAPACK wins below).
+#define SIM_SPARSE_THRESHOLD 64
+
+linsolve *sim_solver(dirac_sim *sim, int slot, int size)
+{
+    linsolve *ls = &sim->solver[slot];
+    if (ls->size == size && (ls->dense || ls->sparse))
+        return ls;
+    linsolve_free(ls);
+    bool sparse = sim->linear_solver == DIRAC_LINEAR_SPARSE ||
+                  (sim->linear_solver == DIRAC_LINEAR_AUTO && size >= SIM_SPARSE_THRESHOLD);
+    if (linsolve_init(ls, size, sparse, NULL) != DIRAC_OK)
+        return NULL;
+    return ls;
+}
+
+linsolve *sim_dense_solver(dirac_sim *sim, int slot, int size)
+{
+    linsolve *ls = &sim->solver[slot];
+    if (ls->size == size && ls->dense)
+        return ls;
+    linsolve_free(ls);
+    if (linsolve_init(ls, size, false, NULL) != DIRAC_OK)
+        return NULL;
+    return ls;
+}
+
+void sim_velocity_constraint(const dirac_sim *sim, const sim_eval *e, const double *v, double *g)
+{
+    const model_sparse *f = &sim->model->constraint_forms;
+    for (int a = 0; a < sim->mc; a++) {
+        double sum = e->rates[a];
+        for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
+            sum += e->forms[k] * v[f->col[k]];
+        g[a] = sum;
+    }
+}
+
+void sim_add_forms_transposed(const dirac_sim *sim, const sim_eval *e, const double *mu,
+                              double scale, double *r)
+{
+    const model_sparse *f = &sim->model->constraint_forms;
+    for (int a = 0; a < sim->mc; a++)
+        for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
+            r[f->col[k]] += scale * mu[a] * e->forms[k];
+}
+
+void sim_add_position_magnitude(const dirac_sim *sim, const sim_eval *e, const double *q,
+                                double scale, double *out)
+{
+    const model_sparse *f = &sim->model->constraint_forms;
+    for (int a = 0; a < sim->mc; a++)
+        if (sim->model->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC)
+            for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
+                out[a] += fabs(scale * e->forms[k] * q[f->col[k]]);
+}
+
+bool sim_has_holonomic(const dirac_sim *sim)
+{
+    for (int a = 0; a < sim->mc; a++)
+        if (sim->model->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC)
+            return true;
+    return false;
+}
+
+void sim_entropy_residual(const dirac_sim *sim, const double *temperature,
+                          const double *thermal, const double *vbar, const double *s1,
+                          double h, double *r)
+{
+    const dirac_model *m = sim->model;
+    const double *conductance = thermal + m->friction_count, *heat_in = conductance + m->heat_count;
+    for (int j = 0; j < sim->ns; j++)
+        r[j] = temperature[j] * (s1[j] - sim->s[j]) - h * heat_in[j];
+    for (int k = 0; k < m->friction_count; k++)
+        r[m->friction_entropy[k]] += h * thermal[k] * vbar[m->friction_coord[k]];
+    for (int k = 0; k < m->heat_count; k++) {
+        int a = m->heat_pair[2 * k], b = m->heat_pair[2 * k + 1];
+        r[a] -= h * conductance[k] * (temperature[b] - temperature[a]);
+        r[b] -= h * conductance[k] * (temperature[a] - temperature[b]);
+    }
+}
+
+double sim_thermal_work(const dirac_sim *sim, const double *thermal, const double *dq, double h)
+{
+    const dirac_model *m = sim->model;
+    double work = 0.0;
+    for (int k = 0; k < m->friction_count; k++)
+        work -= thermal[k] * dq[m->friction_coord[k]];
+    for (int j = 0; j < sim->ns; j++)
+        work += h * thermal[m->friction_count + m->heat_count + j];
+    return work;
+}
