@@ -69,6 +69,7 @@ static void die(const char *what, const dirac_error *err)
 // ---------------------------------------------------------------------------------------
 // Models.
 
+#ifdef DIRAC_HAVE_MATHEVAL   // names for libmatheval's parser
 // names of inputs 4i .. 4i+3 of the Cartesian chain: x<i+1>, y<i+1>, vx<i+1>, vy<i+1>
 static const char *cartesian_name(int32_t index, void *user)
 {
@@ -106,6 +107,7 @@ static int32_t index_of_name(const char *name)
         return 2 * (i - 1) + 1;
     return -1;
 }
+#endif
 
 static expr_id cartesian_chain(expr_pool *p, int n, expr_id *phi)
 {

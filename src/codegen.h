@@ -61,10 +61,10 @@ dirac_status codegen_emit(const expr_pool *pool, int n_groups, const expr_id *co
 void codegen_source_free(codegen_source *src);
 
 /// Largest number of statements generated code is emitted for. GCC 12 at -O2 takes about
-/// 0.2-0.4 ms per statement of this code (docs/benchmarks.md), so this bounds the first run's
-/// compilation to a few seconds; larger models (a 10^3-link chain has ~40,000) are evaluated by
-/// the tapes, which cost the same per node at any size.
-#define CODEGEN_MAX_STATEMENTS 20000L
+/// 0.5 ms (idle) to 3 ms (loaded machine) per statement of this code (docs/benchmarks.md), so
+/// this bounds a first run's compilation to seconds; larger models (a 10^3-link chain has
+/// ~28,000) are evaluated by the tapes, which cost the same per node at any size.
+#define CODEGEN_MAX_STATEMENTS 10000L
 
 /// Emits, compiles (or finds in the cache) and loads the code for the groups. Never fails:
 /// *out is NULL when the tapes must be used, with the reason in report->reason.

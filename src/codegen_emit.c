@@ -413,16 +413,15 @@ static dirac_status plan(emitter *em, int n_groups, const expr_id *const *ids,
     for (int32_t id = top; id >= 0; id--) {   // parents before children
         if (!em->mask[id] || is_leaf(expr_kind_of(pool, id)))
             continue;
-        count++;
+        if (++count > CODEGEN_MAX_STATEMENTS)   // stop early: the tapes will evaluate it
+            return error_set(err, DIRAC_ERR_SIZE, "the model is too large for generated code "
+                             "(more than %ld statements)", CODEGEN_MAX_STATEMENTS);
         for (int which = 0; which < 2; which++) {
             expr_id child = expr_child(pool, id, which);
             if (child != EXPR_NONE)
                 em->mask[child] |= em->mask[id];
         }
     }
-    if (count > CODEGEN_MAX_STATEMENTS)
-        return error_set(err, DIRAC_ERR_SIZE, "the model is too large for generated code "
-                         "(%ld statements, limit %ld)", (long)count, CODEGEN_MAX_STATEMENTS);
     em->nodes = malloc(((size_t)count + 1) * sizeof *em->nodes);
     if (!em->nodes)
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory");

@@ -386,6 +386,33 @@ static void fallbacks_run_the_tapes(void)
     remove_cache();
 }
 
+// a model above CODEGEN_MAX_STATEMENTS (a 400-link chain: ~11,000) runs on the tapes
+static void large_model_runs_on_the_tapes(void)
+{
+    fresh_cache();
+    dirac_spec *spec = NULL;
+    dirac_model *m = NULL;
+    ENSURE_EQ_INT(dirac_spec_load(DIRAC_SOURCE_DIR "/examples/scale/chain.dirac", &spec), DIRAC_OK);
+    ENSURE_EQ_INT(dirac_spec_set_parameter(spec, "N=400"), DIRAC_OK);
+    ENSURE_EQ_INT(dirac_model_compile(spec, &m), DIRAC_OK);
+    dirac_model_evaluation info;
+    dirac_model_evaluation_info(m, &info);
+    ENSURE(!info.compiled);
+    ENSURE_CONTAINS(info.reason, "too large");
+    dirac_sim_options o = { .method = "midpoint", .dt = 1e-3 };
+    dirac_sim *sim = NULL;
+    dirac_error err;
+    ENSURE_EQ_INT(dirac_sim_create(m, &o, &sim, &err), DIRAC_OK);
+    ENSURE_EQ_INT(dirac_sim_step(sim), DIRAC_OK);
+    dirac_sim_destroy(sim);
+    dirac_model_destroy(m);
+    dirac_spec_destroy(spec);
+    int objects, others;
+    count_cache(&objects, &others);
+    ENSURE_EQ_INT(objects + others, 0);   // no compiler ran
+    remove_cache();
+}
+
 enum { RACERS = 4 };
 
 static void *compile_racer(void *arg)
@@ -427,4 +454,5 @@ static void threads_compile_one_model_at_once(void)
 
 TEST_MAIN(TEST(every_example_both_paths), TEST(second_compilation_is_cached),
           TEST(corrupt_object_is_rebuilt), TEST(fallbacks_run_the_tapes),
+          TEST(large_model_runs_on_the_tapes),
           TEST(threads_compile_one_model_at_once))
