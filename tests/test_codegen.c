@@ -29,8 +29,12 @@
 
 static char cache_dir[64];
 
+static void remove_cache(void);
+
+// a new empty cache directory (the previous one, if any, removed)
 static void fresh_cache(void)
 {
+    remove_cache();
     snprintf(cache_dir, sizeof cache_dir, "/tmp/dirac-test-codegen-XXXXXX");
     if (!mkdtemp(cache_dir)) {
         ENSURE(!"mkdtemp");
@@ -41,7 +45,7 @@ static void fresh_cache(void)
 
 static void remove_cache(void)
 {
-    DIR *d = opendir(cache_dir);
+    DIR *d = cache_dir[0] ? opendir(cache_dir) : NULL;
     if (!d)
         return;
     struct dirent *e;
@@ -54,6 +58,7 @@ static void remove_cache(void)
     }
     closedir(d);
     rmdir(cache_dir);
+    cache_dir[0] = '\0';
 }
 
 // files in the cache: objects (dirac-*.so) and anything else (left-over temporaries)
