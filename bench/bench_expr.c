@@ -19,6 +19,7 @@
 // to 1000, shorter timing runs)
 #include "codegen.h"
 #include "expr.h"
+#include "problems_expr.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -69,7 +70,7 @@ static void die(const char *what, const dirac_error *err)
 // ---------------------------------------------------------------------------------------
 // Models.
 
-#ifdef DIRAC_HAVE_MATHEVAL   // names for libmatheval's parser
+#ifdef DIRAC_HAVE_MATHEVAL   // the printed names feed libmatheval only
 // names of inputs 4i .. 4i+3 of the Cartesian chain: x<i+1>, y<i+1>, vx<i+1>, vy<i+1>
 static const char *cartesian_name(int32_t index, void *user)
 {
@@ -108,25 +109,6 @@ static int32_t index_of_name(const char *name)
     return -1;
 }
 #endif
-
-static expr_id cartesian_chain(expr_pool *p, int n, expr_id *phi)
-{
-    expr_id m = expr_const(p, 1.0), g = expr_const(p, 9.81), l = expr_const(p, 1.0);
-    expr_id half_m = expr_div(p, m, expr_const(p, 2));
-    expr_id lagrangian = expr_const(p, 0), px = expr_const(p, 0), py = expr_const(p, 0);
-    for (int i = 0; i < n; i++) {
-        expr_id x = expr_var(p, 4 * i), y = expr_var(p, 4 * i + 1);
-        expr_id vx = expr_var(p, 4 * i + 2), vy = expr_var(p, 4 * i + 3);
-        expr_id kinetic = expr_mul(p, half_m, expr_add(p, expr_powc(p, vx, 2), expr_powc(p, vy, 2)));
-        lagrangian = expr_add(p, lagrangian, expr_sub(p, kinetic, expr_mul(p, expr_mul(p, m, g), y)));
-        phi[i] = expr_sub(p, expr_add(p, expr_powc(p, expr_sub(p, x, px), 2),
-                                      expr_powc(p, expr_sub(p, y, py), 2)),
-                          expr_powc(p, l, 2));
-        px = x;
-        py = y;
-    }
-    return lagrangian;
-}
 
 // X_i = X_{i-1} + l sin th_i, Y_i = Y_{i-1} - l cos th_i, U_i, V_i their time derivatives,
 // L = sum_i m/2 (U_i^2 + V_i^2) - m g Y_i
@@ -362,7 +344,7 @@ static void bench_cartesian(int n, int run_matheval)
     // model: bases are L (index 0) and phi_i (index 1 + i)
     double start = now();
     expr_id *bases = malloc(((size_t)n + 1) * sizeof *bases);
-    bases[0] = cartesian_chain(pool, n, bases + 1);
+    bases[0] = cartesian_chain_expr(pool, n, bases + 1);
     double build_seconds = now() - start;
     int32_t model_nodes = expr_pool_size(pool);
 

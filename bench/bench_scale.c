@@ -8,6 +8,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include <dirac/dirac.h>
 
+#include "problems.h"
+
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -23,50 +25,22 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-// LC ladder: inductor charges q_i, capacitor charges c_i, KCL c_i' = q_i' − q_{i+1}'.
+// LC ladder (problems.h), Lc = C = 1e-3, charge 1e-3 on the first capacitor.
 static char *transmission_line(int cells)
 {
-    size_t cap = 512 + (size_t)cells * 200, len = 0;
-    char *t = malloc(cap);
-    if (!t)
+    double *charge = calloc((size_t)cells, sizeof *charge);
+    if (!charge)
         return NULL;
-    len += (size_t)snprintf(t + len, cap - len, "model line\nparameter Lc = 1e-3, C = 1e-3\n");
-    for (int i = 1; i <= cells; i++) {
-        len += (size_t)snprintf(t + len, cap - len,
-                                "coordinate q%d, c%d\nlagrangian Lc/2*q%d'^2 - c%d^2/(2*C)\n", i, i,
-                                i, i);
-        if (i < cells)
-            len += (size_t)snprintf(t + len, cap - len, "constraint kcl%d: c%d' = q%d' - q%d'\n", i,
-                                    i, i, i + 1);
-        else
-            len += (size_t)snprintf(t + len, cap - len, "constraint kcl%d: c%d' = q%d'\n", i, i, i);
-    }
-    snprintf(t + len, cap - len, "initial c1 = 1e-3\n");
-    return t;
+    charge[0] = 1e-3;
+    char *text = lc_line_model(cells, 1e-3, 1e-3, charge);
+    free(charge);
+    return text;
 }
 
-// Cartesian pendulum chain of point masses on rods.
+// Cartesian pendulum chain of point masses on rods 0.1 long, tilted by 0.3 rad (problems.h).
 static char *pendulum_chain(int links)
 {
-    size_t cap = 512 + (size_t)links * 260, len = 0;
-    char *t = malloc(cap);
-    if (!t)
-        return NULL;
-    len += (size_t)snprintf(t + len, cap - len, "model chain\nparameter m = 1, g = 9.81, l = 0.1\n");
-    for (int i = 1; i <= links; i++) {
-        len += (size_t)snprintf(t + len, cap - len,
-                                "coordinate x%d, y%d\nlagrangian m/2*(x%d'^2 + y%d'^2) - m*g*y%d\n",
-                                i, i, i, i, i);
-        if (i == 1)
-            len += (size_t)snprintf(t + len, cap - len, "constraint rod1: x1^2 + y1^2 = l^2\n");
-        else
-            len += (size_t)snprintf(t + len, cap - len,
-                                    "constraint rod%d: (x%d - x%d)^2 + (y%d - y%d)^2 = l^2\n", i, i,
-                                    i - 1, i, i - 1);
-        len += (size_t)snprintf(t + len, cap - len, "initial x%d = %.17g, y%d = %.17g\n", i,
-                                0.1 * sin(0.3) * i, i, -0.1 * cos(0.3) * i);
-    }
-    return t;
+    return pendulum_chain_model(links, 0.1, 0.3);
 }
 
 typedef struct row {

@@ -32,6 +32,8 @@
 // Prints the tables (markdown) on stdout.
 #include <dirac/dirac.h>
 
+#include "problems.h"
+
 #include <lapacke.h>
 
 #include <errno.h>
@@ -91,18 +93,6 @@ static FILE *open_csv(const char *dir, const char *name)
     return f;
 }
 
-// Complete elliptic integral of the first kind K(k) = π / (2 AGM(1, √(1 − k²))).
-static double elliptic_k(double k)
-{
-    double a = 1.0, b = sqrt(1.0 - k * k);
-    for (int i = 0; i < 50 && fabs(a - b) > 1e-16 * a; i++) {
-        double an = 0.5 * (a + b);
-        b = sqrt(a * b);
-        a = an;
-    }
-    return pi / (2.0 * a);
-}
-
 static dirac_model *compile_spec(dirac_spec *spec, dirac_status status, const char *what)
 {
     if (status != DIRAC_OK)
@@ -120,6 +110,17 @@ typedef struct outcome {
     double fail_time;
     char message[600];
 } outcome;
+
+// One step; a failure is recorded in *o (when, and the library's message) and returns 0.
+static int step_or_record(dirac_sim *sim, double h, outcome *o)
+{
+    if (dirac_sim_step(sim) == DIRAC_OK)
+        return 1;
+    o->failed = 1;
+    o->fail_time = dirac_sim_time(sim) + h;
+    snprintf(o->message, sizeof o->message, "%s", dirac_sim_errmsg(sim));
+    return 0;
+}
 
 static dirac_sim *create_sim(const dirac_model *model, const char *method, double h)
 {
@@ -174,12 +175,8 @@ static pendulum_result run_pendulum(const dirac_model *model, const char *method
     double start = now();
     long k;
     for (k = 1; k <= steps; k++) {
-        if (dirac_sim_step(sim) != DIRAC_OK) {
-            r.o.failed = 1;
-            r.o.fail_time = dirac_sim_time(sim) + h;
-            snprintf(r.o.message, sizeof r.o.message, "%s", dirac_sim_errmsg(sim));
+        if (!step_or_record(sim, h, &r.o))
             break;
-        }
         newton += dirac_sim_newton_iterations(sim);
         q = dirac_sim_q(sim);
         double err = fabs(q[0] * q[0] + q[1] * q[1] - l * l) / (l * l);
@@ -276,6 +273,18 @@ static void swept_region_figure(const char *dir, double h, int stride)
     fclose(svg);
 }
 
+// The header of a Markdown table with a row per method and a column per step size.
+static void print_step_header(void)
+{
+    printf("| method |");
+    for (int j = 0; j < H_COUNT; j++)
+        printf(" h = %g |", steps_h[j]);
+    printf("\n|---|");
+    for (int j = 0; j < H_COUNT; j++)
+        printf("---|");
+    printf("\n");
+}
+
 static void pendulum_experiments(const char *examples, const char *out, int every)
 {
     const double m = 1.0, l = 1.0, g = 9.81, theta0 = pi / 4;
@@ -291,7 +300,7 @@ static void pendulum_experiments(const char *examples, const char *out, int ever
             status = dirac_spec_set_parameter(spec, fixed[i]);
     }
     dirac_model *model = compile_spec(spec, status, path);
-    double period = 4.0 * sqrt(l / g) * elliptic_k(sin(theta0 / 2));
+    double period = pendulum_period(g, l, theta0);
     double t_end = 100.0 * period;
     printf("## (a) Pendulum: m = %g, l = %g, g = %g, θ0 = π/4 from rest\n\n", m, l, g);
     printf("Period T = 4 √(l/g) K(sin(θ0/2)) = %.10f s; 100 T = %.6f s; E0 = %.6f J.\n\n",
@@ -319,13 +328,8 @@ static void pendulum_experiments(const char *examples, const char *out, int ever
         "Full turns (passages over the top) in [0, 100 T]; the exact motion has none",
     };
     for (int table = 0; table < 4; table++) {
-        printf("%s\n\n| method |", titles[table]);
-        for (int j = 0; j < H_COUNT; j++)
-            printf(" h = %g |", steps_h[j]);
-        printf("\n|---|");
-        for (int j = 0; j < H_COUNT; j++)
-            printf("---|");
-        printf("\n");
+        printf("%s\n\n", titles[table]);
+        print_step_header();
         for (int i = 0; i < METHOD_COUNT; i++) {
             printf("| %s |", methods[i]);
             for (int j = 0; j < H_COUNT; j++) {
@@ -345,13 +349,8 @@ static void pendulum_experiments(const char *examples, const char *out, int ever
         }
         printf("\n");
     }
-    printf("Newton iterations per step (mean) and run time (s)\n\n| method |");
-    for (int j = 0; j < H_COUNT; j++)
-        printf(" h = %g |", steps_h[j]);
-    printf("\n|---|");
-    for (int j = 0; j < H_COUNT; j++)
-        printf("---|");
-    printf("\n");
+    printf("Newton iterations per step (mean) and run time (s)\n\n");
+    print_step_header();
     for (int i = 0; i < METHOD_COUNT; i++) {
         printf("| %s |", methods[i]);
         for (int j = 0; j < H_COUNT; j++)
@@ -503,12 +502,8 @@ static column_result run_column(const dirac_model *model, const column *c, const
     long k;
     for (k = 0; k <= steps; k++) {
         if (k > 0) {
-            if (dirac_sim_step(sim) != DIRAC_OK) {
-                r.o.failed = 1;
-                r.o.fail_time = dirac_sim_time(sim) + h;
-                snprintf(r.o.message, sizeof r.o.message, "%s", dirac_sim_errmsg(sim));
+            if (!step_or_record(sim, h, &r.o))
                 break;
-            }
             newton += dirac_sim_newton_iterations(sim);
         }
         const double *q = dirac_sim_q(sim);

@@ -12,13 +12,12 @@
 // formed by forward differences of the right-hand side (n extra evaluations per call).
 // Tolerances are applied component-wise with absolute scales (typical magnitudes of each
 // component: angles 1, angular velocities sqrt(g/l), charges Q0, currents Q0 w0, ...).
+#include "problems.h"
 #include "workprec.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_math.h>
 #include <gsl/gsl_odeiv2.h>
-#include <gsl/gsl_sf_ellint.h>
-#include <gsl/gsl_sf_elljac.h>
 #include <gsl/gsl_version.h>
 
 #include <math.h>
@@ -44,24 +43,13 @@ static int pendulum_rhs(double t, const double y[], double f[], void *params)
     return GSL_SUCCESS;
 }
 
-// Euler-Lagrange equations of the double pendulum in absolute angles:
-//   [ (m1+m2) l1^2        m2 l1 l2 cos(d) ] [th1'']   [ -m2 l1 l2 sin(d) th2'^2 - (m1+m2) g l1 sin th1 ]
-//   [ m2 l1 l2 cos(d)     m2 l2^2         ] [th2''] = [  m2 l1 l2 sin(d) th1'^2 - m2 g l2 sin th2      ]
-// with d = th1 - th2.
-static int double_pendulum_rhs(double t, const double y[], double f[], void *params)
+// The double pendulum's equations in absolute angles (tests/support/problems.h).
+static int double_pendulum_gsl_rhs(double t, const double y[], double f[], void *params)
 {
     (void)t;
     const wp_params *p = ((const gsl_problem *)params)->par;
-    double d = y[0] - y[1], c = cos(d), s = sin(d);
-    double a11 = (p->m1 + p->m2) * p->l1 * p->l1, a12 = p->m2 * p->l1 * p->l2 * c;
-    double a22 = p->m2 * p->l2 * p->l2;
-    double b1 = -p->m2 * p->l1 * p->l2 * s * y[3] * y[3] - (p->m1 + p->m2) * p->g * p->l1 * sin(y[0]);
-    double b2 = p->m2 * p->l1 * p->l2 * s * y[2] * y[2] - p->m2 * p->g * p->l2 * sin(y[1]);
-    double det = a11 * a22 - a12 * a12;
-    f[0] = y[2];
-    f[1] = y[3];
-    f[2] = (b1 * a22 - a12 * b2) / det;
-    f[3] = (a11 * b2 - a12 * b1) / det;
+    double_pendulum dp = { p->m1, p->m2, p->l1, p->l2, p->g };
+    double_pendulum_rhs(&dp, y, f);
     return GSL_SUCCESS;
 }
 
@@ -145,7 +133,7 @@ static void setup(int problem, const wp_params *p, gsl_problem *pb, double y[], 
         break;
     case WP_DOUBLE_PENDULUM:
         pb->dim = 4;
-        pb->rhs = double_pendulum_rhs;
+        pb->rhs = double_pendulum_gsl_rhs;
         y[0] = p->th1;
         y[1] = p->th2;
         y[2] = y[3] = 0.0;
@@ -258,33 +246,6 @@ void wp_gsl_run(int problem, const wp_params *par, wp_gsl_stepper stepper, doubl
         }
     finish(&pb, y, out);
     out->ok = 1;
-}
-
-// ---------------------------------------------------------------------------------------
-// Exact pendulum: sin(theta/2) = k cd(w t | m), k = sin(theta0/2), m = k^2, w = sqrt(g/l).
-
-double wp_pendulum_period(const wp_params *par)
-{
-    double k = sin(0.5 * par->theta0);
-    return 4.0 * gsl_sf_ellint_Kcomp(k, GSL_PREC_DOUBLE) / sqrt(par->g / par->l);
-}
-
-void wp_pendulum_exact(const wp_params *par, double t, double q[2], double v[2])
-{
-    double k = sin(0.5 * par->theta0), m = k * k, w = sqrt(par->g / par->l);
-    double K4 = 4.0 * gsl_sf_ellint_Kcomp(k, GSL_PREC_DOUBLE);
-    double u = fmod(w * t, K4);   // cd has period 4K
-    double sn, cn, dn;
-    gsl_sf_elljac_e(u, m, &sn, &cn, &dn);
-    double cd = cn / dn;
-    double s_half = k * cd, c_half = sqrt(1.0 - s_half * s_half);
-    double sin_theta = 2.0 * s_half * c_half, cos_theta = 1.0 - 2.0 * s_half * s_half;
-    // d/dt sin(theta/2) = cos(theta/2) theta'/2 = k w cd'(u),  cd' = -(1 - m) sn / dn^2
-    double theta_dot = 2.0 * k * w * (-(1.0 - m) * sn / (dn * dn)) / c_half;
-    q[0] = par->l * sin_theta;
-    q[1] = -par->l * cos_theta;
-    v[0] = par->l * cos_theta * theta_dot;
-    v[1] = par->l * sin_theta * theta_dot;
 }
 
 const char *wp_gsl_version(void)

@@ -65,6 +65,37 @@ static void forces(const ggl_problem *pb, const double *q, const double *v, doub
     }
 }
 
+// The rod of length l1 from the pivot at the origin to point 1 (q[0], q[1]): row 0 of g, G and
+// the curvature term; with `two_rods`, also the rod of length l2 from point 1 to point 2
+// (q[2], q[3]): row 1. φ = |x_b − x_a|² − l², G = 2 (x_b − x_a)ᵀ [−I I], (dG/dt) v = 2 |v_b − v_a|².
+static void rods(int n, const double *q, const double *v, double l1, double l2, int two_rods,
+                 double *g, double *G, double *curvature)
+{
+    if (g)
+        g[0] = q[0] * q[0] + q[1] * q[1] - l1 * l1;
+    if (G) {
+        G[0] = 2.0 * q[0];
+        G[1] = 2.0 * q[1];
+    }
+    if (curvature)
+        curvature[0] = 2.0 * (v[0] * v[0] + v[1] * v[1]);
+    if (!two_rods)
+        return;
+    double dx = q[2] - q[0], dy = q[3] - q[1];
+    if (g)
+        g[1] = dx * dx + dy * dy - l2 * l2;
+    if (G) {
+        G[n + 0] = -2.0 * dx;
+        G[n + 1] = -2.0 * dy;
+        G[n + 2] = 2.0 * dx;
+        G[n + 3] = 2.0 * dy;
+    }
+    if (curvature) {
+        double du = v[2] - v[0], dv = v[3] - v[1];
+        curvature[1] = 2.0 * (du * du + dv * dv);
+    }
+}
+
 // Constraints g(q), Jacobian G (m x n, row-major) and the curvature term (dG/dt) v.
 static void constraints(const ggl_problem *pb, const double *q, const double *v, double *g,
                         double *G, double *curvature)
@@ -75,60 +106,20 @@ static void constraints(const ggl_problem *pb, const double *q, const double *v,
         memset(G, 0, (size_t)(pb->m * n) * sizeof *G);
     switch (pb->problem) {
     case WP_PENDULUM:
+        rods(n, q, v, p->l, 0.0, 0, g, G, curvature);
+        break;
+    case WP_DOUBLE_PENDULUM:
+        rods(n, q, v, p->l1, p->l2, 1, g, G, curvature);
+        break;
+    default:   // WP_SLIDER_CRANK: crank, rod, and the guide y2 = 0 of the slider
+        rods(n, q, v, p->r, p->rl, 1, g, G, curvature);
         if (g)
-            g[0] = q[0] * q[0] + q[1] * q[1] - p->l * p->l;
-        if (G) {
-            G[0] = 2.0 * q[0];
-            G[1] = 2.0 * q[1];
-        }
-        if (curvature)
-            curvature[0] = 2.0 * (v[0] * v[0] + v[1] * v[1]);
-        break;
-    case WP_DOUBLE_PENDULUM: {
-        double dx = q[2] - q[0], dy = q[3] - q[1];
-        if (g) {
-            g[0] = q[0] * q[0] + q[1] * q[1] - p->l1 * p->l1;
-            g[1] = dx * dx + dy * dy - p->l2 * p->l2;
-        }
-        if (G) {
-            G[0] = 2.0 * q[0];
-            G[1] = 2.0 * q[1];
-            G[n + 0] = -2.0 * dx;
-            G[n + 1] = -2.0 * dy;
-            G[n + 2] = 2.0 * dx;
-            G[n + 3] = 2.0 * dy;
-        }
-        if (curvature) {
-            double du = v[2] - v[0], dv = v[3] - v[1];
-            curvature[0] = 2.0 * (v[0] * v[0] + v[1] * v[1]);
-            curvature[1] = 2.0 * (du * du + dv * dv);
-        }
-        break;
-    }
-    default: {   // WP_SLIDER_CRANK: crank, rod, guide
-        double dx = q[2] - q[0], dy = q[3] - q[1];
-        if (g) {
-            g[0] = q[0] * q[0] + q[1] * q[1] - p->r * p->r;
-            g[1] = dx * dx + dy * dy - p->rl * p->rl;
             g[2] = q[3];
-        }
-        if (G) {
-            G[0] = 2.0 * q[0];
-            G[1] = 2.0 * q[1];
-            G[n + 0] = -2.0 * dx;
-            G[n + 1] = -2.0 * dy;
-            G[n + 2] = 2.0 * dx;
-            G[n + 3] = 2.0 * dy;
+        if (G)
             G[2 * n + 3] = 1.0;
-        }
-        if (curvature) {
-            double du = v[2] - v[0], dv = v[3] - v[1];
-            curvature[0] = 2.0 * (v[0] * v[0] + v[1] * v[1]);
-            curvature[1] = 2.0 * (du * du + dv * dv);
+        if (curvature)
             curvature[2] = 0.0;
-        }
         break;
-    }
     }
 }
 

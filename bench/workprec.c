@@ -3,7 +3,7 @@
 //
 // Problems (models in bench/models/, parameters set from `params` below):
 //   pendulum          Cartesian, 1 holonomic constraint, [0, 10]; exact solution (Jacobi
-//                     elliptic functions)
+//                     elliptic functions, tests/support/problems.h)
 //   double pendulum   Cartesian, 2 holonomic constraints, [0, 5]; reference: GSL rk8pd on the
 //                     angles at tolerance 1e-14, checked against libdirac midpoint runs at
 //                     three steps, Richardson-extrapolated twice
@@ -39,6 +39,7 @@
 
 #include <dirac/dirac.h>
 
+#include "problems.h"
 #include "workprec.h"
 
 #include <math.h>
@@ -442,8 +443,8 @@ static void reference(problem *pb)
     double v[2];
     switch (pb->id) {
     case WP_PENDULUM:
-        wp_pendulum_exact(&params, pb->t_end, pb->ref, v);
-        snprintf(pb->ref_how, sizeof pb->ref_how, "exact (Jacobi elliptic functions, GSL)");
+        pendulum_exact(params.g, params.l, params.theta0, pb->t_end, pb->ref, v);
+        snprintf(pb->ref_how, sizeof pb->ref_how, "exact (Jacobi elliptic functions, AGM)");
         return;
     case WP_RLC: {
         const wp_params *p = &params;
@@ -751,12 +752,12 @@ static void print_summary(void)
 static void long_run(const char *dir)
 {
     problem *pb = &problems[WP_PENDULUM];
-    double period = wp_pendulum_period(&params);
+    double period = pendulum_period(params.g, params.l, params.theta0);
     double t_end = long_periods * period;
     long steps = (long)llround(long_periods * 100.0);
     double e0 = -params.m * params.g * params.l * cos(params.theta0);
     double q_exact[2], v_exact[2];
-    wp_pendulum_exact(&params, t_end, q_exact, v_exact);
+    pendulum_exact(params.g, params.l, params.theta0, t_end, q_exact, v_exact);
     printf("\n### Long run: pendulum over %.0f periods (T = %.6f s, t_end = %.1f s)\n\n",
            long_periods, period, t_end);
     printf("Fixed-step solvers at h = T/100 (%ld steps; halved while the first step fails); one "

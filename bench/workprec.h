@@ -61,10 +61,4 @@ void wp_ida_run(int problem, const wp_params *par, double tol, double t_end, wp_
 const char *wp_gsl_version(void);
 const char *wp_ida_version(void);
 
-/// Exact pendulum solution (Jacobi elliptic functions, GSL): Cartesian position q[2] and
-/// velocity v[2] at time t.
-void wp_pendulum_exact(const wp_params *par, double t, double q[2], double v[2]);
-/// Pendulum period 4 K(k) / sqrt(g/l), k = sin(theta0/2).
-double wp_pendulum_period(const wp_params *par);
-
 #endif

@@ -10,13 +10,7 @@
 # Set-up step of this benchmark only (not of the tests, not in scripts/setup.sh): installs the
 # peers libgsl-dev and libsundials-dev, and gnuplot-nox for the figure, with apt-get when they
 # are missing and we are root.
-set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-build="$top/build-workprec"
-out="${1:-$build/out}"
-[ $# -gt 0 ] && shift
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
+. "$(dirname "$0")/prelude.sh" build-workprec out "$@"
 
 missing=()
 [ -f /usr/include/gsl/gsl_odeiv2.h ] || missing+=(libgsl-dev)
@@ -45,7 +39,7 @@ cmake --build "$build" -j"$(nproc 2>/dev/null || echo 2)" --target workprec > /d
 # nothing from threads.
 mkdir -p "$top/docs/figures"
 OPENBLAS_NUM_THREADS=1 "$build/bench/workprec" --models "$top/bench/models" --out "$out" \
-    --figure "$top/docs/figures/workprec.png" "$@" | tee "$out/tables.md"
+    --figure "$top/docs/figures/workprec.png" "${args[@]}" | tee "$out/tables.md"
 
 if command -v gnuplot > /dev/null; then
   gnuplot "$out/workprec.gp"

@@ -2,7 +2,9 @@
 //                 [--every K] [--summary FILE.json|-] [--project-initial] [--tol R]
 //                 [--max-iter N] [--quiet] [--strict] [--plot FILE] [--rtol R] [--atol A]
 //                 [--max-steps N] [--max-wall SECONDS] [--force]
-//                 [--inputs FILE.csv] [--inputs-interp linear|step]`
+//                 [--inputs FILE.csv] [--inputs-interp linear|step]
+//                 [--save-state FILE] [--save-every T] [--initial-state FILE]
+//                 [--output-times A:H:B|T1,T2,...|FILE]`
 //
 // Runs a model with one of the library's integrators, writes the trajectory as CSV (row by row,
 // so a failed run leaves a complete file up to its last good step) and a JSON summary. Every
@@ -13,6 +15,17 @@
 // steps = ceil(t_end/dt - 1e-9) steps, all of size dt: the final time steps*dt may pass t_end
 // by less than one step (equal steps keep the symplectic methods' properties; a shortened
 // last step would not). docs/cli.md is the user's reference.
+//
+// Restart (state_file.h): --save-state writes the simulation's state at the end of the run (also
+// of a failed, stopped or interrupted one: its last good step) and every --save-every T of
+// simulated time; --initial-state continues from such a file with the saved run's method, step
+// and tolerances, to the absolute time --t-end. The continued run equals the run in one piece
+// bit for bit, its rows included (every K-th step counts from the first run's start).
+//
+// Output times (output_times.h): rows only at the requested times. Adaptive runs shorten the
+// step that would pass a time to land on it (and go on with the step the controller wanted);
+// fixed-step runs need the times on their grid k dt (a shortened step would make the solution
+// depend on the output times and break the equal steps the symplectic methods rely on).
 //
 // Per interaction k (a constraint or two-form of the outer model joining components), the CSV
 // has the force on each coordinate it acts on, F.NAME.COORD, and its power P.NAME; the summary
@@ -37,6 +50,8 @@
 #include "csv_output.h"
 #include "exit_status.h"
 #include "input_table.h"
+#include "output_times.h"
+#include "state_file.h"
 #include "json_output.h"
 #include "output_file.h"
 #include "option_args.h"
@@ -44,6 +59,8 @@
 #include <dirac/dirac.h>
 
 #include <errno.h>
+#include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -68,7 +85,9 @@ static const char usage[] =
     "                      [--plot FILE.png|FILE.svg] [--rtol R] [--atol A]\n"
     "                      [--max-steps N] [--max-wall SECONDS] [--force] [--strict]\n"
     "                      [--max-model-memory BYTES] [--codegen auto|off]\n"
-    "                      [--inputs FILE.csv] [--inputs-interp linear|step]\n";
+    "                      [--inputs FILE.csv] [--inputs-interp linear|step]\n"
+    "                      [--save-state FILE] [--save-every T] [--initial-state FILE]\n"
+    "                      [--output-times A:H:B|T1,T2,...|FILE]\n";
 
 // Command-line settings; the has_ flags say which were given.
 typedef struct sim_args {
@@ -94,6 +113,12 @@ typedef struct sim_args {
     const char *inputs;    // --inputs FILE.csv (NULL: the inputs keep their defaults)
     input_interp inputs_interp;
     input_table table;     // the loaded --inputs file (rows == 0: none)
+    const char *save_state;      // --save-state FILE (NULL: none)
+    double save_every;           // --save-every T (0: only at the end)
+    const char *initial_state;   // --initial-state FILE (NULL: the model's initial state)
+    saved_state saved;           // the loaded --initial-state file
+    const char *output_times_arg;
+    output_times times;          // --output-times (count 0: rows every K steps)
 } sim_args;
 
 // Accepted steps an adaptive run may take unless --max-steps says otherwise: bounds the run
@@ -107,6 +132,9 @@ typedef struct sim_settings {
     long every, steps;
     double tol;        // Newton's relative tolerance (0: the library's default)
     long max_iter;     // Newton's iterations (0: the library's default)
+    long first_step;   // steps taken before this run (--initial-state), counted from t = 0
+    double t_start;    // the time this run starts at
+    double span;       // the time this run covers (fixed steps: steps x dt)
 } sim_settings;
 
 // What the summary reports: the library's statistics of the run (zero if it could not start),
@@ -170,6 +198,13 @@ static int bad_input(const char *fmt, const char *a, const char *b)
     fprintf(stderr, fmt, a, b);
     fputc('\n', stderr);
     return EXIT_BAD_INPUT;
+}
+
+static void print_message(const char *prefix, const char *msg)
+{
+    fprintf(stderr, "dirac simulate: %s%s", prefix, msg);
+    if (!*msg || msg[strlen(msg) - 1] != '\n')
+        fputc('\n', stderr);
 }
 
 static int parse_args(int argc, char **argv, sim_args *a)
@@ -254,6 +289,22 @@ static int parse_args(int argc, char **argv, sim_args *a)
             else
                 return bad_input("--inputs-interp is 'linear' or 'step', got '%s'",
                                  value ? value : "", NULL);
+        } else if (cli_take_option(argc, argv, &i, "--save-state", &value) ||
+                   cli_take_option(argc, argv, &i, "--initial-state", &value)) {
+            int save = !strncmp(arg, "--save-state", 12);
+            if (!value || !*value || !strcmp(value, "-"))
+                return bad_input("%s needs a file name", save ? "--save-state" : "--initial-state",
+                                 NULL);
+            *(save ? &a->save_state : &a->initial_state) = value;
+        } else if (cli_take_option(argc, argv, &i, "--save-every", &value)) {
+            if (!value || cli_parse_real(value, &a->save_every) || !(a->save_every > 0))
+                return bad_input("--save-every needs a positive time, got '%s'",
+                                 value ? value : "", NULL);
+        } else if (cli_take_option(argc, argv, &i, "--output-times", &value)) {
+            if (!value || !*value)
+                return bad_input("--output-times needs A:H:B, T1,T2,... or a file of times",
+                                 NULL, NULL);
+            a->output_times_arg = value;
         } else if (cli_take_option(argc, argv, &i, "--max-model-memory", &value)) {
             if (!value || cli_parse_bytes(value, &a->max_model_memory))
                 return bad_input("--max-model-memory needs a size in bytes (suffixes K, M, G), "
@@ -296,6 +347,16 @@ static int parse_args(int argc, char **argv, sim_args *a)
                          NULL);
     if (a->out && a->summary && strcmp(a->out, "-") && !strcmp(a->out, a->summary))
         return bad_input("--out and --summary name the same file '%s'", a->out, NULL);
+    if (a->save_every > 0 && !a->save_state)
+        return bad_input("--save-every needs --save-state FILE (where to write)", NULL, NULL);
+    if (a->output_times_arg && a->has_every)
+        return bad_input("--output-times and --every both choose the rows: give one", NULL,
+                         NULL);
+    if (a->output_times_arg) {
+        char message[512];
+        if (output_times_parse(a->output_times_arg, &a->times, message, sizeof message))
+            return bad_input("%s", message, NULL);
+    }
     return 0;
 }
 
@@ -314,6 +375,92 @@ static void list_methods(FILE *out)
     fputs("auto", out);
     for (int i = 0; i < dirac_method_count(); i++)
         fprintf(out, ", %s", dirac_method(i)->name);
+}
+
+// Reads the --initial-state file and takes the saved run's settings; settings given on the
+// command line must be the saved ones (a restart continues the same run).
+static int load_saved_state(sim_args *a, const dirac_model *model)
+{
+    char message[1024];
+    if (state_file_read(a->initial_state, model, &a->saved, message, sizeof message)) {
+        print_message("error: ", message);
+        return EXIT_BAD_INPUT;
+    }
+    const state_settings *saved = &a->saved.settings;
+    const char *conflict = NULL;
+    char given[64] = "", kept[64] = "";
+    if (a->method && strcmp(a->method, saved->method)) {
+        conflict = "--method";
+        snprintf(given, sizeof given, "%s", a->method);
+        snprintf(kept, sizeof kept, "%s", saved->method);
+    }
+    const struct {
+        const char *option;
+        int given;
+        double value, saved;
+    } numbers[] = {
+        { "--dt", a->has_dt, a->dt, saved->dt },
+        { "--rtol", a->rtol > 0, a->rtol, saved->rtol },
+        { "--atol", a->atol > 0, a->atol, saved->atol },
+        { "--tol", a->has_tol, a->tol, saved->tol },
+        { "--max-iter", a->has_max_iter, (double)a->max_iter, (double)saved->max_iter },
+    };
+    for (size_t k = 0; !conflict && k < sizeof numbers / sizeof numbers[0]; k++)
+        if (numbers[k].given && numbers[k].value != numbers[k].saved) {
+            conflict = numbers[k].option;
+            snprintf(given, sizeof given, "%.17g", numbers[k].value);
+            snprintf(kept, sizeof kept, "%.17g", numbers[k].saved);
+        }
+    if (conflict) {
+        fprintf(stderr, "dirac simulate: error: %s %s differs from the run saved in '%s' (%s); "
+                        "a restart continues that run with its method, step and tolerances: "
+                        "leave %s out\n",
+                conflict, given, a->initial_state, kept, conflict);
+        return EXIT_BAD_INPUT;
+    }
+    a->method = saved->method;
+    a->dt = saved->dt, a->has_dt = 1;
+    a->rtol = saved->rtol, a->atol = saved->atol;
+    a->tol = saved->tol, a->has_tol = 1;   // 0: the library's default, as in the saved run
+    a->max_iter = saved->max_iter, a->has_max_iter = 1;
+    return 0;
+}
+
+// How far a node's time may lie from a requested output time and still be that time: the
+// rounding of t = k dt (fixed steps) or of t + (tau - t) (adaptive steps landing on tau).
+static double time_tolerance(double tau, double h)
+{
+    return 64 * DBL_EPSILON * (fabs(tau) + h);
+}
+
+// Output times lie at or after the start (a restarted run skips those before its saved time)
+// and, with fixed steps, on the grid t = k dt. Prints the reason and returns -1 otherwise.
+static int check_output_times(const sim_args *a, const sim_settings *s)
+{
+    const double *t = a->times.t;
+    if (!a->initial_state && t[0] < s->t_start - time_tolerance(s->t_start, s->dt)) {
+        fprintf(stderr, "dirac simulate: error: output time %.15g is before the start t = %g\n",
+                t[0], s->t_start);
+        return -1;
+    }
+    if (a->rtol > 0 || a->atol > 0)
+        return 0;
+    for (long i = 0; i < a->times.count; i++) {
+        double k = nearbyint(t[i] / s->dt);
+        if (fabs(t[i] - k * s->dt) <= time_tolerance(t[i], s->dt))
+            continue;
+        double below = floor(t[i] / s->dt) * s->dt;
+        fprintf(stderr, "dirac simulate: error: output time %.15g is not a node of the fixed "
+                        "steps (t = k dt, dt = %g; the nodes around it are %.15g and %.15g): "
+                        "fixed-step runs write rows at their nodes only (a shortened step would "
+                        "make the solution depend on the output times and give up the equal "
+                        "steps the methods' properties rest on); choose dt so that the times "
+                        "are nodes, or give --rtol/--atol: adaptive steps land on every output "
+                        "time\n",
+                t[i], s->dt, below, below + s->dt);
+        return -1;
+    }
+    return 0;
 }
 
 // Merges the model's `simulate` line and the command line; prints the reason on failure.
@@ -344,6 +491,8 @@ static int resolve_settings(const dirac_model *model, const sim_args *a, sim_set
     }
     if (a->has_t_end)
         s->t_end = a->t_end;
+    else if (a->times.count > 0)   // the run ends at the last output time
+        s->t_end = a->times.t[a->times.count - 1];
     else if (d.has_t_end)
         s->t_end = d.t_end;
     else
@@ -391,6 +540,26 @@ static int resolve_settings(const dirac_model *model, const sim_args *a, sim_set
                         "interval t_end = %g that no step would be taken\n", s->dt, s->t_end);
         return EXIT_BAD_INPUT;
     }
+    if (a->initial_state) {   // the run goes on from the saved step to the absolute t_end
+        s->first_step = a->saved.steps;
+        s->t_start = a->saved.t;
+        int adaptive = a->rtol > 0 || a->atol > 0;
+        if (adaptive ? s->t_end < s->t_start : s->steps < s->first_step) {
+            fprintf(stderr, "dirac simulate: error: t_end = %.17g is before the saved state's "
+                            "time t = %.17g ('%s'); --t-end is the absolute final time\n",
+                    s->t_end, s->t_start, a->initial_state);
+            return EXIT_BAD_INPUT;
+        }
+        s->steps -= s->first_step;
+    }
+    s->span = a->rtol > 0 || a->atol > 0 ? s->t_end - s->t_start : (double)s->steps * s->dt;
+    if (a->times.count > 0 && a->times.t[a->times.count - 1] > s->t_end) {
+        fprintf(stderr, "dirac simulate: error: output time %.15g is after t_end = %.15g\n",
+                a->times.t[a->times.count - 1], s->t_end);
+        return EXIT_BAD_INPUT;
+    }
+    if (a->times.count > 0 && check_output_times(a, s))
+        return EXIT_BAD_INPUT;
     if (a->max_steps > 0 && !(a->rtol > 0 || a->atol > 0) && s->steps > a->max_steps) {
         fprintf(stderr, "dirac simulate: error: t_end/dt = %ld steps is more than --max-steps "
                         "%ld\n", s->steps, a->max_steps);
@@ -684,11 +853,45 @@ static int emit_summary(const sim_args *a, const sim_settings *s, const sim_stat
     return 0;
 }
 
-static void print_message(const char *prefix, const char *msg)
+// Output times: writes the rows of the times the current node stands for (the time column
+// is the requested time), from a->times.t[*next] on; times it passed without a node are a bug
+// of the landing and end the run (-1).
+static int write_output_rows(dirac_run *r, const dirac_sim *sim, const sim_args *a, double h,
+                             long *next, csv_writer *csv, double *row, int columns,
+                             sim_stats *st)
 {
-    fprintf(stderr, "dirac simulate: %s%s", prefix, msg);
-    if (!*msg || msg[strlen(msg) - 1] != '\n')
-        fputc('\n', stderr);
+    double t = dirac_sim_time(sim);
+    const output_times *times = &a->times;
+    while (*next < times->count && times->t[*next] <= t + time_tolerance(t, h)) {
+        double tau = times->t[*next];
+        if (tau < t - time_tolerance(tau, h)) {
+            snprintf(st->stop_message, sizeof st->stop_message,
+                     "internal error: the run passed output time %.17g without a node (now at "
+                     "t = %.17g)", tau, t);
+            return -1;
+        }
+        dirac_run_row(r, row);
+        row[0] = tau;
+        write_row(csv, row, columns);
+        st->rows++;
+        ++*next;
+    }
+    return 0;
+}
+
+// Writes the simulation's state to --save-state; 0, or prints the reason and returns
+// EXIT_FAILED.
+static int save_state(const dirac_model *m, const dirac_sim *sim, const sim_settings *s,
+                      const sim_args *a)
+{
+    state_settings settings = { dirac_sim_method(sim), s->dt, a->rtol, a->atol, s->tol,
+                                s->max_iter };
+    char message[1024];
+    if (state_file_write(a->save_state, m, sim, &settings, message, sizeof message)) {
+        print_message("error: ", message);
+        return EXIT_FAILED;
+    }
+    return 0;
 }
 
 // The time loop: writes rows as it goes, gathers statistics; returns the exit status.
@@ -700,8 +903,11 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
     dirac_run *r = NULL;
     dirac_error err;
     memset(&err, 0, sizeof err);
-    dirac_status created = row ? dirac_run_create(sim, s->t_end, s->every, &r, &err)
+    long every = a->times.count > 0 ? LONG_MAX : s->every;   // output times: rows below
+    dirac_status created = row ? dirac_run_create(sim, s->span, every, &r, &err)
                                : DIRAC_ERR_NOMEM;
+    if (created == DIRAC_OK && (a->rtol > 0 || a->atol > 0))
+        dirac_run_set_final_time(r, s->t_end);   // absolute: a restarted run lands there too
     if (created != DIRAC_OK) {
         free(row);
         output_discard(csv_file);
@@ -722,14 +928,26 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
     }
     if (a->table.rows > 0)   // inputs at the initial node, then at the start of each step
         input_table_apply(&a->table, sim, dirac_sim_time(sim));
-    dirac_run_row(r, row);
-    write_row(csv, row, columns);
-    st->rows = 1;
+    int with_times = a->times.count > 0;
+    long next_time = 0;   // the first output time not written yet
+    st->rows = 0;
+    if (with_times) {   // a restarted run skips the times before its start
+        double t0 = dirac_sim_time(sim);
+        while (next_time < a->times.count &&
+               a->times.t[next_time] < t0 - time_tolerance(t0, s->dt))
+            next_time++;
+        write_output_rows(r, sim, a, s->dt, &next_time, csv, row, columns, st);
+    } else {
+        dirac_run_row(r, row);
+        write_row(csv, row, columns);
+        st->rows = 1;
+    }
 
     int rc = 0;
     int adaptive = a->rtol > 0 || a->atol > 0;
+    double next_save = dirac_sim_time(sim) + a->save_every;   // --save-every
     long max_steps = a->max_steps > 0 ? a->max_steps : DEFAULT_MAX_STEPS;
-    double t_final = dirac_sim_time(sim) + s->t_end;
+    double t_final = adaptive ? s->t_end : dirac_sim_time(sim) + s->span;
     static char cap_message[256];
     while (!dirac_run_finished(r)) {
         // a terminating signal (Ctrl-C, kill, timeout, a closed pipe) ends the run here
@@ -760,8 +978,31 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
         long written = 0;
         if (a->table.rows > 0)
             input_table_apply(&a->table, sim, dirac_sim_time(sim));
+        // adaptive steps land on the next output time, then go on with the step wanted
+        double wanted = 0;
+        if (with_times && adaptive && next_time < a->times.count) {
+            double t = dirac_sim_time(sim), tau = a->times.t[next_time];
+            double h = dirac_sim_next_step_size(sim);
+            if (t + h >= tau - 1e-9 * h && tau > t) {
+                wanted = h;
+                dirac_sim_set_next_step_size(sim, tau - t);
+            }
+        }
         dirac_status status = dirac_run_advance(r, 1, row, 1, &written);
-        if (written) {
+        if (with_times && status == DIRAC_OK) {
+            double h = adaptive ? dirac_sim_last_step_size(sim) : s->dt;
+            long before = next_time;
+            if (write_output_rows(r, sim, a, h, &next_time, csv, row, columns, st)) {
+                st->failed = 1;
+                st->error = st->stop_message;
+                rc = EXIT_FAILED;
+                break;
+            }
+            if (wanted > 0 && next_time > before && dirac_sim_next_step_size(sim) < wanted)
+                dirac_sim_set_next_step_size(sim, wanted);
+            if (csv->error)
+                break;
+        } else if (written) {
             write_row(csv, row, columns);
             st->rows++;
             if (csv->error)
@@ -775,6 +1016,16 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
             rc = status == DIRAC_ERR_NOMEM ? EXIT_OUT_OF_MEMORY : EXIT_FAILED;
             break;
         }
+        if (a->save_every > 0 && dirac_sim_time(sim) >= next_save) {   // a checkpoint
+            rc = save_state(m, sim, s, a);
+            if (rc) {
+                st->failed = 1;
+                st->error = "writing the state (--save-every) failed";
+                break;
+            }
+            double t = dirac_sim_time(sim), start = s->t_start;
+            next_save = start + (floor((t - start) / a->save_every) + 1) * a->save_every;
+        }
         long k = dirac_run_statistics(r)->steps;
         if ((k & 15) == 0) {
             double now = now_seconds();
@@ -786,12 +1037,14 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
         }
     }
     progress_clear(&prog);
-    // the trajectory ends at the last good step, written or not
-    if (!csv->error && dirac_run_finish(r, row)) {
+    // the trajectory ends at the last good step, written or not (output times: only those)
+    if (!csv->error && !with_times && dirac_run_finish(r, row)) {
         write_row(csv, row, columns);
         st->rows++;
     }
     st->wall_seconds = now_seconds() - prog.start;
+    // the state at the end of the run, also at the last good step of a failed or stopped one
+    int state_rc = a->save_state ? save_state(m, sim, s, a) : 0;
     st->run = *dirac_run_statistics(r);
     dirac_run_destroy(r);
     free(row);
@@ -840,6 +1093,12 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
                     dirac_sim_time(sim), st->run.steps, csv_path, st->rows,
                     st->rows == 1 ? "row" : "rows");
     }
+    if (a->save_state && !state_rc && (rc || st->interrupted) && !a->quiet)
+        fprintf(stderr, "dirac simulate: note: the state at t = %.17g (step %ld) is in %s; "
+                        "continue with --initial-state %s\n", dirac_sim_time(sim),
+                dirac_sim_step_count(sim), a->save_state, a->save_state);
+    if (state_rc && !rc)
+        rc = state_rc;
     // the run's quality against the model's scales (also of a failed or interrupted run)
     int warnings = dirac_sim_warning_count(sim);
     for (int k = 0; k < warnings; k++)
@@ -894,6 +1153,8 @@ int cli_simulate(int argc, char **argv)
         return EXIT_BAD_INPUT;
 
     rc = load_model(&a, &spec, &model);
+    if (!rc && a.initial_state)
+        rc = load_saved_state(&a, model);
     if (!rc)
         rc = resolve_settings(model, &a, &s);
     if (!rc && a.inputs) {
@@ -918,10 +1179,10 @@ int cli_simulate(int argc, char **argv)
         snprintf(default_out, len, "%s.csv", dirac_model_name(model));
         csv_path = default_out;
     }
-    const char *outputs[3] = { csv_path, a.summary, a.plot };
-    const char *output_options[3] = { a.out ? "--out" : "the default output", "--summary",
-                                      "--plot" };
-    rc = check_outputs(spec, outputs, output_options, 3);
+    const char *outputs[4] = { csv_path, a.summary, a.plot, a.save_state };
+    const char *output_options[4] = { a.out ? "--out" : "the default output", "--summary",
+                                      "--plot", "--save-state" };
+    rc = check_outputs(spec, outputs, output_options, 4);
     if (!rc)
         rc = check_csv_size(model, &s, &a);
     if (rc)
@@ -931,7 +1192,8 @@ int cli_simulate(int argc, char **argv)
     memset(&options, 0, sizeof options);
     options.method = s.method;
     options.dt = s.dt;
-    options.project_initial = a.project_initial;
+    // a restart replaces the initial state: one the constraints do not hold is no obstacle
+    options.project_initial = a.project_initial || a.initial_state;
     options.newton_rtol = s.tol;
     options.newton_max_iterations = (int)s.max_iter;
     options.adaptive_rtol = a.rtol;
@@ -949,15 +1211,24 @@ int cli_simulate(int argc, char **argv)
         }
         goto done;
     }
-    if (a.project_initial && dirac_sim_projection_distance(sim) > 0 && !a.quiet) {
+    int adaptive = a.rtol > 0 || a.atol > 0;
+    if (a.initial_state) {
+        char message[1024];
+        if (state_file_restore(&a.saved, a.initial_state, model, sim, message, sizeof message)) {
+            print_message("error: ", message);
+            rc = EXIT_BAD_INPUT;
+            goto done;
+        }
+    } else if (a.project_initial && dirac_sim_projection_distance(sim) > 0 && !a.quiet) {
         fprintf(stderr, "dirac simulate: note: the initial state was projected onto the "
                         "constraints (moved by %.3e)\n", dirac_sim_projection_distance(sim));
         projection_report(stderr, model, sim);
     }
-    if (s.steps > 0 && fabs((double)s.steps * s.dt - s.t_end) > 1e-9 * s.dt && !a.quiet)
+    double last_node = (double)(s.first_step + s.steps) * s.dt;
+    if (!adaptive && s.steps > 0 && fabs(last_node - s.t_end) > 1e-9 * s.dt && !a.quiet)
         fprintf(stderr, "dirac simulate: note: t_end = %g is not a multiple of dt = %g; the last "
                         "of the %ld equal steps ends at t = %.10g\n",
-                s.t_end, s.dt, s.steps, (double)s.steps * s.dt);
+                s.t_end, s.dt, s.first_step + s.steps, last_node);
 
     // from here on a terminating signal ends the run cleanly
     catch_stop_signals();
@@ -989,6 +1260,8 @@ int cli_simulate(int argc, char **argv)
 
 done:
     input_table_free(&a.table);
+    saved_state_free(&a.saved);
+    output_times_free(&a.times);
     free(default_out);
     dirac_sim_destroy(sim);
     dirac_model_destroy(model);

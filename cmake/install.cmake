@@ -19,9 +19,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/dirac DESTINATION ${CMAKE_INSTAL
 if(DIRAC_BUILD_CLI)
   install(TARGETS dirac_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   # the FMU runtime `dirac export fmu` compiles (found relative to the tool)
-  install(FILES ${PROJECT_SOURCE_DIR}/fmi/fmi2_interface.h ${PROJECT_SOURCE_DIR}/fmi/fmu_fmi2.c
-                ${PROJECT_SOURCE_DIR}/fmi/fmu_layout.h ${PROJECT_SOURCE_DIR}/fmi/fmu_model.h
-          DESTINATION ${CMAKE_INSTALL_DATADIR}/dirac/fmi)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/fmi/ DESTINATION ${CMAKE_INSTALL_DATADIR}/dirac/fmi
+          FILES_MATCHING PATTERN "*.c" PATTERN "*.h")
 endif()
 install(FILES ${PROJECT_SOURCE_DIR}/docs/dirac.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 

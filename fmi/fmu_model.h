@@ -1,5 +1,5 @@
 // What `dirac export fmu` generates for one FMU (the model's files and settings), read by the
-// runtime fmu_fmi2.c.
+// runtime fmu_instance.c.
 #ifndef DIRAC_FMU_MODEL_H
 #define DIRAC_FMU_MODEL_H
 
@@ -17,5 +17,6 @@ extern const char dirac_fmu_guid[];
 extern const char dirac_fmu_method[];                // "": the model's own (or auto)
 extern const double dirac_fmu_dt;                    // 0: the model's own
 extern const fmu_layout dirac_fmu_layout;            // the variables at export
+extern const unsigned char dirac_fmu_tunable[];      // per parameter: 1 if tunable
 
 #endif

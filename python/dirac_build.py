@@ -211,6 +211,9 @@ dirac_status dirac_sim_create(const dirac_model *model, const dirac_sim_options 
                               dirac_sim **out, dirac_error *err);
 void dirac_sim_destroy(dirac_sim *sim);
 dirac_status dirac_sim_step(dirac_sim *sim);
+size_t dirac_sim_state_size(const dirac_sim *sim);
+dirac_status dirac_sim_state_save(const dirac_sim *sim, void *buffer, size_t size);
+dirac_status dirac_sim_state_restore(dirac_sim *sim, const void *buffer, size_t size);
 const char *dirac_sim_errmsg(const dirac_sim *sim);
 double dirac_sim_time(const dirac_sim *sim);
 long dirac_sim_step_count(const dirac_sim *sim);

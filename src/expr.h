@@ -20,6 +20,8 @@
 #ifndef DIRAC_SRC_EXPR_H
 #define DIRAC_SRC_EXPR_H
 
+#include "builtin_functions.h"
+
 #include <dirac/status.h>
 
 #include <stddef.h>
@@ -31,13 +33,14 @@ typedef int32_t expr_id;
 /// The id returned by a failed constructor or derivative.
 #define EXPR_NONE ((expr_id)-1)
 
-/// Node kinds (X-macro: enum name, printed name, arity). Unary functions come in one block.
+/// Node kinds: the operators (X-macro: enum name, printed name, arity), then one kind
+/// EXPR_<ID> per function of BUILTIN_MATH_LIST (builtin_functions.h) in its order.
 /// Comparisons LT, LE, EQ, NE are 1 or 0 (NaN if an operand is NaN); WHEN(c, a) is a if c is
 /// not 0 and 0 if it is (whatever a is: a NaN or infinite a in the branch not taken does not
 /// leak), NaN if c is NaN. if(c, a, b) is WHEN(c, a) + WHEN(c == 0, b). Derivatives: a
 /// comparison is piecewise constant (derivative 0); d WHEN(c, a) = WHEN(c, da), the
 /// derivative of the branch taken.
-#define EXPR_KIND_LIST(X)   \
+#define EXPR_OPERATOR_LIST(X) \
     X(EXPR_CONST, "const", 0) \
     X(EXPR_VAR, "var", 0)     \
     X(EXPR_ADD, "+", 2)       \
@@ -50,29 +53,21 @@ typedef int32_t expr_id;
     X(EXPR_EQ, "==", 2)       \
     X(EXPR_NE, "!=", 2)       \
     X(EXPR_WHEN, "when", 2)   \
-    X(EXPR_ATAN2, "atan2", 2) \
-    X(EXPR_NEG, "neg", 1)     \
-    X(EXPR_SIN, "sin", 1)     \
-    X(EXPR_COS, "cos", 1)     \
-    X(EXPR_TAN, "tan", 1)     \
-    X(EXPR_ASIN, "asin", 1)   \
-    X(EXPR_ACOS, "acos", 1)   \
-    X(EXPR_ATAN, "atan", 1)   \
-    X(EXPR_SINH, "sinh", 1)   \
-    X(EXPR_COSH, "cosh", 1)   \
-    X(EXPR_TANH, "tanh", 1)   \
-    X(EXPR_EXP, "exp", 1)     \
-    X(EXPR_LOG, "log", 1)     \
-    X(EXPR_SQRT, "sqrt", 1)   \
-    X(EXPR_ABS, "abs", 1)     \
-    X(EXPR_SIGN, "sign", 1)
+    X(EXPR_NEG, "neg", 1)
 
 typedef enum expr_kind {
-#define EXPR_KIND_ENUM(kind, name, arity) kind,
-    EXPR_KIND_LIST(EXPR_KIND_ENUM)
-#undef EXPR_KIND_ENUM
+#define EXPR_OPERATOR_ENUM(kind, name, arity) kind,
+    EXPR_OPERATOR_LIST(EXPR_OPERATOR_ENUM)
+#undef EXPR_OPERATOR_ENUM
+#define EXPR_FUNCTION_ENUM(id, ...) EXPR_##id,
+    BUILTIN_MATH_LIST(EXPR_FUNCTION_ENUM)
+#undef EXPR_FUNCTION_ENUM
         EXPR_KIND_COUNT
 } expr_kind;
+
+/// The first function kind: kinds EXPR_FIRST_FUNCTION .. EXPR_KIND_COUNT - 1 are the rows of
+/// BUILTIN_MATH_LIST.
+#define EXPR_FIRST_FUNCTION (EXPR_NEG + 1)
 
 /// Printed name of a kind ("sin", "+", "atan2"); "?" for an invalid kind.
 const char *expr_kind_name(expr_kind kind);
@@ -132,7 +127,7 @@ expr_id expr_pow(expr_pool *pool, expr_id a, expr_id b);
 expr_id expr_neg(expr_pool *pool, expr_id a);
 /// a^n for a constant exponent n.
 expr_id expr_powc(expr_pool *pool, expr_id a, double n);
-/// Unary function `kind` (EXPR_SIN ... EXPR_SIGN) of a.
+/// Unary function `kind` (a kind of BUILTIN_MATH_LIST of arity 1, or EXPR_NEG) of a.
 expr_id expr_fn(expr_pool *pool, expr_kind kind, expr_id a);
 
 /// Accessors (id must be valid).

@@ -1,6 +1,7 @@
 // Symbolic differentiation on the DAG: forward mode with a per-(node, variable) memo for
 // single derivatives, and reverse mode (one adjoint sweep per output) for sparse Jacobians
-// and Hessians. Both use the same local rule, s * d node / d child, and neither recurses.
+// and Hessians. Both use the same local rule, s * d node / d child (the functions' rules are
+// in builtin_functions.h), and neither recurses.
 #include "expr_pool.h"
 
 #include "error.h"
@@ -11,11 +12,25 @@
 // ---------------------------------------------------------------------------------------
 // Local rule.
 
-// s * (d e / d child k) for the node e, with its children x = a, y = b
+// the vocabulary of the derivative rules of builtin_functions.h
+#define MUL(a, b) expr_mul(pool, a, b)
+#define DIV(a, b) expr_div(pool, a, b)
+#define ADD(a, b) expr_add(pool, a, b)
+#define SUB(a, b) expr_sub(pool, a, b)
+#define NEG(a) expr_neg(pool, a)
+#define SQR(a) expr_powc(pool, a, 2.0)
+#define FN(id, a) expr_fn(pool, EXPR_##id, a)
+#define ONE one
+#define TWO expr_const(pool, 2.0)
+#define ZERO expr_const(pool, 0.0)
+#define PARTIAL_1(d_x, d_y) (d_x)
+#define PARTIAL_2(d_x, d_y) (k == 0 ? (d_x) : (d_y))
+
+// s * (d e / d child k) for the node e = f, with its children x = a, y = b
 static expr_id scaled_partial(expr_pool *pool, expr_id e, int k, expr_id s)
 {
     const expr_node n = pool->nodes[e];
-    expr_id x = n.a, y = n.b, one = expr_const(pool, 1.0);
+    expr_id x = n.a, y = n.b, f = e, one = expr_const(pool, 1.0);
     switch ((expr_kind)n.kind) {
     case EXPR_ADD:   // d(x + y) = dx + dy
         return s;
@@ -36,42 +51,13 @@ static expr_id scaled_partial(expr_pool *pool, expr_id e, int k, expr_id s)
             return expr_mul(pool, s, expr_mul(pool, y, expr_pow(pool, x, expr_sub(pool, y, one))));
         // d(x^y)/dy = x^y log x   (from x^y = exp(y log x); only built when y varies)
         return expr_mul(pool, s, expr_mul(pool, e, expr_fn(pool, EXPR_LOG, x)));
-    case EXPR_ATAN2: {   // d atan2(x, y) = (y dx - x dy) / (x^2 + y^2)
-        expr_id r2 = expr_add(pool, expr_powc(pool, x, 2.0), expr_powc(pool, y, 2.0));
-        if (k == 0)
-            return expr_div(pool, expr_mul(pool, s, y), r2);
-        return expr_neg(pool, expr_div(pool, expr_mul(pool, s, x), r2));
-    }
     case EXPR_NEG:
         return expr_neg(pool, s);
-    case EXPR_SIN:   // d sin x = cos x dx
-        return expr_mul(pool, s, expr_fn(pool, EXPR_COS, x));
-    case EXPR_COS:   // d cos x = -sin x dx
-        return expr_neg(pool, expr_mul(pool, s, expr_fn(pool, EXPR_SIN, x)));
-    case EXPR_TAN:   // d tan x = (1 + tan^2 x) dx
-        return expr_mul(pool, s, expr_add(pool, one, expr_powc(pool, e, 2.0)));
-    case EXPR_ASIN:   // d asin x = dx / sqrt(1 - x^2)
-        return expr_div(pool, s, expr_fn(pool, EXPR_SQRT, expr_sub(pool, one, expr_powc(pool, x, 2.0))));
-    case EXPR_ACOS:   // d acos x = -dx / sqrt(1 - x^2)
-        return expr_neg(pool, expr_div(pool, s, expr_fn(pool, EXPR_SQRT,
-                                                        expr_sub(pool, one, expr_powc(pool, x, 2.0)))));
-    case EXPR_ATAN:   // d atan x = dx / (1 + x^2)
-        return expr_div(pool, s, expr_add(pool, one, expr_powc(pool, x, 2.0)));
-    case EXPR_SINH:   // d sinh x = cosh x dx
-        return expr_mul(pool, s, expr_fn(pool, EXPR_COSH, x));
-    case EXPR_COSH:   // d cosh x = sinh x dx
-        return expr_mul(pool, s, expr_fn(pool, EXPR_SINH, x));
-    case EXPR_TANH:   // d tanh x = (1 - tanh^2 x) dx
-        return expr_mul(pool, s, expr_sub(pool, one, expr_powc(pool, e, 2.0)));
-    case EXPR_EXP:   // d exp x = exp x dx
-        return expr_mul(pool, s, e);
-    case EXPR_LOG:   // d log x = dx / x
-        return expr_div(pool, s, x);
-    case EXPR_SQRT:   // d sqrt x = dx / (2 sqrt x)
-        return expr_div(pool, s, expr_mul(pool, expr_const(pool, 2.0), e));
-    case EXPR_ABS:   // d |x| = sign(x) dx
-        return expr_mul(pool, s, expr_fn(pool, EXPR_SIGN, x));
-    case EXPR_SIGN:   // piecewise constant
+#define FUNCTION_PARTIAL(id, name, arity, c_call, latex, symmetry, domain, d_x, d_y) \
+    case EXPR_##id:                                                                 \
+        return PARTIAL_##arity(d_x, d_y);
+        BUILTIN_MATH_LIST(FUNCTION_PARTIAL)
+#undef FUNCTION_PARTIAL
     case EXPR_LT:
     case EXPR_LE:
     case EXPR_EQ:
@@ -84,6 +70,19 @@ static expr_id scaled_partial(expr_pool *pool, expr_id e, int k, expr_id s)
                               (int)e, expr_kind_name((expr_kind)n.kind));
     }
 }
+
+#undef MUL
+#undef DIV
+#undef ADD
+#undef SUB
+#undef NEG
+#undef SQR
+#undef FN
+#undef ONE
+#undef TWO
+#undef ZERO
+#undef PARTIAL_1
+#undef PARTIAL_2
 
 // ---------------------------------------------------------------------------------------
 // Memo of d node / d var, open addressing in the pool.

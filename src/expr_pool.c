@@ -155,28 +155,21 @@ static int nodes_grow(expr_pool *pool)
 // Operations defined and finite (in exact arithmetic) for all finite arguments. The simplifier
 // drops a subexpression (0*x = 0, x - x = 0) only when it is built from these, finite constants
 // and variables (the state is finite; sim.c checks it), so that simplification never turns an
-// undefined value (0/0, log(0), 1/0) into a defined one.
+// undefined value (0/0, log(0), 1/0) into a defined one. Division and powers are undefined
+// somewhere; functions say it in their `domain` (builtin_functions.h).
+#define DOMAIN_TOTAL 1
+#define DOMAIN_PARTIAL 0
+static const unsigned char kind_total[EXPR_KIND_COUNT] = {
+    [EXPR_ADD] = 1, [EXPR_SUB] = 1, [EXPR_MUL] = 1, [EXPR_NEG] = 1,
+#define FUNCTION_DOMAIN(id, name, arity, c_call, latex, symmetry, domain, ...) \
+    [EXPR_##id] = DOMAIN_##domain,
+    BUILTIN_MATH_LIST(FUNCTION_DOMAIN)
+#undef FUNCTION_DOMAIN
+};
+
 static int kind_is_total(expr_kind kind)
 {
-    switch (kind) {
-    case EXPR_ADD:
-    case EXPR_SUB:
-    case EXPR_MUL:
-    case EXPR_ATAN2:
-    case EXPR_NEG:
-    case EXPR_SIN:
-    case EXPR_COS:
-    case EXPR_ATAN:
-    case EXPR_SINH:
-    case EXPR_COSH:
-    case EXPR_TANH:
-    case EXPR_EXP:
-    case EXPR_ABS:
-    case EXPR_SIGN:
-        return 1;
-    default:   // division, powers, logarithms, roots, tan, asin, acos: undefined somewhere
-        return 0;
-    }
+    return kind_total[kind];
 }
 
 // the id of the node (kind, a, b, value), created if it does not exist yet
@@ -242,15 +235,21 @@ static expr_id intern(expr_pool *pool, expr_kind kind, expr_id a, expr_id b, dou
 // Kinds.
 
 static const char *const kind_names[EXPR_KIND_COUNT] = {
-#define EXPR_KIND_NAME(kind, name, arity) [kind] = name,
-    EXPR_KIND_LIST(EXPR_KIND_NAME)
-#undef EXPR_KIND_NAME
+#define OPERATOR_NAME(kind, name, arity) [kind] = name,
+    EXPR_OPERATOR_LIST(OPERATOR_NAME)
+#undef OPERATOR_NAME
+#define FUNCTION_NAME(id, name, ...) [EXPR_##id] = name,
+    BUILTIN_MATH_LIST(FUNCTION_NAME)
+#undef FUNCTION_NAME
 };
 
 static const signed char kind_arity[EXPR_KIND_COUNT] = {
-#define EXPR_KIND_ARITY(kind, name, arity) [kind] = arity,
-    EXPR_KIND_LIST(EXPR_KIND_ARITY)
-#undef EXPR_KIND_ARITY
+#define OPERATOR_ARITY(kind, name, arity) [kind] = arity,
+    EXPR_OPERATOR_LIST(OPERATOR_ARITY)
+#undef OPERATOR_ARITY
+#define FUNCTION_ARITY(id, name, arity, ...) [EXPR_##id] = arity,
+    BUILTIN_MATH_LIST(FUNCTION_ARITY)
+#undef FUNCTION_ARITY
 };
 
 const char *expr_kind_name(expr_kind kind)
@@ -269,9 +268,7 @@ int expr_kind_arity(expr_kind kind)
 
 int expr_function_lookup(const char *name, size_t length, expr_kind *kind)
 {
-    for (int k = EXPR_ATAN2; k < EXPR_KIND_COUNT; k++) {
-        if (k == EXPR_NEG)
-            continue;
+    for (int k = EXPR_FIRST_FUNCTION; k < EXPR_KIND_COUNT; k++) {
         const char *candidate = kind_names[k];
         if (strlen(candidate) == length && memcmp(candidate, name, length) == 0) {
             *kind = (expr_kind)k;
@@ -622,6 +619,15 @@ static expr_id make_pow(expr_pool *pool, expr_id a, expr_id b)
     return intern(pool, EXPR_POW, a, b, 0.0);
 }
 
+// f(-x) = f(x) for an even function, -f(x) for an odd one (builtin_functions.h)
+enum { SYMMETRY_NONE, SYMMETRY_EVEN, SYMMETRY_ODD };
+static const unsigned char kind_symmetry[EXPR_KIND_COUNT] = {
+#define FUNCTION_SYMMETRY(id, name, arity, c_call, latex, symmetry, ...) \
+    [EXPR_##id] = SYMMETRY_##symmetry,
+    BUILTIN_MATH_LIST(FUNCTION_SYMMETRY)
+#undef FUNCTION_SYMMETRY
+};
+
 // kind(a) for a unary function
 static expr_id make_function(expr_pool *pool, expr_kind kind, expr_id a)
 {
@@ -633,27 +639,16 @@ static expr_id make_function(expr_pool *pool, expr_kind kind, expr_id a)
         if (r != EXPR_NONE)
             return r;
     }
+    if (n->kind == EXPR_NEG && kind_symmetry[kind] == SYMMETRY_EVEN)   // f(-x) = f(x)
+        return make_function(pool, kind, n->a);
+    if (n->kind == EXPR_NEG && kind_symmetry[kind] == SYMMETRY_ODD)   // f(-x) = -f(x)
+        return make_neg(pool, make_function(pool, kind, n->a));
     switch (kind) {
     case EXPR_NEG:
         return make_neg(pool, a);
     case EXPR_ABS:
-        if (n->kind == EXPR_NEG || n->kind == EXPR_ABS)   // |-x| = ||x|| = |x|
-            return make_function(pool, EXPR_ABS, n->a);
-        break;
-    case EXPR_COS:
-    case EXPR_COSH:
-        if (n->kind == EXPR_NEG)   // even: f(-x) = f(x)
-            return make_function(pool, kind, n->a);
-        break;
-    case EXPR_SIN:
-    case EXPR_TAN:
-    case EXPR_SINH:
-    case EXPR_TANH:
-    case EXPR_ASIN:
-    case EXPR_ATAN:
-    case EXPR_SIGN:
-        if (n->kind == EXPR_NEG)   // odd: f(-x) = -f(x)
-            return make_neg(pool, make_function(pool, kind, n->a));
+        if (n->kind == EXPR_ABS)   // ||x|| = |x|
+            return a;
         break;
     case EXPR_LOG:
         if (n->kind == EXPR_EXP)   // log(exp(x)) = x
@@ -711,19 +706,15 @@ expr_id expr_make(expr_pool *pool, expr_kind kind, expr_id a, expr_id b)
         if (expr_is_const(pool, b, 0.0))
             return b;
         return intern(pool, kind, a, b, 0.0);
-    case EXPR_LT:
-    case EXPR_LE:
-    case EXPR_EQ:
-    case EXPR_NE:
-    case EXPR_ATAN2:
+    default:   // comparisons, functions
+        if (arity == 1)
+            return make_function(pool, kind, a);
         if (is_const(pool, a) && is_const(pool, b)) {
             expr_id r = fold(pool, kind, a, b);
             if (r != EXPR_NONE)
                 return r;
         }
         return intern(pool, kind, a, b, 0.0);
-    default:
-        return make_function(pool, kind, a);
     }
 }
 

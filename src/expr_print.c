@@ -203,23 +203,29 @@ static int starts_with_number(const printer *p, expr_id id)
     return 1;   // undecided: keep the explicit \cdot
 }
 
-static const char *latex_function(expr_kind kind)
+static const char *const latex_name[EXPR_KIND_COUNT] = {
+#define FUNCTION_LATEX(id, name, arity, c_call, latex, ...) [EXPR_##id] = latex,
+    BUILTIN_MATH_LIST(FUNCTION_LATEX)
+#undef FUNCTION_LATEX
+};
+
+// pushes the pieces of a function node: f(x) or f(x, y) (builtin_functions.h)
+static void expand_call(printer *p, const expr_node *n)
 {
-    switch (kind) {
-    case EXPR_SIN: return "\\sin";
-    case EXPR_COS: return "\\cos";
-    case EXPR_TAN: return "\\tan";
-    case EXPR_ASIN: return "\\arcsin";
-    case EXPR_ACOS: return "\\arccos";
-    case EXPR_ATAN: return "\\arctan";
-    case EXPR_SINH: return "\\sinh";
-    case EXPR_COSH: return "\\cosh";
-    case EXPR_TANH: return "\\tanh";
-    case EXPR_EXP: return "\\exp";
-    case EXPR_LOG: return "\\log";
-    case EXPR_SIGN: return "\\operatorname{sign}";
-    case EXPR_ATAN2: return "\\operatorname{atan2}";
-    default: return "?";
+    int latex = p->style == EXPR_PRINT_LATEX;
+    expr_kind kind = (expr_kind)n->kind;
+    push_text(p, latex ? "\\right)" : ")");
+    if (expr_kind_arity(kind) == 2) {
+        push(p, n->b, 0, NULL);
+        push_text(p, ", ");
+    }
+    push(p, n->a, 0, NULL);
+    if (latex) {
+        push_text(p, "\\left(");
+        push_text(p, latex_name[kind]);
+    } else {
+        push_text(p, "(");
+        push_text(p, expr_kind_name(kind));
     }
 }
 
@@ -309,13 +315,6 @@ static void expand(printer *p, expr_id id)
         push(p, n->a, 0, NULL);
         push_text(p, latex ? "\\operatorname{if}\\left(" : "if(");
         return;
-    case EXPR_ATAN2:
-        push_text(p, latex ? "\\right)" : ")");
-        push(p, n->b, 0, NULL);
-        push_text(p, ", ");
-        push(p, n->a, 0, NULL);
-        push_text(p, latex ? "\\operatorname{atan2}\\left(" : "atan2(");
-        return;
     case EXPR_SQRT:
         if (latex) {
             push_text(p, "}");
@@ -335,16 +334,7 @@ static void expand(printer *p, expr_id id)
     default:
         break;
     }
-    // f(x)
-    push_text(p, latex ? "\\right)" : ")");
-    push(p, n->a, 0, NULL);
-    if (latex) {
-        push_text(p, "\\left(");
-        push_text(p, latex_function(kind));
-    } else {
-        push_text(p, "(");
-        push_text(p, expr_kind_name(kind));
-    }
+    expand_call(p, n);
 }
 
 // Prints e with the printer's marks (see expr_print_term).

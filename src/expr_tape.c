@@ -34,27 +34,15 @@ typedef enum tape_op {
     OP_POWI,    // w[a]^b, b integer, by repeated squaring
     OP_POWC,    // pow(w[a], c)
     OP_POW,     // pow(w[a], w[b])
-    OP_ATAN2,   // atan2(w[a], w[b])
     OP_LT,      // w[a] < w[b] as 1 or 0 (expr_compare)
     OP_LE,
     OP_EQ,
     OP_NE,
     OP_WHEN,    // expr_when(w[a], w[b])
-    OP_NEG,
-    OP_SIN,
-    OP_COS,
-    OP_TAN,
-    OP_ASIN,
-    OP_ACOS,
-    OP_ATAN,
-    OP_SINH,
-    OP_COSH,
-    OP_TANH,
-    OP_EXP,
-    OP_LOG,
-    OP_SQRT,
-    OP_ABS,
-    OP_SIGN,
+    OP_NEG,     // -w[a]
+#define FUNCTION_OP(id, ...) OP_##id,   // c_call(w[a]) or c_call(w[a], w[b])
+    BUILTIN_MATH_LIST(FUNCTION_OP)
+#undef FUNCTION_OP
 } tape_op;
 
 typedef struct tape_instr {
@@ -114,11 +102,10 @@ int expr_tape_output_count(const expr_tape *tape)
 // ---------------------------------------------------------------------------------------
 // Instruction selection.
 
-static const tape_op unary_op[EXPR_KIND_COUNT] = {
-    [EXPR_NEG] = OP_NEG,   [EXPR_SIN] = OP_SIN,   [EXPR_COS] = OP_COS,   [EXPR_TAN] = OP_TAN,
-    [EXPR_ASIN] = OP_ASIN, [EXPR_ACOS] = OP_ACOS, [EXPR_ATAN] = OP_ATAN, [EXPR_SINH] = OP_SINH,
-    [EXPR_COSH] = OP_COSH, [EXPR_TANH] = OP_TANH, [EXPR_EXP] = OP_EXP,   [EXPR_LOG] = OP_LOG,
-    [EXPR_SQRT] = OP_SQRT, [EXPR_ABS] = OP_ABS,   [EXPR_SIGN] = OP_SIGN,
+static const tape_op function_op[EXPR_KIND_COUNT] = {
+#define FUNCTION_OP(id, ...) [EXPR_##id] = OP_##id,
+    BUILTIN_MATH_LIST(FUNCTION_OP)
+#undef FUNCTION_OP
 };
 
 // the instruction computing a non-constant node; in->a / in->b receive child node ids (to be
@@ -205,23 +192,179 @@ static void select_instr(const expr_pool *pool, const expr_node *n, tape_instr *
         }
         in->op = OP_POW;
         return;
-    case EXPR_ATAN2:
-        in->op = OP_ATAN2;
-        return;
     case EXPR_LT: in->op = OP_LT; return;
     case EXPR_LE: in->op = OP_LE; return;
     case EXPR_EQ: in->op = OP_EQ; return;
     case EXPR_NE: in->op = OP_NE; return;
     case EXPR_WHEN: in->op = OP_WHEN; return;
-    default:
-        in->op = (int32_t)unary_op[n->kind];
+    case EXPR_NEG:
+        in->op = OP_NEG;
         in->b = EXPR_NONE;
+        return;
+    default:
+        in->op = (int32_t)function_op[n->kind];
+        if (expr_kind_arity((expr_kind)n->kind) == 1)
+            in->b = EXPR_NONE;
         return;
     }
 }
 
 // ---------------------------------------------------------------------------------------
 // Compilation.
+
+// the state of one compilation: the nodes in id order, then instructions with virtual
+// registers (one per node), then slots
+typedef struct tape_build {
+    const expr_pool *pool;
+    int n_outputs;
+    const expr_id *outputs;
+    expr_id *list;               // the reachable nodes in id order
+    int32_t length;
+    expr_idmap position;         // node id -> index in list
+    // per node (by position in list): its virtual register (instruction index) or -1, and
+    // whether a constant needs a slot; per instruction: last reader, slot
+    int32_t *reg;
+    tape_instr *code;
+    int32_t *last_use;
+    int32_t *slot_of;
+    int32_t *free_slots;
+    unsigned char *const_needed;
+    int n_code, n_inputs, n_loads, n_slots, n_instr;
+} tape_build;
+
+static int32_t position_of(const tape_build *b, expr_id id)
+{
+    return *expr_idmap_find(&b->position, id);
+}
+
+// which constants must live in a slot (outputs, or operands without an immediate form)
+static void mark_needed_constants(tape_build *b)
+{
+    const expr_pool *pool = b->pool;
+    for (int32_t k = 0; k < b->length; k++) {
+        const expr_node *n = &pool->nodes[b->list[k]];
+        if (n->kind == EXPR_CONST || n->kind == EXPR_VAR)
+            continue;
+        tape_instr probe;
+        select_instr(pool, n, &probe);
+        if (probe.a >= 0 && pool->nodes[probe.a].kind == EXPR_CONST)
+            b->const_needed[position_of(b, probe.a)] = 1;
+        if (probe.b >= 0 && pool->nodes[probe.b].kind == EXPR_CONST)
+            b->const_needed[position_of(b, probe.b)] = 1;
+    }
+    for (int r = 0; r < b->n_outputs; r++)
+        if (pool->nodes[b->outputs[r]].kind == EXPR_CONST)
+            b->const_needed[position_of(b, b->outputs[r])] = 1;
+}
+
+// emits the instructions in id order with virtual registers
+static void emit_virtual(tape_build *b)
+{
+    for (int32_t k = 0; k < b->length; k++) {
+        const expr_node *n = &b->pool->nodes[b->list[k]];
+        tape_instr *in = &b->code[b->n_code];
+        b->reg[k] = -1;
+        if (n->kind == EXPR_CONST) {
+            if (!b->const_needed[k])
+                continue;
+            in->op = OP_CONST;
+            in->a = in->b = -1;
+            in->c = n->value;
+        } else {
+            select_instr(b->pool, n, in);
+            if (n->kind == EXPR_VAR) {
+                if (n->a + 1 > b->n_inputs)
+                    b->n_inputs = n->a + 1;
+            } else {
+                in->a = in->a >= 0 ? b->reg[position_of(b, in->a)] : -1;
+                in->b = in->op == OP_POWI ? (int32_t)in->c
+                        : in->b >= 0      ? b->reg[position_of(b, in->b)]
+                                          : -1;
+            }
+        }
+        in->dst = b->n_code;
+        b->reg[k] = b->n_code++;
+    }
+}
+
+// last reader of each virtual register; outputs stay live to the end
+static void find_last_uses(tape_build *b)
+{
+    for (int i = 0; i < b->n_code; i++)
+        b->last_use[i] = -1;
+    for (int i = 0; i < b->n_code; i++) {
+        const tape_instr *in = &b->code[i];
+        if (in->op == OP_CONST || in->op == OP_VAR)
+            continue;
+        if (in->a >= 0)
+            b->last_use[in->a] = i;
+        if (in->b >= 0 && in->op != OP_POWI)
+            b->last_use[in->b] = i;
+    }
+    for (int r = 0; r < b->n_outputs; r++)
+        b->last_use[b->reg[position_of(b, b->outputs[r])]] = INT32_MAX;
+}
+
+// Inputs are gathered into slots 0 .. n_loads-1 before the loop (no dispatch per load); then
+// linear-scan slot assignment: operands whose last reader this is are released first, so the
+// result may overwrite an operand (every op reads before it writes).
+static void assign_slots(tape_build *b)
+{
+    for (int i = 0; i < b->n_code; i++)
+        if (b->code[i].op == OP_VAR)
+            b->slot_of[i] = b->n_loads++;
+    int n_free = 0;
+    b->n_slots = b->n_loads;
+    for (int i = 0; i < b->n_code; i++) {
+        tape_instr *in = &b->code[i];
+        if (in->op == OP_VAR)
+            continue;
+        int32_t va = in->op != OP_CONST ? in->a : -1;
+        int32_t vb = in->op != OP_CONST && in->op != OP_POWI ? in->b : -1;
+        if (va >= 0) {
+            in->a = b->slot_of[va];
+            if (b->last_use[va] == i)
+                b->free_slots[n_free++] = b->slot_of[va];
+        }
+        if (vb >= 0) {
+            in->b = b->slot_of[vb];
+            if (b->last_use[vb] == i && vb != va)
+                b->free_slots[n_free++] = b->slot_of[vb];
+        }
+        b->slot_of[i] = n_free > 0 ? b->free_slots[--n_free] : b->n_slots++;
+        in->dst = b->slot_of[i];
+        b->n_instr++;
+    }
+}
+
+// the tape in one allocation: header, code, input indices of the loads, output slots
+static expr_tape *pack_tape(const tape_build *b)
+{
+    size_t code_offset = (sizeof(expr_tape) + 15u) & ~(size_t)15u;
+    size_t loads_offset = code_offset + (size_t)b->n_instr * sizeof(tape_instr);
+    size_t slots_offset = loads_offset + (size_t)b->n_loads * sizeof(int32_t);
+    expr_tape *tape = malloc(slots_offset + ((size_t)b->n_outputs + 1) * sizeof(int32_t));
+    if (!tape)
+        return NULL;
+    tape->length = b->n_instr;
+    tape->n_loads = b->n_loads;
+    tape->n_slots = b->n_slots;
+    tape->n_nodes = b->n_code;
+    tape->n_inputs = b->n_inputs;
+    tape->n_outputs = b->n_outputs;
+    tape->code = (tape_instr *)(void *)((char *)tape + code_offset);
+    tape->load_input = (int32_t *)(void *)((char *)tape + loads_offset);
+    tape->output_slot = (int32_t *)(void *)((char *)tape + slots_offset);
+    for (int i = 0, k = 0, j = 0; i < b->n_code; i++) {
+        if (b->code[i].op == OP_VAR)
+            tape->load_input[j++] = b->code[i].a;
+        else
+            tape->code[k++] = b->code[i];
+    }
+    for (int r = 0; r < b->n_outputs; r++)
+        tape->output_slot[r] = b->slot_of[b->reg[position_of(b, b->outputs[r])]];
+    return tape;
+}
 
 dirac_status expr_tape_compile(const expr_pool *pool, int n_outputs, const expr_id *outputs,
                                expr_tape **out, dirac_error *err)
@@ -230,156 +373,39 @@ dirac_status expr_tape_compile(const expr_pool *pool, int n_outputs, const expr_
     if (n_outputs < 0 || (n_outputs > 0 && !outputs))
         return error_set(err, DIRAC_ERR_ARGUMENT, "expr_tape_compile: bad output list (%d outputs)",
                          n_outputs);
-    expr_id *list = NULL;
-    int32_t length = 0;
-    expr_idmap position;
-    dirac_status status = expr_collect(pool, n_outputs, outputs, &list, &length, &position, err);
+    tape_build b = { .pool = pool, .n_outputs = n_outputs, .outputs = outputs };
+    dirac_status status = expr_collect(pool, n_outputs, outputs, &b.list, &b.length, &b.position,
+                                       err);
     if (status != DIRAC_OK)
         return status;
-    size_t span = (size_t)length + 1;
-
-    // per node (by position in list): its virtual register (instruction index) or -1, and
-    // whether a constant needs a slot; per instruction: last reader, slot
-    int32_t *reg = malloc(span * sizeof *reg);
-    tape_instr *code = malloc(span * sizeof *code);
-    int32_t *last_use = malloc(span * sizeof *last_use);
-    int32_t *slot_of = malloc(span * sizeof *slot_of);
-    int32_t *free_slots = malloc(span * sizeof *free_slots);
-    unsigned char *const_needed = calloc(span, 1);
-    expr_tape *tape = NULL;
-    if (!reg || !code || !last_use || !slot_of || !free_slots || !const_needed) {
-        status = error_set(err, DIRAC_ERR_NOMEM, "out of memory compiling %d nodes", (int)length);
-        goto done;
+    size_t span = (size_t)b.length + 1;
+    b.reg = malloc(span * sizeof *b.reg);
+    b.code = malloc(span * sizeof *b.code);
+    b.last_use = malloc(span * sizeof *b.last_use);
+    b.slot_of = malloc(span * sizeof *b.slot_of);
+    b.free_slots = malloc(span * sizeof *b.free_slots);
+    b.const_needed = calloc(span, 1);
+    if (!b.reg || !b.code || !b.last_use || !b.slot_of || !b.free_slots || !b.const_needed) {
+        status = error_set(err, DIRAC_ERR_NOMEM, "out of memory compiling %d nodes",
+                           (int)b.length);
+    } else {
+        mark_needed_constants(&b);
+        emit_virtual(&b);
+        find_last_uses(&b);
+        assign_slots(&b);
+        *out = pack_tape(&b);
+        if (!*out)
+            status = error_set(err, DIRAC_ERR_NOMEM,
+                               "out of memory for a tape of %d instructions", b.n_instr);
     }
-
-    // which constants must live in a slot (outputs, or operands without an immediate form)
-    for (int32_t k = 0; k < length; k++) {
-        const expr_node *n = &pool->nodes[list[k]];
-        if (n->kind == EXPR_CONST || n->kind == EXPR_VAR)
-            continue;
-        tape_instr probe;
-        select_instr(pool, n, &probe);
-        if (probe.a >= 0 && pool->nodes[probe.a].kind == EXPR_CONST)
-            const_needed[*expr_idmap_find(&position, probe.a)] = 1;
-        if (probe.b >= 0 && pool->nodes[probe.b].kind == EXPR_CONST)
-            const_needed[*expr_idmap_find(&position, probe.b)] = 1;
-    }
-    for (int r = 0; r < n_outputs; r++)
-        if (pool->nodes[outputs[r]].kind == EXPR_CONST)
-            const_needed[*expr_idmap_find(&position, outputs[r])] = 1;
-
-    // emit in id order with virtual registers
-    int n_code = 0, n_inputs = 0;
-    for (int32_t k = 0; k < length; k++) {
-        expr_id id = list[k];
-        const expr_node *n = &pool->nodes[id];
-        tape_instr *in = &code[n_code];
-        reg[k] = -1;
-        if (n->kind == EXPR_CONST) {
-            if (!const_needed[k])
-                continue;
-            in->op = OP_CONST;
-            in->a = in->b = -1;
-            in->c = n->value;
-        } else {
-            select_instr(pool, n, in);
-            if (n->kind == EXPR_VAR) {
-                if (n->a + 1 > n_inputs)
-                    n_inputs = n->a + 1;
-            } else {
-                in->a = in->a >= 0 ? reg[*expr_idmap_find(&position, in->a)] : -1;
-                in->b = in->op == OP_POWI ? (int32_t)in->c
-                        : in->b >= 0      ? reg[*expr_idmap_find(&position, in->b)]
-                                          : -1;
-            }
-        }
-        in->dst = n_code;
-        reg[k] = n_code++;
-    }
-
-    // last reader of each virtual register; outputs stay live to the end
-    for (int i = 0; i < n_code; i++)
-        last_use[i] = -1;
-    for (int i = 0; i < n_code; i++) {
-        const tape_instr *in = &code[i];
-        if (in->op == OP_CONST || in->op == OP_VAR)
-            continue;
-        if (in->a >= 0)
-            last_use[in->a] = i;
-        if (in->b >= 0 && in->op != OP_POWI)
-            last_use[in->b] = i;
-    }
-    for (int r = 0; r < n_outputs; r++)
-        last_use[reg[*expr_idmap_find(&position, outputs[r])]] = INT32_MAX;
-
-    // inputs are gathered into slots 0 .. n_loads-1 before the loop (no dispatch per load)
-    int n_loads = 0;
-    for (int i = 0; i < n_code; i++)
-        if (code[i].op == OP_VAR)
-            slot_of[i] = n_loads++;
-
-    // linear-scan slot assignment: operands whose last reader this is are released first,
-    // so the result may overwrite an operand (every op reads before it writes)
-    int n_free = 0, n_slots = n_loads, n_instr = 0;
-    for (int i = 0; i < n_code; i++) {
-        tape_instr *in = &code[i];
-        if (in->op == OP_VAR)
-            continue;
-        int32_t va = in->op != OP_CONST ? in->a : -1;
-        int32_t vb = in->op != OP_CONST && in->op != OP_POWI ? in->b : -1;
-        if (va >= 0) {
-            in->a = slot_of[va];
-            if (last_use[va] == i)
-                free_slots[n_free++] = slot_of[va];
-        }
-        if (vb >= 0) {
-            in->b = slot_of[vb];
-            if (last_use[vb] == i && vb != va)
-                free_slots[n_free++] = slot_of[vb];
-        }
-        slot_of[i] = n_free > 0 ? free_slots[--n_free] : n_slots++;
-        in->dst = slot_of[i];
-        n_instr++;
-    }
-
-    // one allocation: header, code, input indices of the loads, output slots
-    size_t code_offset = (sizeof(expr_tape) + 15u) & ~(size_t)15u;
-    size_t loads_offset = code_offset + (size_t)n_instr * sizeof(tape_instr);
-    size_t slots_offset = loads_offset + (size_t)n_loads * sizeof(int32_t);
-    tape = malloc(slots_offset + ((size_t)n_outputs + 1) * sizeof(int32_t));
-    if (!tape) {
-        status = error_set(err, DIRAC_ERR_NOMEM, "out of memory for a tape of %d instructions",
-                           n_instr);
-        goto done;
-    }
-    tape->length = n_instr;
-    tape->n_loads = n_loads;
-    tape->n_slots = n_slots;
-    tape->n_nodes = n_code;
-    tape->n_inputs = n_inputs;
-    tape->n_outputs = n_outputs;
-    tape->code = (tape_instr *)(void *)((char *)tape + code_offset);
-    tape->load_input = (int32_t *)(void *)((char *)tape + loads_offset);
-    tape->output_slot = (int32_t *)(void *)((char *)tape + slots_offset);
-    for (int i = 0, k = 0, j = 0; i < n_code; i++) {
-        if (code[i].op == OP_VAR)
-            tape->load_input[j++] = code[i].a;
-        else
-            tape->code[k++] = code[i];
-    }
-    for (int r = 0; r < n_outputs; r++)
-        tape->output_slot[r] = slot_of[reg[*expr_idmap_find(&position, outputs[r])]];
-    *out = tape;
-
-done:
-    free(list);
-    expr_idmap_free(&position);
-    free(reg);
-    free(code);
-    free(last_use);
-    free(slot_of);
-    free(free_slots);
-    free(const_needed);
+    free(b.list);
+    expr_idmap_free(&b.position);
+    free(b.reg);
+    free(b.code);
+    free(b.last_use);
+    free(b.slot_of);
+    free(b.free_slots);
+    free(b.const_needed);
     return status;
 }
 
@@ -398,11 +424,6 @@ static inline double powi(double x, int32_t n)
         m >>= 1;
     }
     return n < 0 ? 1.0 / r : r;
-}
-
-static inline double sign_of(double x)
-{
-    return x > 0.0 ? 1.0 : x < 0.0 ? -1.0 : x;
 }
 
 void expr_tape_eval(const expr_tape *tape, const double *inputs, double *work, double *outputs)
@@ -430,27 +451,16 @@ void expr_tape_eval(const expr_tape *tape, const double *inputs, double *work, d
         case OP_POWI: r = powi(w[p->a], p->b); break;
         case OP_POWC: r = pow(w[p->a], p->c); break;
         case OP_POW: r = pow(w[p->a], w[p->b]); break;
-        case OP_ATAN2: r = atan2(w[p->a], w[p->b]); break;
         case OP_LT: r = expr_compare(EXPR_LT, w[p->a], w[p->b]); break;
         case OP_LE: r = expr_compare(EXPR_LE, w[p->a], w[p->b]); break;
         case OP_EQ: r = expr_compare(EXPR_EQ, w[p->a], w[p->b]); break;
         case OP_NE: r = expr_compare(EXPR_NE, w[p->a], w[p->b]); break;
         case OP_WHEN: r = expr_when(w[p->a], w[p->b]); break;
         case OP_NEG: r = -w[p->a]; break;
-        case OP_SIN: r = sin(w[p->a]); break;
-        case OP_COS: r = cos(w[p->a]); break;
-        case OP_TAN: r = tan(w[p->a]); break;
-        case OP_ASIN: r = asin(w[p->a]); break;
-        case OP_ACOS: r = acos(w[p->a]); break;
-        case OP_ATAN: r = atan(w[p->a]); break;
-        case OP_SINH: r = sinh(w[p->a]); break;
-        case OP_COSH: r = cosh(w[p->a]); break;
-        case OP_TANH: r = tanh(w[p->a]); break;
-        case OP_EXP: r = exp(w[p->a]); break;
-        case OP_LOG: r = log(w[p->a]); break;
-        case OP_SQRT: r = sqrt(w[p->a]); break;
-        case OP_ABS: r = fabs(w[p->a]); break;
-        case OP_SIGN: r = sign_of(w[p->a]); break;
+#define FUNCTION_EVAL(id, name, arity, c_call, ...) \
+    case OP_##id: r = BUILTIN_CALL(arity, c_call, w[p->a], w[p->b]); break;
+            BUILTIN_MATH_LIST(FUNCTION_EVAL)
+#undef FUNCTION_EVAL
         default: r = NAN; break;
         }
         w[p->dst] = r;

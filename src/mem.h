@@ -1,8 +1,10 @@
-// Internal: the library's allocator. Every block libdirac allocates for a spec, a model or a
-// simulation goes through a `mem_counter`, which counts the blocks it hands out and can be set
-// to fail after a number of them (failure injection for the out-of-memory tests). On top of it:
-// growable arrays (mem_reserve), a bump arena freed in one sweep (mem_arena), and a plan that
-// lays many arrays out in one block (mem_plan). A NULL counter allocates without counting.
+// Internal: the library's allocator. An object of the library (a spec, the model compiled from
+// it, a simulation of that model) allocates through its `mem_counter`, which counts the blocks
+// it hands out and can be set to fail after a number of them (failure injection for the
+// out-of-memory tests, tests/test_oom.c). On top of it: growable arrays (mem_reserve), a bump
+// arena freed in one sweep (mem_arena), and a plan that lays many arrays out in one block
+// (mem_plan). A NULL counter allocates without counting. (The expression engine's own arrays
+// and LAPACK's and KLU's workspaces are allocated with malloc directly.)
 #ifndef DIRAC_SRC_MEM_H
 #define DIRAC_SRC_MEM_H
 

@@ -121,6 +121,8 @@ struct dirac_model {
     model_sparse output_jacobian;     // ∂output_k/∂x over all inputs (linearisation's C)
     model_group thermal;              // [friction forces (friction_count) | conductances
                                       //  (heat_count) | heat inputs (ns)]
+    int thermodynamic;                // friction, heat exchange or a heat input that is not
+                                      // identically 0: only thermodynamic methods integrate it
     int work_size;                    // doubles of scratch the largest tape needs
     // generated code (src/codegen_model.c): NULL when the tapes evaluate the model
     codegen_module *codegen;

@@ -527,9 +527,9 @@ static int compile_model(compile_state *c, const spec_model *root)
            instance_tree_evaluate(&c->tree, c->spec, m->pool, m->first_v, m->first_s,
                                   m->index_t, m->first_u) &&
            compile_parameters(c) && compile_lagrangian(c) && compile_constraints(c) &&
-           compile_forces(c) && compile_heat(c) && compile_thermal(c) && compile_outputs(c) &&
-           compile_initial(c) && compile_settings(c) && compile_interactions(c) &&
-           compile_check_constraint_rank(c);
+           compile_forces(c) && compile_heat(c) && compile_thermal(c) &&
+           compile_interactions(c) && compile_outputs(c) && compile_initial(c) &&
+           compile_settings(c) && compile_check_constraint_rank(c);
 }
 
 // An empty model whose allocations continue the spec's account; NULL when out of memory.

@@ -363,8 +363,13 @@ int compile_thermal(compile_state *c)
         m->thermal.ids[k] = m->friction[k];
     for (int k = 0; k < m->heat_count; k++)
         m->thermal.ids[m->friction_count + k] = m->heat_conductance[k];
-    for (int j = 0; j < m->ns; j++)
+    m->thermodynamic = m->friction_count > 0 || m->heat_count > 0;
+    for (int j = 0; j < m->ns; j++) {
         m->thermal.ids[m->friction_count + m->heat_count + j] = m->heat_input[j];
+        if (expr_kind_of(m->pool, m->heat_input[j]) != EXPR_CONST ||
+            expr_const_value(m->pool, m->heat_input[j]) != 0.0)
+            m->thermodynamic = 1;
+    }
     dirac_error err;
     if (model_group_compile(m, &m->thermal, &err))
         return compile_fail_status(c, &err);
@@ -373,24 +378,97 @@ int compile_thermal(compile_state *c)
 
 // ---- outputs ----------------------------------------------------------------------------------
 
+// The interactions' CSV columns as expressions, for the outer model's outputs: per
+// interaction (compile_interactions) its force on each coordinate it acts on, F.NAME.COORD,
+// then its power P.NAME = ⟨F, v⟩. Constraints: F = μ_a ω_a; two-forms: F = B(v, ·), i.e.
+// F_b += c v_a, F_a −= c v_b per wedge c da ∧ db. Names in the model's text arena, ids into
+// `ids` (room for Σ_k (coordinates_k + 1)).
+static int interaction_columns(compile_state *c, char **names, expr_id *ids, expr_id *force)
+{
+    dirac_model *m = c->m;
+    expr_pool *pool = m->pool;
+    int count = 0;
+    for (int k = 0; k < m->interaction_count; k++) {
+        int index = m->interaction_index[k];
+        const char *name = m->interaction_kind[k] == 0 ? m->constraints[index].name
+                                                       : m->twoform_names[index];
+        const int *coords = m->interaction_coords[k];
+        int len = m->interaction_coord_count[k];
+        for (int j = 0; j < len; j++)
+            force[coords[j]] = expr_const(pool, 0.0);
+        if (m->interaction_kind[k] == 0) {
+            const model_sparse *f = &m->constraint_forms;
+            expr_id mu = expr_var(pool, m->first_mu + index);
+            for (int e = f->row_start[index]; e < f->row_start[index + 1]; e++)
+                force[f->col[e]] = expr_add(pool, force[f->col[e]],
+                                            expr_mul(pool, mu, f->values.ids[e]));
+        } else {
+            for (int w = 0; w < m->wedge_count; w++) {
+                if (m->wedges[w].twoform != index)
+                    continue;
+                int a = m->wedges[w].a, b = m->wedges[w].b;
+                expr_id cw = m->wedge_coefficients.ids[w];
+                force[b] = expr_add(pool, force[b],
+                                    expr_mul(pool, cw, expr_var(pool, m->first_v + a)));
+                force[a] = expr_sub(pool, force[a],
+                                    expr_mul(pool, cw, expr_var(pool, m->first_v + b)));
+            }
+        }
+        expr_id power = expr_const(pool, 0.0);
+        char *head = mem_arena_concat(&m->text, "F.", name, ".");
+        for (int j = 0; j < len; j++) {
+            int i = coords[j];
+            if (!head || !(names[count] = mem_arena_concat(&m->text, head, m->coord_names[i], "")))
+                return compile_fail_nomem(c);
+            ids[count++] = force[i];
+            power = expr_add(pool, power, expr_mul(pool, force[i],
+                                                    expr_var(pool, m->first_v + i)));
+        }
+        if (!(names[count] = mem_arena_concat(&m->text, "P.", name, "")))
+            return compile_fail_nomem(c);
+        ids[count++] = power;
+    }
+    return compile_pool_ok(c);
+}
+
 // Lowers every instance's outputs. Besides the model's own symbols they may name
 // (spec_resolve.c: derived_name) p_i = ∂L/∂v_i, T_j = −∂L/∂S_j (`temperature`, by input
-// index), E = Σ v_i ∂L/∂v_i − L and the multipliers.
+// index), E = Σ v_i ∂L/∂v_i − L, the multipliers, and in the outer model the interactions'
+// columns F.NAME.COORD, P.NAME (interaction_columns).
 static int lower_outputs(compile_state *c, const expr_id *temperature, expr_id energy)
 {
     dirac_model *m = c->m;
-    int o = 0, first_mu = m->first_mu, ok = 1;
+    int columns = 0;
+    for (int k = 0; k < m->interaction_count; k++)
+        columns += m->interaction_coord_count[k] + 1;
+    char **names = mem_calloc(&m->mem, (size_t)columns + 1, sizeof *names);
+    expr_id *ids = mem_calloc(&m->mem, (size_t)columns + 1, sizeof *ids);
+    expr_id *force = mem_calloc(&m->mem, (size_t)m->n + 1, sizeof *force);
+    int o = 0, first_mu = m->first_mu;
+    int ok = names && ids && force ? interaction_columns(c, names, ids, force)
+                                   : compile_fail_nomem(c);
     for (int k = 0; ok && k < c->tree.count; k++) {
         instance *in = c->tree.items[k];
         in->scope.first_mu = first_mu;
         in->scope.momentum = m->gradient.ids + m->n;
         in->scope.temperature = temperature;
         in->scope.energy = energy;
+        if (in->prefix[0] == '\0') {   // the outer model: its interactions' columns
+            in->scope.interaction_names = names;
+            in->scope.interaction_columns = ids;
+            in->scope.interaction_column_count = columns;
+        }
         for (int j = 0; ok && j < in->sm->output_count; j++, o++)
             ok = (m->outputs.ids[o] = lower_expr(&in->scope, &in->sm->outputs[j].value)) != EXPR_NONE;
         in->scope.momentum = in->scope.temperature = NULL;
+        in->scope.interaction_names = NULL;
+        in->scope.interaction_columns = NULL;
+        in->scope.interaction_column_count = 0;
         first_mu += in->sm->constraint_count;
     }
+    mem_free(&m->mem, names);
+    mem_free(&m->mem, ids);
+    mem_free(&m->mem, force);
     return ok;
 }
 

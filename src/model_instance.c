@@ -3,7 +3,6 @@
 #include "model_instance.h"
 
 #include "parse.h"
-#include "text.h"
 
 #include <math.h>
 #include <stdio.h>

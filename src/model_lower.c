@@ -6,17 +6,7 @@
 
 #include <math.h>
 #include <stdlib.h>
-
-static expr_kind function_kind(spec_func func)
-{
-    switch (func) {
-#define FUNC_KIND(id, name, min_args, max_args, kind) case SPEC_FUNC_##id: return kind;
-        BUILTIN_FUNCTION_LIST(FUNC_KIND)
-#undef FUNC_KIND
-    case SPEC_FUNC_COUNT: break;
-    }
-    return EXPR_KIND_COUNT;
-}
+#include <string.h>
 
 // if(c, a, b) = WHEN(c, a) + WHEN(c == 0, b): each branch is read only where it is taken
 static expr_id make_if(expr_pool *pool, expr_id c, expr_id a, expr_id b)
@@ -59,7 +49,7 @@ static expr_id make_pwl(const lower_scope *scope, const spec_expr_node *node, ex
     return expr_add(pool, sum, last);
 }
 
-// a call of a function that lowering builds (function_kind EXPR_KIND_COUNT); value[] holds the
+// a call of a function that lowering builds (spec_func_kind EXPR_KIND_COUNT); value[] holds the
 // ids of the nodes before it
 static expr_id lower_piecewise(const lower_scope *scope, const spec_expr *e,
                                const spec_expr_node *node, const expr_id *value)
@@ -110,23 +100,6 @@ static expr_id lower_piecewise(const lower_scope *scope, const spec_expr *e,
     return r;
 }
 
-static expr_kind operator_kind(spec_op op)
-{
-    switch (op) {
-    case SPEC_OP_ADD: return EXPR_ADD;
-    case SPEC_OP_SUB: return EXPR_SUB;
-    case SPEC_OP_MUL: return EXPR_MUL;
-    case SPEC_OP_DIV: return EXPR_DIV;
-    case SPEC_OP_POW: return EXPR_POW;
-    case SPEC_OP_NEG: return EXPR_NEG;
-    case SPEC_OP_LT: case SPEC_OP_GT: return EXPR_LT;   // a > b is b < a
-    case SPEC_OP_LE: case SPEC_OP_GE: return EXPR_LE;
-    case SPEC_OP_EQ: return EXPR_EQ;
-    case SPEC_OP_NE: return EXPR_NE;
-    }
-    return EXPR_KIND_COUNT;
-}
-
 // The DAG node a name stands for, or EXPR_NONE after reporting why.
 static expr_id lower_name(const lower_scope *scope, const spec_expr_node *node)
 {
@@ -164,6 +137,21 @@ static expr_id lower_name(const lower_scope *scope, const spec_expr_node *node)
             if (scope->momentum)
                 return scope->energy;
             break;
+        case SPEC_SYM_INTERACTION:
+            for (int k = 0; k < scope->interaction_column_count; k++)
+                if (!strcmp(scope->interaction_names[k], node->u.sym.name))
+                    return scope->interaction_columns[k];
+            if (scope->interaction_column_count > 0) {
+                spec_error(scope->spec, DIRAC_ERR_PARSE, node->loc,
+                           "'%s' is not a column of the model's interactions (the first is "
+                           "'%s'; the CSV header lists them all)", node->u.sym.name,
+                           scope->interaction_names[0]);
+                return EXPR_NONE;
+            }
+            spec_error(scope->spec, DIRAC_ERR_PARSE, node->loc,
+                       "'%s': the model has no interactions (constraints or two-forms that "
+                       "join components), so no F. or P. columns", node->u.sym.name);
+            return EXPR_NONE;
         default: break;
         }
     }
@@ -201,16 +189,17 @@ expr_id lower_expr(const lower_scope *scope, const spec_expr *e)
         case SPEC_EXPR_PRIME: value[i] = lower_name(scope, node); break;
         case SPEC_EXPR_UNARY:
         case SPEC_EXPR_BINARY:
-            if (node->op == SPEC_OP_GT || node->op == SPEC_OP_GE)
-                value[i] = expr_make(pool, operator_kind(node->op), b, a);
-            else
-                value[i] = expr_make(pool, operator_kind(node->op), a, b);
+        {
+            bool swapped;
+            expr_kind kind = spec_op_kind((spec_op)node->op, &swapped);
+            value[i] = swapped ? expr_make(pool, kind, b, a) : expr_make(pool, kind, a, b);
             break;
+        }
         case SPEC_EXPR_CALL:
-            if (function_kind(node->op) == EXPR_KIND_COUNT)
+            if (spec_func_kind((spec_func)node->op) == EXPR_KIND_COUNT)
                 value[i] = lower_piecewise(scope, e, node, value);
             else
-                value[i] = expr_make(pool, function_kind(node->op), a, b);
+                value[i] = expr_make(pool, spec_func_kind((spec_func)node->op), a, b);
             break;
         }
         if (value[i] == EXPR_NONE) {

@@ -5,6 +5,12 @@
 #include "expr.h"
 #include "spec.h"
 
+/// The DAG kind of a built-in function (EXPR_KIND_COUNT for a piecewise function, which
+/// lowering builds from comparisons and selections) and of an operator (*swapped: the
+/// operands trade places, a > b is b < a). Defined in builtin_functions.c with the table.
+expr_kind spec_func_kind(spec_func func);
+expr_kind spec_op_kind(spec_op op, bool *swapped);
+
 typedef struct lower_scope lower_scope;
 
 /// Lowers a qualified name (`comp.x`, `comp.x'`) seen from the scope's instance.
@@ -28,6 +34,11 @@ struct lower_scope {
     int first_mu;
     const expr_id *momentum, *temperature;
     expr_id energy;
+    // the interactions' CSV columns F.NAME.COORD and P.NAME by name, and their expressions
+    // (the outer model's outputs only; count 0 elsewhere)
+    char **interaction_names;
+    const expr_id *interaction_columns;
+    int interaction_column_count;
 };
 
 /// The DAG node of expression `e`; EXPR_NONE after an error was reported in the spec.

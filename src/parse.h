@@ -120,6 +120,7 @@ typedef struct parse_lexer {
     int depth;                 // open parentheses and brackets (newlines inside are skipped)
     parse_tok last;            // last token produced
     bool line_has_token;
+    bool quiet;                // errors make TOK_ERROR tokens without a message (lex_quiet)
     int last_line_len;         // characters of the previous line (for the end-of-file location)
     parse_token ahead[PARSE_LOOKAHEAD];
     int head, count;           // ring buffer of lexed tokens

@@ -20,41 +20,6 @@
 #include <stdio.h>
 #include <string.h>
 
-// --- built-in functions --------------------------------------------------------------------
-
-static const struct {
-    const char *name;
-    int min_args, max_args;
-} func_table[SPEC_FUNC_COUNT] = {
-#define FUNC_ROW(id, name, min_args, max_args, kind) [SPEC_FUNC_##id] = { name, min_args, max_args },
-    BUILTIN_FUNCTION_LIST(FUNC_ROW)
-#undef FUNC_ROW
-};
-
-const char *spec_func_name(spec_func func)
-{
-    return (unsigned)func < SPEC_FUNC_COUNT ? func_table[func].name : "?";
-}
-
-int spec_func_arity(spec_func func)
-{
-    return (unsigned)func < SPEC_FUNC_COUNT ? func_table[func].min_args : 0;
-}
-
-int spec_func_max_args(spec_func func)
-{
-    return (unsigned)func < SPEC_FUNC_COUNT ? func_table[func].max_args : 0;
-}
-
-int spec_func_lookup(const char *name, size_t len)
-{
-    for (int f = 0; f < SPEC_FUNC_COUNT; f++)
-        if (len > 0 && strlen(func_table[f].name) == len &&
-            memcmp(func_table[f].name, name, len) == 0)
-            return f;
-    return -1;
-}
-
 // --- parser plumbing -----------------------------------------------------------------------
 
 spec_loc parse_loc(const parse_state *p, const parse_token *t)
@@ -498,8 +463,8 @@ static bool start_call(parse_state *p, const parse_token *t)
         snprintf(word, sizeof word, "%.*s", t->len > 64 ? 64 : (int)t->len, t->text);
         diag_suggest_init(&sg, word);
         for (int g = 0; g < SPEC_FUNC_COUNT; g++)
-            if (func_table[g].name[0])
-                diag_suggest_add(&sg, func_table[g].name);
+            if (spec_func_name((spec_func)g)[0])
+                diag_suggest_add(&sg, spec_func_name((spec_func)g));
         if (sg.best)
             return parse_error_at(p, t, "unknown function '%s'; did you mean '%s'?", name,
                                   sg.best);
@@ -577,14 +542,14 @@ static bool finish_table(parse_state *p, parse_opentry *e)
 static bool finish_call(parse_state *p)
 {
     parse_opentry e = p->ops[--p->op_count];
-    int min_args = func_table[e.op].min_args, max_args = func_table[e.op].max_args;
+    int min_args = spec_func_arity(e.op), max_args = spec_func_max_args(e.op);
     if (e.argc < min_args || (max_args >= 0 && e.argc > max_args)) {
         if (min_args == max_args)
             spec_error(p->s, DIRAC_ERR_PARSE, e.loc, "%s() takes %d argument%s, got %d",
-                       func_table[e.op].name, min_args, min_args == 1 ? "" : "s", e.argc);
+                       spec_func_name(e.op), min_args, min_args == 1 ? "" : "s", e.argc);
         else
             spec_error(p->s, DIRAC_ERR_PARSE, e.loc, "%s() takes at least %d arguments, got %d",
-                       func_table[e.op].name, min_args, e.argc);
+                       spec_func_name(e.op), min_args, e.argc);
         return false;
     }
     if (e.op == SPEC_FUNC_PWL && e.argc % 2 == 0) {
@@ -754,6 +719,198 @@ bool parse_expr(parse_state *p, int flags, spec_expr *out)
     return ok;
 }
 
+// what the expression parser does after a token that follows an operand
+typedef enum expr_step {
+    STEP_FAIL,       // an error was reported
+    STEP_OPERAND,    // an operand comes next
+    STEP_OPERATOR,   // an operator (or the end) comes next
+    STEP_DONE,       // the token is not the expression's: it ends here
+} expr_step;
+
+static bool binary_op_of(parse_tok kind, spec_op *op)
+{
+    switch (kind) {
+    case TOK_PLUS: *op = SPEC_OP_ADD; return true;
+    case TOK_MINUS: *op = SPEC_OP_SUB; return true;
+    case TOK_STAR: *op = SPEC_OP_MUL; return true;
+    case TOK_SLASH: *op = SPEC_OP_DIV; return true;
+    case TOK_CARET: *op = SPEC_OP_POW; return true;
+    case TOK_LT: *op = SPEC_OP_LT; return true;
+    case TOK_LE: *op = SPEC_OP_LE; return true;
+    case TOK_GT: *op = SPEC_OP_GT; return true;
+    case TOK_GE: *op = SPEC_OP_GE; return true;
+    case TOK_EQEQ: *op = SPEC_OP_EQ; return true;
+    case TOK_NE: *op = SPEC_OP_NE; return true;
+    default: return false;
+    }
+}
+
+// ')': closes a parenthesis, a call or a sum
+static expr_step on_rparen(parse_state *p, const parse_token *t)
+{
+    if (!reduce_to_paren(p))
+        return STEP_FAIL;
+    if (p->op_count == 0)
+        return STEP_DONE;   // not ours: the caller's ')'
+    parse_opentry *top = &p->ops[p->op_count - 1];
+    if (top->kind == OPE_SUBSCRIPT) {
+        not_closed(p, p->op_count - 1);
+        return STEP_FAIL;
+    }
+    if (top->kind == OPE_SUM)
+        return finish_sum(p, t) ? STEP_OPERATOR : STEP_FAIL;
+    lex_next(&p->lex);
+    if (top->kind == OPE_PAREN) {
+        p->op_count--;
+        return STEP_OPERATOR;
+    }
+    top->argc++;
+    return finish_call(p) ? STEP_OPERATOR : STEP_FAIL;
+}
+
+// ']': closes a subscript
+static expr_step on_rbracket(parse_state *p, const parse_token *t)
+{
+    if (!reduce_to_paren(p))
+        return STEP_FAIL;
+    if (p->op_count == 0)
+        return STEP_DONE;   // the caller's ']'
+    if (p->ops[p->op_count - 1].kind != OPE_SUBSCRIPT) {
+        parse_error_at(p, t, "unbalanced brackets: unmatched ']'");
+        return STEP_FAIL;
+    }
+    int more = close_bracket(p);
+    return more < 0 ? STEP_FAIL : more == 1 ? STEP_OPERAND : STEP_OPERATOR;
+}
+
+// '..' between the bounds of a sum's range
+static expr_step on_dotdot(parse_state *p, const parse_token *t, int paren)
+{
+    if (paren < 0)
+        return STEP_DONE;   // the caller's range
+    if (p->ops[paren].kind != OPE_SUM || p->ops[paren].state != SUM_LO) {
+        parse_error_at(p, t, "unexpected '..' (a range LO..HI belongs in sum(i = LO..HI, EXPR) "
+                             "or in a statement's [...])");
+        return STEP_FAIL;
+    }
+    if (!reduce_to_paren(p))
+        return STEP_FAIL;
+    p->ops[p->op_count - 1].state = SUM_HI;
+    lex_next(&p->lex);
+    return STEP_OPERAND;
+}
+
+// ',' between the arguments of a call, the indices of a subscript or the parts of a sum
+static expr_step on_comma(parse_state *p, const parse_token *t, int paren)
+{
+    if (paren < 0)
+        return STEP_DONE;
+    parse_opentry *group = &p->ops[paren];
+    const char *error = NULL;
+    if (group->kind == OPE_PAREN)
+        error = "unexpected ',' inside parentheses";
+    else if (group->kind == OPE_SUM && group->state == SUM_LO)
+        error = "expected '..' in the range of sum(i = LO..HI, EXPR)";
+    else if (group->kind == OPE_SUM && group->state == SUM_BODY)
+        error = "sum() takes its ranges and one expression: sum(i = LO..HI, EXPR)";
+    if (error) {
+        parse_error_at(p, t, "%s", error);
+        return STEP_FAIL;
+    }
+    if (!reduce_to_paren(p))
+        return STEP_FAIL;
+    group = &p->ops[p->op_count - 1];   // the same group, after the reduction
+    if (group->kind == OPE_SUM)
+        return sum_range_done(p, t) ? STEP_OPERAND : STEP_FAIL;
+    group->argc++;
+    if (group->kind == OPE_SUBSCRIPT && ++group->group >= SPEC_INDEX_MAX) {
+        parse_error_at(p, t, "too many indices (limit %d)", SPEC_INDEX_MAX);
+        return STEP_FAIL;
+    }
+    lex_next(&p->lex);
+    return STEP_OPERAND;
+}
+
+// a binary operator: reduces what binds tighter, then pushes it
+static expr_step on_binary(parse_state *p, int flags, const parse_token *t, spec_op op,
+                           int paren)
+{
+    if ((flags & PARSE_EXPR_COEFFICIENT) && paren < 0) {
+        if (op == SPEC_OP_ADD || op == SPEC_OP_SUB)
+            return STEP_DONE;
+        if (op == SPEC_OP_MUL && is_d_call(lex_peek(&p->lex, 1), lex_peek(&p->lex, 2)))
+            return STEP_DONE;
+    }
+    parse_opentry e = { .kind = OPE_BINARY, .op = (uint8_t)op, .loc = parse_loc(p, t) };
+    int prec = precedence(&e);
+    bool right = op == SPEC_OP_POW;
+    while (p->op_count > 0) {
+        const parse_opentry *top = &p->ops[p->op_count - 1];
+        if (top->kind != OPE_BINARY && top->kind != OPE_UNARY)
+            break;
+        int tp = precedence(top);
+        if (tp == 1 && prec == 1) {
+            parse_error_at(p, t, "comparisons cannot be chained (a < b < c): join them with "
+                                 "if() or parenthesize one");
+            return STEP_FAIL;
+        }
+        if (tp < prec || (tp == prec && right))
+            break;
+        if (!reduce(p))
+            return STEP_FAIL;
+    }
+    if (!push_op(p, t, e))
+        return STEP_FAIL;
+    lex_next(&p->lex);
+    return STEP_OPERAND;
+}
+
+// any other token after an operand: the end of the expression, or an error inside a group
+static expr_step on_other(parse_state *p, const parse_token *t, int paren)
+{
+    char what[96];
+    switch (t->kind) {
+    case TOK_NAME: case TOK_NUMBER: case TOK_LPAREN: case TOK_STRING: case TOK_LBRACKET:
+        if (paren < 0 && (token_is_word(t, "fixed") || token_is_word(t, "guess")))
+            return STEP_DONE;   // `initial th = 0.4 fixed`: the statement takes the word
+        if (paren >= 0 && t->line_start) {
+            not_closed(p, paren);
+            return STEP_FAIL;
+        }
+        lex_describe(t, what, sizeof what);
+        parse_error_at(p, t, "expected an operator before %s", what);
+        return STEP_FAIL;
+    default:
+        if (paren < 0)
+            return STEP_DONE;
+        if (t->kind == TOK_EOF || t->kind == TOK_NEWLINE) {
+            not_closed(p, paren);
+            return STEP_FAIL;
+        }
+        lex_describe(t, what, sizeof what);
+        parse_error_at(p, t, "unexpected %s inside %s", what,
+                       p->ops[paren].kind == OPE_SUBSCRIPT ? "brackets" : "parentheses");
+        return STEP_FAIL;
+    }
+}
+
+// the token after an operand
+static expr_step after_operand(parse_state *p, int flags)
+{
+    const parse_token *t = lex_peek(&p->lex, 0);
+    int paren = open_paren(p);
+    spec_op op;
+    if (binary_op_of(t->kind, &op))
+        return on_binary(p, flags, t, op, paren);
+    switch (t->kind) {
+    case TOK_RPAREN: return on_rparen(p, t);
+    case TOK_RBRACKET: return on_rbracket(p, t);
+    case TOK_DOTDOT: return on_dotdot(p, t, paren);
+    case TOK_COMMA: return on_comma(p, t, paren);
+    default: return on_other(p, t, paren);
+    }
+}
+
 static bool parse_expr_body(parse_state *p, int flags, spec_expr *out)
 {
     p->node_count = p->val_count = p->op_count = p->subkid_count = 0;
@@ -766,145 +923,13 @@ static bool parse_expr_body(parse_state *p, int flags, spec_expr *out)
                 return false;
             continue;
         }
-        const parse_token *t = lex_peek(&p->lex, 0);
-        int paren = open_paren(p);
-        spec_op op;
-        switch (t->kind) {
-        case TOK_PLUS: op = SPEC_OP_ADD; break;
-        case TOK_MINUS: op = SPEC_OP_SUB; break;
-        case TOK_STAR: op = SPEC_OP_MUL; break;
-        case TOK_SLASH: op = SPEC_OP_DIV; break;
-        case TOK_CARET: op = SPEC_OP_POW; break;
-        case TOK_LT: op = SPEC_OP_LT; break;
-        case TOK_LE: op = SPEC_OP_LE; break;
-        case TOK_GT: op = SPEC_OP_GT; break;
-        case TOK_GE: op = SPEC_OP_GE; break;
-        case TOK_EQEQ: op = SPEC_OP_EQ; break;
-        case TOK_NE: op = SPEC_OP_NE; break;
-        case TOK_RPAREN:
-            if (!reduce_to_paren(p))
-                return false;
-            if (p->op_count == 0)
-                goto done;   // not ours: the caller's ')'
-            if (p->ops[p->op_count - 1].kind == OPE_SUBSCRIPT)
-                return not_closed(p, p->op_count - 1);
-            if (p->ops[p->op_count - 1].kind == OPE_SUM) {
-                if (!finish_sum(p, t))
-                    return false;
-                continue;
-            }
-            lex_next(&p->lex);
-            if (p->ops[p->op_count - 1].kind == OPE_PAREN) {
-                p->op_count--;
-                continue;
-            }
-            p->ops[p->op_count - 1].argc++;
-            if (!finish_call(p))
-                return false;
-            continue;
-        case TOK_RBRACKET: {
-            if (!reduce_to_paren(p))
-                return false;
-            if (p->op_count == 0)
-                goto done;   // the caller's ']'
-            if (p->ops[p->op_count - 1].kind != OPE_SUBSCRIPT)
-                return parse_error_at(p, t, "unbalanced brackets: unmatched ']'");
-            int more = close_bracket(p);
-            if (more < 0)
-                return false;
-            operand = more == 1;
-            continue;
-        }
-        case TOK_DOTDOT:
-            if (paren < 0)
-                goto done;   // the caller's range
-            if (p->ops[paren].kind != OPE_SUM || p->ops[paren].state != SUM_LO)
-                return parse_error_at(p, t, "unexpected '..' (a range LO..HI belongs in "
-                                            "sum(i = LO..HI, EXPR) or in a statement's [...])");
-            if (!reduce_to_paren(p))
-                return false;
-            p->ops[p->op_count - 1].state = SUM_HI;
-            lex_next(&p->lex);
-            operand = true;
-            continue;
-        case TOK_COMMA:
-            if (paren < 0)
-                goto done;
-            if (p->ops[paren].kind == OPE_PAREN)
-                return parse_error_at(p, t, "unexpected ',' inside parentheses");
-            if (p->ops[paren].kind == OPE_SUM) {
-                if (p->ops[paren].state == SUM_LO)
-                    return parse_error_at(p, t, "expected '..' in the range of sum(i = LO..HI, "
-                                                "EXPR)");
-                if (p->ops[paren].state == SUM_BODY)
-                    return parse_error_at(p, t, "sum() takes its ranges and one expression: "
-                                                "sum(i = LO..HI, EXPR)");
-                if (!reduce_to_paren(p) || !sum_range_done(p, t))
-                    return false;
-                operand = true;
-                continue;
-            }
-            if (!reduce_to_paren(p))
-                return false;
-            p->ops[p->op_count - 1].argc++;
-            if (p->ops[p->op_count - 1].kind == OPE_SUBSCRIPT &&
-                ++p->ops[p->op_count - 1].group >= SPEC_INDEX_MAX)
-                return parse_error_at(p, t, "too many indices (limit %d)", SPEC_INDEX_MAX);
-            lex_next(&p->lex);
-            operand = true;
-            continue;
-        case TOK_NAME: case TOK_NUMBER: case TOK_LPAREN: case TOK_STRING: case TOK_LBRACKET: {
-            if (paren < 0 && (token_is_word(t, "fixed") || token_is_word(t, "guess")))
-                goto done;   // `initial th = 0.4 fixed`: the statement takes the word
-            if (paren >= 0 && t->line_start)
-                return not_closed(p, paren);
-            char what[96];
-            lex_describe(t, what, sizeof what);
-            return parse_error_at(p, t, "expected an operator before %s", what);
-        }
-        default:
-            if (paren >= 0) {
-                if (t->kind == TOK_EOF || t->kind == TOK_NEWLINE)
-                    return not_closed(p, paren);
-                char what[96];
-                lex_describe(t, what, sizeof what);
-                return parse_error_at(p, t, "unexpected %s inside %s", what,
-                                      p->ops[paren].kind == OPE_SUBSCRIPT ? "brackets"
-                                                                          : "parentheses");
-            }
-            goto done;
-        }
-        // a binary operator
-        if ((flags & PARSE_EXPR_COEFFICIENT) && paren < 0) {
-            if (op == SPEC_OP_ADD || op == SPEC_OP_SUB)
-                goto done;
-            if (op == SPEC_OP_MUL && is_d_call(lex_peek(&p->lex, 1), lex_peek(&p->lex, 2)))
-                goto done;
-        }
-        parse_opentry e = { .kind = OPE_BINARY, .op = (uint8_t)op, .loc = parse_loc(p, t) };
-        int prec = precedence(&e);
-        bool right = op == SPEC_OP_POW;
-        while (p->op_count > 0) {
-            const parse_opentry *top = &p->ops[p->op_count - 1];
-            if (top->kind != OPE_BINARY && top->kind != OPE_UNARY)
-                break;
-            int tp = precedence(top);
-            if (tp == 1 && prec == 1)
-                return parse_error_at(p, t, "comparisons cannot be chained (a < b < c): join "
-                                            "them with if() or parenthesize one");
-            if (tp > prec || (tp == prec && !right)) {
-                if (!reduce(p))
-                    return false;
-            } else {
-                break;
-            }
-        }
-        if (!push_op(p, t, e))
+        expr_step step = after_operand(p, flags);
+        if (step == STEP_FAIL)
             return false;
-        lex_next(&p->lex);
-        operand = true;
+        if (step == STEP_DONE)
+            break;
+        operand = step == STEP_OPERAND;
     }
-done:
     while (p->op_count > 0)
         if (!reduce(p))
             return false;

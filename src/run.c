@@ -188,6 +188,15 @@ dirac_status dirac_run_create(dirac_sim *sim, double t_end, long every, dirac_ru
     return DIRAC_OK;
 }
 
+dirac_status dirac_run_set_final_time(dirac_run *run, double t_final)
+{
+    if (!run || !run->adaptive || !isfinite(t_final) || t_final < dirac_sim_time(run->sim))
+        return DIRAC_ERR_ARGUMENT;
+    run->t_final = t_final;
+    run->finished = !(dirac_sim_time(run->sim) < t_final - 1e-12 * fabs(t_final));
+    return DIRAC_OK;
+}
+
 void dirac_run_destroy(dirac_run *run)
 {
     if (!run)
@@ -270,12 +279,13 @@ dirac_status dirac_run_advance(dirac_run *run, long max_steps, double *rows, lon
         status = take_step(run);
         if (status != DIRAC_OK)
             break;
-        long k = run->stats.steps;
-        // the adaptive test k == steps_planned is kept for rows identical to earlier CSV files
-        if (k % run->every == 0 || k == run->stats.steps_planned || run->finished) {
+        // every-th step of the simulation, counted from its start: a simulation continued
+        // from a restored state writes the rows of the run in one piece
+        long k = dirac_sim_step_count(run->sim);
+        if (k % run->every == 0 || run->finished) {
             dirac_run_row(run, rows + (size_t)count * (size_t)columns);
             count++;
-            run->last_written = k;
+            run->last_written = run->stats.steps;
         }
     }
     run->stats.rows += count;

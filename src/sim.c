@@ -209,18 +209,6 @@ static void apply_options(dirac_sim *sim, const dirac_sim_options *options)
         sim->rtol = fmax(1e-14, fmin(sim->rtol, 1e-3 * ad->rtol));
 }
 
-// Friction heating or heat exchange: entropy must be integrated.
-static bool has_thermal_terms(const dirac_model *model)
-{
-    if (model->friction_count > 0 || model->heat_count > 0)
-        return true;
-    for (int j = 0; j < model->ns; j++)
-        if (expr_kind_of(model->pool, model->heat_input[j]) != EXPR_CONST ||
-            expr_const_value(model->pool, model->heat_input[j]) != 0.0)
-            return true;
-    return false;
-}
-
 // The initial node: the model's initial state, checked (and projected) against the
 // constraints, p0 = ∂L/∂v(q0, v0), μ0 from the index-reduced equations where they exist.
 static dirac_status initial_node(dirac_sim *sim, int project, dirac_error *err)
@@ -327,7 +315,7 @@ dirac_status sim_create(const dirac_model *model, const dirac_sim_options *optio
     sim->mc = model->m;
     apply_options(sim, options);
     status = alloc_common(sim, err);
-    if (status == DIRAC_OK && has_thermal_terms(model) && !method->thermodynamic)
+    if (status == DIRAC_OK && model->thermodynamic && !method->thermodynamic)
         status = error_set(err, DIRAC_ERR_UNSUPPORTED,
                            "model '%s' has friction heating or heat exchange: method '%s' does not "
                            "integrate entropy; use dgrad", model->name, method->info.name);

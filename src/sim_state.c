@@ -5,7 +5,8 @@
 
 #include <string.h>
 
-enum { STATE_MAGIC = 0x64697261 };   // "dira"
+// "dir" and the layout's version (2: the degenerate-node flag and Newton's block scales)
+enum { STATE_MAGIC = 0x64697202 };
 
 typedef struct state_header {
     long magic, n, ns, mc, nu, history_size, method;
@@ -17,7 +18,7 @@ typedef struct state_scalars {
     double projection_distance, backup_work, h_next, h_last;
     double block_scale[4];
     long steps, rejected;
-    int newton_iterations;
+    int newton_iterations, degenerate_active;
 } state_scalars;
 
 // One array of the snapshot: where it lives in the simulation and its length.
@@ -47,9 +48,11 @@ static int arrays_of(const dirac_sim *sim, state_array *a)
     a[k++] = (state_array){ sim->adapt.trial, 3 * n + ns };
     a[k++] = (state_array){ sim->adapt.trial_start, 3 * n + ns };
     a[k++] = (state_array){ sim->eval[SIM_EVAL_NODE].x + m->first_u, (size_t)m->nu };   // inputs
+    // Newton's per-block scales: the largest magnitudes its unknowns reached so far
+    a[k++] = (state_array){ (double *)sim->nw.block_floor, NEWTON_MAX_BLOCKS };
     return k;
 }
-enum { STATE_ARRAYS = 10 + SIM_HISTORY_MAX };
+enum { STATE_ARRAYS = 11 + SIM_HISTORY_MAX };
 
 static state_header header_of(const dirac_sim *sim)
 {
@@ -92,7 +95,8 @@ dirac_status dirac_sim_state_save(const dirac_sim *sim, void *buffer, size_t siz
                           sim->adapt.h_last,
                           { sim->adapt.block_scale[0], sim->adapt.block_scale[1],
                             sim->adapt.block_scale[2], sim->adapt.block_scale[3] },
-                          sim->steps, sim->adapt.rejected, sim->newton_iterations };
+                          sim->steps, sim->adapt.rejected, sim->newton_iterations,
+                          sim->degenerate.active };
     memcpy(out, &header, sizeof header);
     out += sizeof header;
     memcpy(out, &sc, sizeof sc);
@@ -131,6 +135,7 @@ dirac_status dirac_sim_state_restore(dirac_sim *sim, const void *buffer, size_t 
     memcpy(sim->adapt.block_scale, sc.block_scale, sizeof sim->adapt.block_scale);
     sim->steps = sc.steps, sim->adapt.rejected = sc.rejected;
     sim->newton_iterations = sc.newton_iterations;
+    sim->degenerate.active = sc.degenerate_active != 0;
     state_array a[STATE_ARRAYS];
     int count = arrays_of(sim, a);
     for (int k = 0; k < count; k++) {

@@ -151,14 +151,19 @@ void spec_out_of_memory(spec *s)
         s->status = DIRAC_ERR_NOMEM;
 }
 
-bool spec_error(spec *s, dirac_status status, spec_loc loc, const char *format, ...)
+bool spec_verror(spec *s, dirac_status status, spec_loc loc, const char *format, va_list args)
 {
     if (s->status == DIRAC_OK)
         s->status = status;
     diag_source *src = loc.file ? spec_source_of(s, loc.file) : NULL;
+    return diag_verror(&s->diag, src, loc.line, loc.col, format, args);
+}
+
+bool spec_error(spec *s, dirac_status status, spec_loc loc, const char *format, ...)
+{
     va_list args;
     va_start(args, format);
-    bool more = diag_verror(&s->diag, src, loc.line, loc.col, format, args);
+    bool more = spec_verror(s, status, loc, format, args);
     va_end(args);
     return more;
 }
@@ -328,6 +333,7 @@ const char *spec_sym_kind_phrase(spec_sym_kind kind)
     case SPEC_SYM_MOMENTUM: return "a momentum";
     case SPEC_SYM_TEMPERATURE: return "a temperature";
     case SPEC_SYM_ENERGY: return "the energy";
+    case SPEC_SYM_INTERACTION: return "an interaction's force or power";
     default: return "a name";
     }
 }

@@ -17,6 +17,7 @@
 
 #include <dirac/status.h>
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -99,8 +100,8 @@ typedef enum spec_op {
 
 /// The built-in functions (builtin_functions.h lists them with their argument counts).
 typedef enum spec_func {
-#define SPEC_FUNC_ENUM(id, name, min_args, max_args, kind) SPEC_FUNC_##id,
-    BUILTIN_FUNCTION_LIST(SPEC_FUNC_ENUM)
+#define SPEC_FUNC_ENUM(id, ...) SPEC_FUNC_##id,
+    BUILTIN_MATH_LIST(SPEC_FUNC_ENUM) BUILTIN_PIECEWISE_LIST(SPEC_FUNC_ENUM)
 #undef SPEC_FUNC_ENUM
         SPEC_FUNC_COUNT
 } spec_func;
@@ -125,6 +126,7 @@ typedef enum spec_sym_kind {
     SPEC_SYM_MOMENTUM,    // `p.X`: ∂L/∂X', index of coordinate X
     SPEC_SYM_TEMPERATURE, // `T.S`: −∂L/∂S, index of entropy variable S
     SPEC_SYM_ENERGY,      // `E`: the generalized energy ⟨∂L/∂v, v⟩ − L
+    SPEC_SYM_INTERACTION, // `F.I.X`, `P.I`: interaction I's force on X, its power (by name)
     SPEC_SYM_KIND_COUNT
 } spec_sym_kind;
 
@@ -179,8 +181,9 @@ int spec_func_max_args(spec_func func);
 /// Value of a call node (builtin_functions.c) from the values val[] of the nodes of e (the
 /// call's arguments computed); NaN for a LIST link.
 double spec_call_value(const spec_expr *e, const spec_expr_node *call, const double *val);
-/// Value of a comparison operator (1, 0, or NaN if an operand is NaN).
-double spec_compare_value(int op, double a, double b);
+/// Value of operator `op` (spec_op) applied to a (and b); comparisons are 1, 0, or NaN if an
+/// operand is NaN.
+double spec_op_value(int op, double a, double b);
 
 /// Walks the arguments of a call (see builtin_functions.h): *cursor starts at NULL; returns
 /// the next argument, or NULL after the last.
@@ -498,6 +501,11 @@ const spec_model *spec_root(const spec *s);
 __attribute__((format(printf, 4, 5)))
 #endif
 bool spec_error(spec *s, dirac_status status, spec_loc loc, const char *format, ...);
+/// spec_error with the arguments in a va_list.
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 0)))
+#endif
+bool spec_verror(spec *s, dirac_status status, spec_loc loc, const char *format, va_list args);
 
 /// A note attached to the last error, with the source line when `loc.file` is set.
 #if defined(__GNUC__)

@@ -176,19 +176,6 @@ static bool to_index(xctx *c, double v, spec_loc loc, const char *what, int64_t 
     return true;
 }
 
-static double apply_op(int op, double a, double b)
-{
-    switch ((spec_op)op) {
-    case SPEC_OP_ADD: return a + b;
-    case SPEC_OP_SUB: return a - b;
-    case SPEC_OP_MUL: return a * b;
-    case SPEC_OP_DIV: return a / b;
-    case SPEC_OP_POW: return pow(a, b);
-    case SPEC_OP_NEG: return -a;
-    default: return spec_compare_value(op, a, b);
-    }
-}
-
 // the value of a name (with its new index) in an expanded expression: parameters and constant
 // lets; NaN for anything else
 static double name_value(const xctx *c, const spec_expr_node *n)
@@ -229,7 +216,7 @@ static bool eval_flat(xctx *c, const spec_expr *e, double *out)
         }
         switch (n->kind) {
         case SPEC_EXPR_NUMBER: val[i] = n->u.number; break;
-        case SPEC_EXPR_UNARY: case SPEC_EXPR_BINARY: val[i] = apply_op(n->op, a, b); break;
+        case SPEC_EXPR_UNARY: case SPEC_EXPR_BINARY: val[i] = spec_op_value(n->op, a, b); break;
         case SPEC_EXPR_CALL: val[i] = spec_call_value(e, n, val); break;
         default: val[i] = name_value(c, n); break;
         }
@@ -481,7 +468,7 @@ static bool eval_node(xctx *c, xin *in, int32_t i)
     switch (n->kind) {
     case SPEC_EXPR_NUMBER: in->val[i] = n->u.number; return true;
     case SPEC_EXPR_INDEX: in->val[i] = (double)c->env[n->u.sym.ref.index]; return true;
-    case SPEC_EXPR_UNARY: case SPEC_EXPR_BINARY: in->val[i] = apply_op(n->op, a, b); return true;
+    case SPEC_EXPR_UNARY: case SPEC_EXPR_BINARY: in->val[i] = spec_op_value(n->op, a, b); return true;
     case SPEC_EXPR_CALL: in->val[i] = spec_call_value(in->e, n, in->val); return true;
     case SPEC_EXPR_RANGE: in->val[i] = 0; return true;
     case SPEC_EXPR_NAME: {
@@ -511,6 +498,16 @@ static bool eval_node(xctx *c, xin *in, int32_t i)
     }
 }
 
+// The length of the prefix `mu.`, `p.` or `T.` of a subscript node that names an element of
+// a family's derived quantity (its op holds the derived kind), else 0.
+static size_t derived_prefix(const spec_expr_node *n)
+{
+    int kind = n->op >> 1;
+    if (kind != SPEC_SYM_MULTIPLIER && kind != SPEC_SYM_MOMENTUM && kind != SPEC_SYM_TEMPERATURE)
+        return 0;
+    return (size_t)(strchr(n->u.sub.name, '.') - n->u.sub.name) + 1;
+}
+
 // writes node i (not an index or bound) of the expression; map[i] its new index
 static bool emit_node(xctx *c, xin *in, int32_t i)
 {
@@ -534,9 +531,25 @@ static bool emit_node(xctx *c, xin *in, int32_t i)
     case SPEC_EXPR_SUBSCRIPT: {
         int64_t v[SPEC_INDEX_MAX];
         spec_loc locs[SPEC_INDEX_MAX];
+        // `mu.link[i]`, `p.x[i]`, `T.S[i]` in outputs (spec_resolve.c, derived_subscript):
+        // the element's name with the prefix, resolved again in the expansion
+        size_t prefix = derived_prefix(n);
         if (!subscript_values(c, in, n, v, locs) ||
-            !element_of(c, n->u.sub.name, v, locs, n->loc, &node.u.sym.name, &node.u.sym.ref))
+            !element_of(c, n->u.sub.name + prefix, v, locs, n->loc, &node.u.sym.name,
+                        &node.u.sym.ref))
             return false;
+        if (prefix) {
+            size_t len = strlen(node.u.sym.name);
+            char *name = spec_arena_alloc(&c->s->arena, prefix + len + 1);
+            if (!name) {
+                spec_out_of_memory(c->s);
+                return false;
+            }
+            memcpy(name, n->u.sub.name, prefix);
+            memcpy(name + prefix, node.u.sym.name, len + 1);
+            node.u.sym.name = name;
+            node.u.sym.ref.kind = (uint8_t)(n->op >> 1);
+        }
         node.kind = (n->op & 1) ? SPEC_EXPR_PRIME : SPEC_EXPR_NAME;
         node.op = node.argc = 0;
         break;
@@ -1158,6 +1171,11 @@ static bool expand_constraints(xctx *c)
         range_collect(&r, oc->index, oc->index_count);
         bool more;
         bool ok = range_first(c, &r, &more);
+        // one-index families are addressable by element (`mu.link[3]` in outputs)
+        if (ok && more && oc->index_count == 1) {
+            f->dims = 1;
+            f->lo[0] = c->env[oc->index[0].slot];
+        }
         while (ok && more) {
             const char *name = oc->index_count == 0
                                    ? oc->name
@@ -1178,6 +1196,8 @@ static bool expand_constraints(xctx *c)
                  range_next(c, &r, &more);
         }
         f->count = c->nm->constraint_count - f->first;
+        if (f->dims == 1)
+            f->size[0] = f->count;
         xin_free(c, &lhs);
         xin_free(c, &rhs);
         if (!ok)

@@ -65,105 +65,159 @@ static int parse_value(const char *text, size_t len, double *value)
     return 0;
 }
 
-dirac_status spec_set_parameter_override(spec *s, const char *assignment)
+// --- the name: a path of components to a parameter, read with the model's lexer -----------
+
+// the longest name of an override
+enum { OVERRIDE_NAME_MAX = 255 };
+
+// one step of an override's path: a name and its indices, `cell[2]` in `cell[2].C`
+typedef struct override_step {
+    const char *name;   // into the override's name
+    size_t len;
+    size_t end;         // offset in the override's name just past the step and its indices
+    int dims;
+    long long index[SPEC_INDEX_MAX];
+} override_step;
+
+// `a.b[1, 2].c`: at most one step per two characters of the name
+typedef struct override_path {
+    override_step step[(OVERRIDE_NAME_MAX + 1) / 2];
+    int count;
+} override_path;
+
+// appends the steps of the dotted name text[0..len) (a NAME, or a MEMBER without its '.')
+static void path_add_names(override_path *path, const char *name, const char *text, size_t len)
 {
-    if (!s)
-        return DIRAC_ERR_ARGUMENT;
-    const spec_model *root = spec_root(s);
-    if (!root || s->status != DIRAC_OK)
-        return override_error(s, "cannot set parameters of a model that has errors");
-    const char *eq = strchr(assignment, '=');
-    const char *a = assignment, *b = eq ? eq : assignment;
-    while (a < b && is_space(*a))
-        a++;
-    while (b > a && is_space(b[-1]))
-        b--;
-    if (!eq || a == b)
-        return override_error(s, "invalid parameter override '%s': expected NAME=VALUE",
-                              assignment);
-    int name_len = (int)(b - a);
-    char name[256];
-    if (name_len >= (int)sizeof name)
-        return override_error(s, "unknown parameter '%.40s...'", a);
-    memcpy(name, a, (size_t)name_len);
-    name[name_len] = '\0';
-    if (s->expanded)
-        return override_error(s, "cannot set '%s': parameters cannot be changed after the "
-                                 "model's families were expanded (set them before compiling)",
-                              name);
-    // find the parameter, following components; `k[3]`, `cell[2].C` name elements of
-    // families (checked against the ranges when the model is expanded)
-    const spec_model *model = root;
-    const char *part = name;
-    const spec_symbol *sym = NULL;
-    char canon[2 * sizeof name + 16], seg[sizeof name];   // "k[1][2]": at most 1.5x the input
-    size_t clen = 0;
-    int dims = 0;
-    for (;;) {
-        const char *q = part;
-        while (*q && *q != '.' && *q != '[')
-            q++;
-        size_t len = (size_t)(q - part);
-        memcpy(seg, part, len);
-        seg[len] = '\0';
-        memcpy(canon + clen, part, len);
-        clen += len;
-        dims = 0;
-        while (*q == '[') {   // k[1,2] or k[1][2]; kept as k[1][2]
-            q++;
-            for (;;) {
-                while (is_space(*q))
-                    q++;
-                char *end;
-                long long v = strtoll(q, &end, 10);
-                if (end == q || dims == SPEC_INDEX_MAX || v > SPEC_INDEX_ABS_MAX ||
-                    v < -SPEC_INDEX_ABS_MAX)
-                    return override_error(s, "invalid parameter override '%s': expected "
-                                             "NAME[INDEX, ...]=VALUE", assignment);
-                int w = snprintf(canon + clen, sizeof canon - clen, "[%lld]", v);
-                if (w < 0 || (size_t)w >= sizeof canon - clen)
-                    return override_error(s, "unknown parameter '%.40s...'", a);
-                clen += (size_t)w;
-                dims++;
-                q = end;
-                while (is_space(*q))
-                    q++;
-                if (*q == ',') {
-                    q++;
-                    continue;
-                }
-                if (*q != ']')
-                    return override_error(s, "invalid parameter override '%s': expected "
-                                             "NAME[INDEX, ...]=VALUE", assignment);
-                q++;
+    const char *p = text, *end = text + len;
+    while (p < end) {
+        const char *dot = memchr(p, '.', (size_t)(end - p));
+        const char *stop = dot ? dot : end;
+        path->step[path->count++] = (override_step){
+            .name = p, .len = (size_t)(stop - p), .end = (size_t)(stop - name) };
+        p = dot ? dot + 1 : end;
+    }
+}
+
+// one index of `[...]`: an integer with an optional sign; false if the tokens are none
+static bool lex_index(parse_lexer *lx, long long *value)
+{
+    parse_token t = lex_next(lx);
+    double sign = 1.0;
+    if (t.kind == TOK_PLUS || t.kind == TOK_MINUS) {
+        sign = t.kind == TOK_MINUS ? -1.0 : 1.0;
+        t = lex_next(lx);
+    }
+    if (t.kind != TOK_NUMBER || t.number != floor(t.number) || t.number > SPEC_INDEX_ABS_MAX)
+        return false;
+    *value = (long long)(sign * t.number);
+    return true;
+}
+
+// the indices `[1, 2]` or `[1][2]` after a step (the lexer is at '[' or past the step)
+static bool lex_indices(parse_lexer *lx, const char *name, override_step *step)
+{
+    while (lex_peek(lx, 0)->kind == TOK_LBRACKET) {
+        lex_next(lx);
+        for (;;) {
+            if (step->dims == SPEC_INDEX_MAX || !lex_index(lx, &step->index[step->dims++]))
+                return false;
+            parse_token t = lex_next(lx);
+            if (t.kind == TOK_RBRACKET && !t.primes) {
+                step->end = (size_t)(t.text + t.len - name);
                 break;
             }
+            if (t.kind != TOK_COMMA)
+                return false;
         }
-        if (*q && *q != '.')
-            return override_error(s, "invalid parameter override '%s': expected "
-                                     "NAME[INDEX, ...]=VALUE", assignment);
-        sym = spec_names_find(model->names, seg, len);
-        if (!*q)
-            break;
-        canon[clen++] = '.';
-        if (!sym || sym->kind != SPEC_SYM_COMPONENT)
+    }
+    return true;
+}
+
+// reads NAME[INDEX, ...].NAME[INDEX, ...]... into *path; false if the name has another form
+static bool lex_override_name(spec *s, const char *name, override_path *path)
+{
+    diag_source src = { .name = "", .text = name, .size = strlen(name) };
+    parse_lexer lx;
+    lex_init(&lx, s, &src);
+    lx.quiet = true;
+    path->count = 0;
+    parse_token t = lex_next(&lx);
+    if (t.kind != TOK_NAME || t.primes)
+        return false;
+    for (;;) {
+        path_add_names(path, name, t.text, t.len);
+        if (!lex_indices(&lx, name, &path->step[path->count - 1]))
+            return false;
+        t = lex_next(&lx);
+        if (t.kind == TOK_EOF)   // and no comment (`k#x`) before the end
+            return path->step[path->count - 1].end == src.size;
+        if (t.kind != TOK_MEMBER || t.primes)
+            return false;
+        t.text++;   // past the '.'
+        t.len--;
+    }
+}
+
+// the canonical name of the path: indices written k[1][2]; false if it is too long
+static bool path_canonical(const override_path *path, char *canon, size_t size, size_t *len)
+{
+    size_t n = 0;
+    for (int i = 0; i < path->count; i++) {
+        const override_step *st = &path->step[i];
+        int w = snprintf(canon + n, size - n, "%s%.*s", i ? "." : "", (int)st->len, st->name);
+        for (int k = 0; w >= 0 && (size_t)w < size - n && k < st->dims; k++) {
+            n += (size_t)w;
+            w = snprintf(canon + n, size - n, "[%lld]", st->index[k]);
+        }
+        if (w < 0 || (size_t)w >= size - n)
+            return false;
+        n += (size_t)w;
+    }
+    *len = n;
+    return true;
+}
+
+// --- resolution ------------------------------------------------------------------------------
+
+// follows the components of the path; *model is the model of its last step, *sym that step's
+// symbol (NULL if it has no such name)
+static dirac_status resolve_path(spec *s, const char *name, const override_path *path,
+                                 const spec_model **model, const spec_symbol **sym)
+{
+    *model = spec_root(s);
+    for (int i = 0;; i++) {
+        const override_step *st = &path->step[i];
+        *sym = spec_names_find((*model)->names, st->name, st->len);
+        if (i == path->count - 1)
+            return DIRAC_OK;
+        const spec_symbol *c = *sym;
+        if (!c || c->kind != SPEC_SYM_COMPONENT)
             return override_error(s, "unknown parameter '%s': '%.*s' is not a component",
-                                  name, (int)(q - name), name);
-        if (sym->dims != dims)
-            return override_error(s, sym->dims ? "unknown parameter '%s': component '%s' is "
-                                                 "indexed (write %s[INDEX].NAME)"
-                                               : "unknown parameter '%s': component '%s' is "
-                                                 "not indexed (write %s.NAME)",
-                                  name, seg, seg);
-        const spec_model *next = model->components[sym->index].model;
+                                  name, (int)st->end, name);
+        if (c->dims != st->dims)
+            return override_error(s, c->dims ? "unknown parameter '%s': component '%.*s' is "
+                                               "indexed (write %.*s[INDEX].NAME)"
+                                             : "unknown parameter '%s': component '%.*s' is "
+                                               "not indexed (write %.*s.NAME)",
+                                  name, (int)st->len, st->name, (int)st->len, st->name);
+        const spec_model *next = (*model)->components[c->index].model;
         if (!next)
             return override_error(s, "cannot set '%s': component '%.*s' was not loaded", name,
-                                  (int)(q - name), name);
-        model = next;
-        part = q + 1;
+                                  (int)st->end, name);
+        *model = next;
     }
-    canon[clen] = '\0';
+}
+
+// checks that the path's last step `last` (symbol sym of `model`) is a parameter with as many
+// indices as the step
+static dirac_status check_parameter(spec *s, const char *assignment, const char *name,
+                                    const spec_model *model, const override_step *last,
+                                    const spec_symbol *sym)
+{
+    int n = (int)last->len, dims = last->dims;
     if (!sym) {
+        char seg[OVERRIDE_NAME_MAX + 1];
+        snprintf(seg, sizeof seg, "%.*s", n, last->name);
         diag_suggest sg;
         diag_suggest_init(&sg, seg);
         for (int i = 0; i < model->names->count; i++)
@@ -171,45 +225,63 @@ dirac_status spec_set_parameter_override(spec *s, const char *assignment)
                 diag_suggest_add(&sg, model->names->items[i].name);
         if (sg.best)
             return override_error(s, "unknown parameter '%s' in '%s'; did you mean '%.*s%s'?",
-                                  name, assignment, (int)(part - name), name, sg.best);
+                                  name, assignment, (int)(last->name - name), name, sg.best);
         return override_error(s, "unknown parameter '%s' in '%s' (model '%s' has no such "
                                  "parameter)", name, assignment, model->name);
     }
     if (sym->kind != SPEC_SYM_PARAMETER)
         return override_error(s, "'%s' is %s, not a parameter (in '%s')", name,
                               spec_sym_kind_phrase((spec_sym_kind)sym->kind), assignment);
-    if (sym->dims != dims) {
-        if (dims == 0)
-            return override_error(s, "'%s' is indexed: set one element at a time, as in "
-                                     "%s[%s]=VALUE", name, name, sym->dims > 1 ? "1][1" : "1");
-        if (sym->dims == 0)
-            return override_error(s, "'%s' is a parameter without indices (in '%s')", seg,
-                                  assignment);
-        return override_error(s, "'%s' has %d ind%s, not %d (in '%s')", seg, sym->dims,
-                              sym->dims == 1 ? "ex" : "ices", dims, assignment);
-    }
-    // the value
-    const char *v = eq + 1, *w = eq + strlen(eq);
-    while (v < w && is_space(*v))
-        v++;
-    while (w > v && is_space(w[-1]))
-        w--;
-    double value;
-    int bad = parse_value(v, (size_t)(w - v), &value);
+    if (sym->dims == dims)
+        return DIRAC_OK;
+    if (dims == 0)
+        return override_error(s, "'%s' is indexed: set one element at a time, as in "
+                                 "%s[%s]=VALUE", name, name, sym->dims > 1 ? "1][1" : "1");
+    if (sym->dims == 0)
+        return override_error(s, "'%.*s' is a parameter without indices (in '%s')", n,
+                              last->name, assignment);
+    return override_error(s, "'%.*s' has %d ind%s, not %d (in '%s')", n, last->name,
+                          sym->dims, sym->dims == 1 ? "ex" : "ices", dims, assignment);
+}
+
+// --- the override ----------------------------------------------------------------------------
+
+// text[0..len) without blanks at either end
+static const char *trim(const char *text, size_t *len)
+{
+    const char *a = text, *b = text + *len;
+    while (a < b && is_space(*a))
+        a++;
+    while (b > a && is_space(b[-1]))
+        b--;
+    *len = (size_t)(b - a);
+    return a;
+}
+
+// the value text v[0..len) as a finite number
+static dirac_status read_value(spec *s, const char *name, const char *v, size_t len,
+                               double *value)
+{
+    int bad = parse_value(v, len, value);
+    int shown = len > 60 ? 60 : (int)len;
     if (bad == -1)
-        return override_error(s, "invalid value '%.*s' for parameter '%s': not a number",
-                              (int)(w - v) > 60 ? 60 : (int)(w - v), v, name);
+        return override_error(s, "invalid value '%.*s' for parameter '%s': not a number", shown,
+                              v, name);
     if (bad == -2)
-        return override_error(s, "invalid value '%.*s' for parameter '%s': out of range",
-                              (int)(w - v) > 60 ? 60 : (int)(w - v), v, name);
-    // record it
-    const char *kept = NULL;
+        return override_error(s, "invalid value '%.*s' for parameter '%s': out of range", shown,
+                              v, name);
+    return DIRAC_OK;
+}
+
+// records the value of the parameter with canonical name canon[0..len)
+static dirac_status record_override(spec *s, const char *canon, size_t len, double value)
+{
     int at = -1;
     for (int i = 0; i < s->override_count; i++)
         if (strcmp(s->overrides[i].name, canon) == 0)
             at = i;
     if (at < 0) {
-        kept = spec_arena_strndup(&s->arena, canon, clen);
+        const char *kept = spec_arena_strndup(&s->arena, canon, len);
         spec_override *o = kept ? spec_push(s, &s->overrides, &s->override_count,
                                             &s->override_cap, sizeof *s->overrides)
                                 : NULL;
@@ -223,7 +295,56 @@ dirac_status spec_set_parameter_override(spec *s, const char *assignment)
         at = s->override_count - 1;
     }
     s->overrides[at].value = value;
-    if (model == root && dims == 0) {
+    return DIRAC_OK;
+}
+
+dirac_status spec_set_parameter_override(spec *s, const char *assignment)
+{
+    if (!s)
+        return DIRAC_ERR_ARGUMENT;
+    if (!spec_root(s) || s->status != DIRAC_OK)
+        return override_error(s, "cannot set parameters of a model that has errors");
+    const char *eq = strchr(assignment, '=');
+    size_t name_len = eq ? (size_t)(eq - assignment) : 0;
+    const char *a = trim(assignment, &name_len);
+    if (!eq || name_len == 0)
+        return override_error(s, "invalid parameter override '%s': expected NAME=VALUE",
+                              assignment);
+    if (name_len > OVERRIDE_NAME_MAX)
+        return override_error(s, "unknown parameter '%.40s...'", a);
+    char name[OVERRIDE_NAME_MAX + 1];
+    memcpy(name, a, name_len);
+    name[name_len] = '\0';
+    if (s->expanded)
+        return override_error(s, "cannot set '%s': parameters cannot be changed after the "
+                                 "model's families were expanded (set them before compiling)",
+                              name);
+    // `k[3]`, `cell[2].C` name elements of families (checked against the ranges when the
+    // model is expanded)
+    override_path path;
+    char canon[2 * sizeof name + 16];   // "k[1][2]": at most 1.5x the input
+    size_t canon_len;
+    if (!lex_override_name(s, name, &path))
+        return override_error(s, "invalid parameter override '%s': expected "
+                                 "NAME[INDEX, ...]=VALUE", assignment);
+    if (!path_canonical(&path, canon, sizeof canon, &canon_len))
+        return override_error(s, "unknown parameter '%.40s...'", a);
+    const spec_model *model;
+    const spec_symbol *sym;
+    const override_step *last = &path.step[path.count - 1];
+    size_t value_len = strlen(eq + 1);
+    const char *v = trim(eq + 1, &value_len);
+    double value = 0.0;
+    dirac_status status = resolve_path(s, name, &path, &model, &sym);
+    if (status == DIRAC_OK)
+        status = check_parameter(s, assignment, name, model, last, sym);
+    if (status == DIRAC_OK)
+        status = read_value(s, name, v, value_len, &value);
+    if (status == DIRAC_OK)
+        status = record_override(s, canon, canon_len, value);
+    if (status != DIRAC_OK)
+        return status;
+    if (model == spec_root(s) && last->dims == 0) {
         spec_param *par = &s->root->params[sym->index];
         par->overridden = true;
         par->override_value = value;

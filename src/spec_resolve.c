@@ -189,19 +189,22 @@ static bool resolve_plain(resolve_ctx *c, const char *name, spec_loc loc, spec_r
 
 // Names of derived quantities in `output` expressions, spelled as the CSV columns: `E` (unless
 // the model defines E), `mu.C` (constraint C), `p.X` (coordinate X), `T.S` (entropy variable
-// S), unless the prefix is one of the model's components. Returns 1 when the name is one of
-// them (*ref set), 0 when it is not, -1 after reporting an error.
+// S), `F.I.X` and `P.I` (interaction I, a constraint or two-form: its force on coordinate X and
+// its power; which coordinates it acts on is known once compiled, model_compile.c), unless the
+// prefix is one of the model's components. Returns 1 when the name is one of them (*ref set),
+// 0 when it is not, -1 after reporting an error.
+static const struct {
+    const char *prefix;
+    int want, kind;
+    const char *what;
+} derived_prefixes[] = {
+    { "mu.", SPEC_SYM_CONSTRAINT, SPEC_SYM_MULTIPLIER, "constraint" },
+    { "p.", SPEC_SYM_COORDINATE, SPEC_SYM_MOMENTUM, "coordinate" },
+    { "T.", SPEC_SYM_ENTROPY, SPEC_SYM_TEMPERATURE, "entropy variable" },
+};
+
 static int derived_name(resolve_ctx *c, const char *name, spec_loc loc, spec_ref *ref)
 {
-    static const struct {
-        const char *prefix;
-        int want, kind;
-        const char *what;
-    } derived[] = {
-        { "mu.", SPEC_SYM_CONSTRAINT, SPEC_SYM_MULTIPLIER, "constraint" },
-        { "p.", SPEC_SYM_COORDINATE, SPEC_SYM_MOMENTUM, "coordinate" },
-        { "T.", SPEC_SYM_ENTROPY, SPEC_SYM_TEMPERATURE, "entropy variable" },
-    };
     ref->member = SPEC_SYM_NONE;
     ref->index = 0;
     if (strcmp(name, "E") == 0) {
@@ -210,21 +213,37 @@ static int derived_name(resolve_ctx *c, const char *name, spec_loc loc, spec_ref
         ref->kind = SPEC_SYM_ENERGY;
         return 1;
     }
-    for (size_t k = 0; k < sizeof derived / sizeof derived[0]; k++) {
-        size_t len = strlen(derived[k].prefix);
-        if (strncmp(name, derived[k].prefix, len) != 0 ||
+    if ((name[0] == 'F' || name[0] == 'P') && name[1] == '.' &&
+        !spec_names_find(c->m->names, name, 1)) {
+        const char *rest = name + 2, *dot = strchr(rest, '.');
+        size_t len = name[0] == 'P' ? strlen(rest) : dot ? (size_t)(dot - rest) : 0;
+        const spec_symbol *sym = len ? spec_names_find(c->m->names, rest, len) : NULL;
+        if (!sym || (sym->kind != SPEC_SYM_CONSTRAINT && sym->kind != SPEC_SYM_TWOFORM) ||
+            sym->dims > 0) {
+            spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s': model '%s' has no interaction '%.*s' "
+                       "(%s names a constraint or two-form of the model that joins its "
+                       "components)", name, c->m->name, (int)(len ? len : strlen(rest)), rest,
+                       name[0] == 'P' ? "P.NAME" : "F.NAME.COORD");
+            return -1;
+        }
+        ref->kind = SPEC_SYM_INTERACTION;
+        return 1;
+    }
+    for (size_t k = 0; k < sizeof derived_prefixes / sizeof derived_prefixes[0]; k++) {
+        size_t len = strlen(derived_prefixes[k].prefix);
+        if (strncmp(name, derived_prefixes[k].prefix, len) != 0 ||
             spec_names_find(c->m->names, name, len - 1))
             continue;
         const char *rest = name + len;
         const spec_symbol *sym = spec_names_find(c->m->names, rest, strlen(rest));
-        if (!sym || sym->kind != derived[k].want || sym->dims > 0) {
+        if (!sym || sym->kind != derived_prefixes[k].want || sym->dims > 0) {
             spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s': model '%s' has no %s '%s'%s", name,
-                       c->m->name, derived[k].what, rest,
+                       c->m->name, derived_prefixes[k].what, rest,
                        sym && sym->dims > 0 ? " (elements of indexed families cannot be "
                                               "named here yet)" : "");
             return -1;
         }
-        ref->kind = (uint8_t)derived[k].kind;
+        ref->kind = (uint8_t)derived_prefixes[k].kind;
         ref->index = sym->index;
         return 1;
     }
@@ -448,6 +467,57 @@ static void resolve_leaf(resolve_ctx *c, spec_expr_node *n, int *degree)
               degree);
 }
 
+// An element of an indexed family in an `output` named like its CSV column: `mu.link[i]`,
+// `p.x[i]`, `T.S[i]` (derived_name's prefixes, unless the prefix is one of the model's
+// names). The derived kind goes into the node's op like a subscript's kind; expansion turns
+// the node into the element's name (spec_expand.c). 1 when it is one, 0 when it is not, -1
+// after an error.
+static int derived_subscript(resolve_ctx *c, spec_expr_node *n)
+{
+    const char *name = n->u.sub.name;
+    for (size_t k = 0; k < sizeof derived_prefixes / sizeof derived_prefixes[0]; k++) {
+        size_t len = strlen(derived_prefixes[k].prefix);
+        if (strncmp(name, derived_prefixes[k].prefix, len) != 0 ||
+            spec_names_find(c->m->names, name, len - 1))
+            continue;
+        char shown[160];
+        pattern_display(name, shown, sizeof shown);
+        const char *rest = name + len;
+        if (strchr(rest, '.')) {
+            spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s': names inside components cannot "
+                       "be used with '%s' yet", shown, derived_prefixes[k].prefix);
+            return -1;
+        }
+        if (n->op & 1) {
+            spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s' has no velocity", shown);
+            return -1;
+        }
+        const char *q = rest, *seg;
+        size_t seg_len;
+        int dims;
+        const spec_symbol *sym = spec_pattern_segment(&q, &seg, &seg_len, &dims)
+                                     ? spec_names_find(c->m->names, seg, seg_len) : NULL;
+        if (!sym || sym->kind != derived_prefixes[k].want || sym->dims == 0) {
+            spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s': model '%s' has no indexed %s "
+                       "'%.*s'", shown, c->m->name, derived_prefixes[k].what, (int)seg_len, seg);
+            return -1;
+        }
+        if (sym->dims != dims) {
+            spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%.*s' has %d ind%s, not %d", (int)seg_len,
+                       seg, sym->dims, sym->dims == 1 ? "ex" : "ices", dims);
+            return -1;
+        }
+        if (sym->kind == SPEC_SYM_CONSTRAINT && dims > 1) {   // may be triangular
+            spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s': elements of constraint families "
+                       "of more than one index cannot be named here yet", shown);
+            return -1;
+        }
+        n->op = (uint8_t)(derived_prefixes[k].kind << 1);
+        return 1;
+    }
+    return 0;
+}
+
 // A subscripted name `x[i-1]`, `x[i]'`, `cell[i].q`: its pattern resolves, its kind is kept in
 // the node's op (bits 1..; bit 0 is the velocity flag).
 static void resolve_subscript(resolve_ctx *c, spec_expr_node *n, int *degree)
@@ -456,6 +526,12 @@ static void resolve_subscript(resolve_ctx *c, spec_expr_node *n, int *degree)
     pattern_display(n->u.sub.name, shown, sizeof shown);
     bool velocity = n->op & 1;
     *degree = velocity;
+    int derived_kind = c->output ? derived_subscript(c, n) : 0;
+    if (derived_kind) {
+        if (derived_kind < 0)
+            fail(c);
+        return;
+    }
     if (c->index && strchr(n->u.sub.name, '.')) {
         spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "%s cannot use '%s', a member of a component",
                    c->what, shown);
@@ -542,34 +618,20 @@ typedef struct degree_result {
 
 static void check_binder(resolve_ctx *c, const char *binder, spec_loc loc);
 
-// resolves every name of e and computes its degree in the velocities
-static degree_result resolve_expr(resolve_ctx *c, spec_expr *e)
+// Indices of subscripts and bounds of sums are constant sub-expressions: *mark (NULL when e
+// has neither) holds 1 for a node of an index, 2 for a node of a range bound, marked parents
+// before children. False when out of memory.
+static bool mark_constant_parts(resolve_ctx *c, const spec_expr *e, uint8_t **mark_out)
 {
-    degree_result r = { 0, NULL, NULL };
-    if (e->count == 0)
-        return r;
-    uint8_t small[256];
-    uint8_t *deg = small;
-    if ((size_t)e->count > sizeof small) {
-        deg = spec_mem_alloc(&c->s->mem, (size_t)e->count);
-        if (!deg) {
-            spec_out_of_memory(c->s);
-            fail(c);
-            return r;
-        }
-    }
-    bool constant = c->constant, index = c->index;
-    const char *what = c->what;
-    // indices of subscripts and bounds of sums are constant sub-expressions: mark them (1: an
-    // index, 2: a range bound), parents before children
     uint8_t *mark = NULL;
+    *mark_out = NULL;
     for (int32_t i = 0; i < e->count && !mark; i++)
         if (e->nodes[i].kind == SPEC_EXPR_SUBSCRIPT || e->nodes[i].kind == SPEC_EXPR_SUM) {
             mark = spec_mem_alloc(&c->s->mem, (size_t)e->count);
             if (!mark) {
                 spec_out_of_memory(c->s);
                 fail(c);
-                goto out;
+                return false;
             }
             memset(mark, 0, (size_t)e->count);
         }
@@ -597,103 +659,124 @@ static degree_result resolve_expr(resolve_ctx *c, spec_expr *e)
             break;
         }
     }
-    for (int32_t i = 0; i < e->count; i++) {
-        spec_expr_node *n = &e->nodes[i];
-        int d = 0;
-        const char *reason = NULL;
-        if (mark && mark[i] && !index) {
-            c->constant = c->index = true;
-            c->what = mark[i] == 1 ? "an index" : "a range bound";
-        } else {
-            c->constant = constant;
-            c->index = index;
-            c->what = what;
+    *mark_out = mark;
+    return true;
+}
+
+// degree in the velocities of the binary operator n whose operands have degrees a and b
+// (0 constant, 1 linear, 2 nonlinear); *reason says why it became nonlinear here
+static int binary_degree(const spec_expr_node *n, int a, int b, const char **reason)
+{
+    const spec_expr_node *x = n->u.arg[1];
+    switch (n->op) {
+    case SPEC_OP_ADD: case SPEC_OP_SUB:
+        return a > b ? a : b;
+    case SPEC_OP_MUL:
+        if (a + b >= 2 && a < 2 && b < 2)
+            *reason = "it multiplies velocities";
+        return a + b > 2 ? 2 : a + b;
+    case SPEC_OP_DIV:
+        if (b > 0 && a < 2 && b < 2)
+            *reason = "it divides by a velocity";
+        return b > 0 ? 2 : a;
+    default:   // ^
+        if (b > 0) {
+            *reason = b < 2 ? "a velocity appears in an exponent" : NULL;
+            return 2;
         }
-        switch (n->kind) {
-        case SPEC_EXPR_NUMBER:
-        case SPEC_EXPR_INDEX:
-            break;
-        case SPEC_EXPR_NAME:
-        case SPEC_EXPR_PRIME:
-        case SPEC_EXPR_SUBSCRIPT: {
-            if (n->kind == SPEC_EXPR_SUBSCRIPT)
-                resolve_subscript(c, n, &d);
-            else
-                resolve_leaf(c, n, &d);
-            if (diag_full(&c->s->diag))
-                goto out;
-            if (d == 2)
-                reason = "it uses a let that is not linear in the velocities";
-            break;
+        if (a == 0 || (x->kind == SPEC_EXPR_NUMBER && x->u.number == 0.0))
+            return 0;
+        if (x->kind == SPEC_EXPR_NUMBER && x->u.number == 1.0)
+            return a;
+        *reason = a < 2 ? "it raises a velocity to a power" : NULL;
+        return 2;
+    }
+}
+
+// resolves node n of e (its children done, their degrees in deg[]) and returns its degree;
+// false in *go_on when the error limit is reached
+static int resolve_node(resolve_ctx *c, const spec_expr *e, spec_expr_node *n,
+                        const uint8_t *deg, const char **reason, bool *go_on)
+{
+    int d = 0;
+    switch (n->kind) {
+    case SPEC_EXPR_NAME:
+    case SPEC_EXPR_PRIME:
+    case SPEC_EXPR_SUBSCRIPT:
+        if (n->kind == SPEC_EXPR_SUBSCRIPT)
+            resolve_subscript(c, n, &d);
+        else
+            resolve_leaf(c, n, &d);
+        *go_on = !diag_full(&c->s->diag);
+        if (d == 2)
+            *reason = "it uses a let that is not linear in the velocities";
+        return d;
+    case SPEC_EXPR_RANGE:
+        if (c->pass == 1)
+            check_binder(c, n->u.range.binder, n->loc);
+        return 0;
+    case SPEC_EXPR_SUM:
+        if (c->index) {
+            spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "sum(...) cannot be used in %s", c->what);
+            fail(c);
         }
-        case SPEC_EXPR_RANGE:
-            if (c->pass == 1)
-                check_binder(c, n->u.range.binder, n->loc);
-            break;
-        case SPEC_EXPR_SUM:
-            if (c->index) {
-                spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "sum(...) cannot be used in %s",
-                           c->what);
-                fail(c);
-            }
-            d = deg[n->u.arg[1] - e->nodes];
-            break;
-        case SPEC_EXPR_UNARY:
-            d = deg[n->u.arg[0] - e->nodes];
-            break;
-        case SPEC_EXPR_BINARY: {
-            int a = deg[n->u.arg[0] - e->nodes], b = deg[n->u.arg[1] - e->nodes];
-            switch (n->op) {
-            case SPEC_OP_ADD: case SPEC_OP_SUB:
-                d = a > b ? a : b;
-                break;
-            case SPEC_OP_MUL:
-                d = a + b > 2 ? 2 : a + b;
-                if (d == 2 && a < 2 && b < 2)
-                    reason = "it multiplies velocities";
-                break;
-            case SPEC_OP_DIV:
-                d = b > 0 ? 2 : a;
-                if (b > 0 && a < 2 && b < 2)
-                    reason = "it divides by a velocity";
-                break;
-            default: {   // ^
-                const spec_expr_node *x = n->u.arg[1];
-                if (b > 0) {
-                    d = 2;
-                    reason = b < 2 ? "a velocity appears in an exponent" : NULL;
-                } else if (a == 0 || (x->kind == SPEC_EXPR_NUMBER && x->u.number == 0.0)) {
-                    d = 0;
-                } else if (x->kind == SPEC_EXPR_NUMBER && x->u.number == 1.0) {
-                    d = a;
-                } else {
-                    d = 2;
-                    reason = a < 2 ? "it raises a velocity to a power" : NULL;
-                }
-                break;
-            }
-            }
-            break;
-        }
-        case SPEC_EXPR_CALL: {
-            int a = deg[n->u.arg[0] - e->nodes];
-            int b = n->argc > 1 ? deg[n->u.arg[1] - e->nodes] : 0;
-            d = a > 0 || b > 0 ? 2 : 0;
-            if (d == 2 && a < 2 && b < 2)
-                reason = "a velocity appears inside a function";
-            break;
-        }
-        default:
-            break;
-        }
-        deg[i] = (uint8_t)d;
-        if (reason && !r.culprit) {
-            r.culprit = n;
-            r.reason = reason;
+        return deg[n->u.arg[1] - e->nodes];
+    case SPEC_EXPR_UNARY:
+        return deg[n->u.arg[0] - e->nodes];
+    case SPEC_EXPR_BINARY:
+        return binary_degree(n, deg[n->u.arg[0] - e->nodes], deg[n->u.arg[1] - e->nodes],
+                             reason);
+    case SPEC_EXPR_CALL: {
+        int a = deg[n->u.arg[0] - e->nodes];
+        int b = n->argc > 1 ? deg[n->u.arg[1] - e->nodes] : 0;
+        if ((a > 0 || b > 0) && a < 2 && b < 2)
+            *reason = "a velocity appears inside a function";
+        return a > 0 || b > 0 ? 2 : 0;
+    }
+    default:   // numbers, indices
+        return 0;
+    }
+}
+
+// resolves every name of e and computes its degree in the velocities
+static degree_result resolve_expr(resolve_ctx *c, spec_expr *e)
+{
+    degree_result r = { 0, NULL, NULL };
+    if (e->count == 0)
+        return r;
+    uint8_t small[256];
+    uint8_t *deg = small, *mark = NULL;
+    if ((size_t)e->count > sizeof small) {
+        deg = spec_mem_alloc(&c->s->mem, (size_t)e->count);
+        if (!deg) {
+            spec_out_of_memory(c->s);
+            fail(c);
+            return r;
         }
     }
-    r.degree = deg[e->count - 1];
-out:
+    bool constant = c->constant, index = c->index, go_on = true;
+    const char *what = c->what;
+    if (mark_constant_parts(c, e, &mark)) {
+        for (int32_t i = 0; go_on && i < e->count; i++) {
+            spec_expr_node *n = &e->nodes[i];
+            const char *reason = NULL;
+            if (mark && mark[i] && !index) {
+                c->constant = c->index = true;
+                c->what = mark[i] == 1 ? "an index" : "a range bound";
+            } else {
+                c->constant = constant;
+                c->index = index;
+                c->what = what;
+            }
+            deg[i] = (uint8_t)resolve_node(c, e, n, deg, &reason, &go_on);
+            if (go_on && reason && !r.culprit) {
+                r.culprit = n;
+                r.reason = reason;
+            }
+        }
+        if (go_on)
+            r.degree = deg[e->count - 1];
+    }
     c->constant = constant;
     c->index = index;
     c->what = what;

@@ -2,17 +2,8 @@
 # `dirac equilibrium`, `dirac linearize`, `dirac modes`: output formats, JSON keys, Matrix
 # Market files, and errors (exit 2 for bad input, 3 when no equilibrium is found).
 # usage: cli_analysis.sh PATH-TO-DIRAC SOURCE-DIR
-set -u
-dirac=$1
-src=$2
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-check() {   # check DESCRIPTION CONDITION...
-  local what=$1
-  shift
-  if "$@"; then echo "ok     $what"; else echo "FAILED $what"; fail=1; fi
-}
+. "$(dirname "$0")/support/cli.sh"
+src=$(absolute "$2")
 py() { python3 -c "$1"; }
 
 # equilibrium: the hanging double pendulum

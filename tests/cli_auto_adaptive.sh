@@ -3,24 +3,9 @@
 # adaptive runs: --rtol finishes for every one-step method on a holonomic model, dirac2 refuses
 # it at once, --max-steps bounds an adaptive run (exit 3, at most N + 2 CSV lines).
 # usage: cli_auto_adaptive.sh PATH-TO-DIRAC SOURCE-DIR
-set -u
-dirac=$1
-src=$2
-case $dirac in /*) ;; *) dirac=$PWD/$dirac ;; esac
-case $src in /*) ;; *) src=$PWD/$src ;; esac
-[ -x "$dirac" ] || { echo "FAILED $dirac is not an executable"; exit 1; }
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/support/cli.sh"
+src=$(absolute "$2")
 cd "$tmp" || exit 1
-check() {   # check DESCRIPTION CONDITION...
-  local what=$1
-  shift
-  if "$@"; then echo "ok     $what"; else echo "FAILED $what"; fail=1; fi
-}
-json_value() {   # json_value FILE KEY: the value of a top-level string or number
-  sed -n "s/^  \"$2\": \"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}$/\1/p" "$1"
-}
 
 # auto: a model without a method in its simulate line
 cat > heat.dirac <<'EOF'

@@ -1,14 +1,7 @@
 #!/usr/bin/env bash
 # The dirac tool's basic contract: --version, help, demo, and exit 2 on unknown commands.
 # usage: cli_basics.sh PATH-TO-DIRAC
-set -u
-dirac=$1
-fail=0
-check() {   # check DESCRIPTION CONDITION...
-  local what=$1
-  shift
-  if "$@"; then echo "ok     $what"; else echo "FAILED $what"; fail=1; fi
-}
+. "$(dirname "$0")/support/cli.sh"
 out=$("$dirac" --version); rc=$?
 check "--version exits 0" test $rc -eq 0
 check "--version prints the version" grep -Eq '^dirac [0-9]+\.[0-9]+\.[0-9]+$' <<<"$out"

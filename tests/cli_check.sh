@@ -1,17 +1,8 @@
 #!/usr/bin/env bash
 # `dirac check`: every example passes; errors exit 2 with FILE:LINE:COL; -p is validated.
 # usage: cli_check.sh PATH-TO-DIRAC SOURCE-DIR
-set -u
-dirac=$1
-src=$2
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-check() {   # check DESCRIPTION CONDITION...
-  local what=$1
-  shift
-  if "$@"; then echo "ok     $what"; else echo "FAILED $what"; fail=1; fi
-}
+. "$(dirname "$0")/support/cli.sh"
+src=$(absolute "$2")
 
 count=0
 while IFS= read -r -d '' model; do

@@ -3,23 +3,12 @@
 # numpy.genfromtxt(..., deletechars="") on real CSV files of the pendulum (x', mu.rod) and of
 # two blocks in contact (qualified names a.x, F.touch.a.x), checked against the CSV header.
 # usage: cli_csv_recipes.sh PATH-TO-DIRAC SOURCE-DIR
-set -u
-dirac=$1
-src=$2
-case $dirac in /*) ;; *) dirac=$PWD/$dirac ;; esac
-case $src in /*) ;; *) src=$PWD/$src ;; esac
+. "$(dirname "$0")/support/cli.sh"
+src=$(absolute "$2")
 # the Debian python3 that scripts/setup.sh equips with python3-numpy and python3-pandas
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-check() {
-  local what=$1
-  shift
-  if "$@"; then echo "ok     $what"; else echo "FAILED $what"; fail=1; fi
-}
 "$dirac" simulate "$src/examples/pendulum.dirac" --t-end 0.1 --out pendulum.csv -q
 "$dirac" simulate "$src/examples/interconnect/contact/contact.dirac" --t-end 0.1 --out contact.csv -q
 for csv in pendulum.csv contact.csv; do

@@ -3,17 +3,8 @@
 # free ones onto the constraints (against the hand-solved loop of a slider-crank), says which
 # moved, and refuses when the fixed ones over-determine the constraints.
 # usage: cli_fixed_start.sh PATH-TO-DIRAC SOURCE-DIR
-set -u
-dirac=$1
-src=$2
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-check() {   # check DESCRIPTION CONDITION...
-  local what=$1
-  shift
-  if "$@"; then echo "ok     $what"; else echo "FAILED $what"; fail=1; fi
-}
+. "$(dirname "$0")/support/cli.sh"
+src=$(absolute "$2")
 model=$src/tests/data/slider_crank_fixed.dirac
 "$dirac" simulate "$model" --project-initial --out "$tmp/a.csv" 2>"$tmp/err"
 check "fixed start: exit 0" test $? -eq 0

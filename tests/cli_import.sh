@@ -4,20 +4,9 @@
 # balance of the per-element powers (Tellegen's theorem: sum of absorbed powers = 0), and
 # FILE:LINE:COL errors for malformed or unsupported netlists (exit 2).
 # usage: cli_import.sh PATH-TO-DIRAC SOURCE-DIR
-set -u
-dirac=$1
-src=$2
-case $dirac in /*) ;; *) dirac=$PWD/$dirac ;; esac
-case $src in /*) ;; *) src=$PWD/$src ;; esac
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/support/cli.sh"
+src=$(absolute "$2")
 cd "$tmp" || exit 1
-check() {   # check DESCRIPTION CONDITION...
-  local what=$1
-  shift
-  if "$@"; then echo "ok     $what"; else echo "FAILED $what"; fail=1; fi
-}
 
 # every netlist line (not comments) has its comment in the model
 cp "$src/tests/spice/rlc_ladder.cir" ladder.cir

@@ -2,20 +2,9 @@
 # `dirac simulate --inputs`: a mass driven by a force input from a CSV against the analytic
 # solution; errors for unknown columns, non-monotone t, bad values; inputs in the lagrangian.
 # usage: cli_inputs.sh PATH-TO-DIRAC SOURCE-DIR
-set -u
-dirac=$1
-src=$2
-case $dirac in /*) ;; *) dirac=$PWD/$dirac ;; esac
-case $src in /*) ;; *) src=$PWD/$src ;; esac
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/support/cli.sh"
+src=$(absolute "$2")
 cd "$tmp" || exit 1
-check() {   # check DESCRIPTION CONDITION...
-  local what=$1
-  shift
-  if "$@"; then echo "ok     $what"; else echo "FAILED $what"; fail=1; fi
-}
 model=$src/examples/fmi/driven_mass.dirac
 
 # Piecewise-constant force, switching on step boundaries (dt = 0.01): F = 1 on [0, 0.5),

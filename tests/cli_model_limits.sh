@@ -2,17 +2,8 @@
 # The library's limits seen from the tool: --max-model-memory, a step longer than the interval,
 # settings of the simulate line.
 # usage: cli_model_limits.sh PATH-TO-DIRAC SOURCE-DIR
-set -u
-dirac=$1
-src=$2
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-check() {   # check DESCRIPTION CONDITION...
-  local what=$1
-  shift
-  if "$@"; then echo "ok     $what"; else echo "FAILED $what"; fail=1; fi
-}
+. "$(dirname "$0")/support/cli.sh"
+src=$(absolute "$2")
 
 # three levels of 4-element component families: 64 oscillators
 for l in 1 2 3; do

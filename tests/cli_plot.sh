@@ -4,21 +4,9 @@
 # they were not quoted, exit 2 with a message for missing files and columns and bad options,
 # exit 2 without gnuplot, exit 3 when gnuplot fails.
 # usage: cli_plot.sh PATH-TO-DIRAC SOURCE-DIR
-set -u
-dirac=$1
-src=$2
-case $dirac in /*) ;; *) dirac=$PWD/$dirac ;; esac
-case $src in /*) ;; *) src=$PWD/$src ;; esac
-[ -x "$dirac" ] || { echo "FAILED $dirac is not an executable"; exit 1; }
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/support/cli.sh"
+src=$(absolute "$2")
 cd "$tmp" || exit 1
-check() {   # check DESCRIPTION CONDITION...
-  local what=$1
-  shift
-  if "$@"; then echo "ok     $what"; else echo "FAILED $what"; fail=1; fi
-}
 # png_ok FILE [WIDTH HEIGHT]: PNG signature, an IHDR of that size, more than 3 kB
 png_ok() {
   [ -f "$1" ] || { echo "no file $1"; return 1; }

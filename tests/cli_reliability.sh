@@ -15,31 +15,10 @@
 #   - check prints a valid model whose equations are too long (exit 0);
 #   - out of memory is exit 4, also under a memory limit that made OpenBLAS spin forever.
 # usage: cli_reliability.sh PATH-TO-DIRAC SOURCE-DIR
-set -u
-dirac=$1
-src=$2
-case $dirac in /*) ;; *) dirac=$PWD/$dirac ;; esac
-case $src in /*) ;; *) src=$PWD/$src ;; esac
-[ -x "$dirac" ] || { echo "FAILED $dirac is not an executable"; exit 1; }
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/support/cli.sh"
+src=$(absolute "$2")
 cd "$tmp" || exit 1
-check() {   # check DESCRIPTION CONDITION...
-  local what=$1
-  shift
-  if "$@"; then echo "ok     $what"; else echo "FAILED $what"; fail=1; fi
-}
 pendulum=$src/examples/pendulum.dirac
-# csv_whole FILE: every row has the header's number of fields and only finite numbers
-csv_whole() {
-  awk -F, 'NR == 1 { n = NF; next }
-           NF != n { print "row " NR ": " NF " fields, header has " n; bad = 1; exit }
-           { for (i = 1; i <= NF; i++)
-               if ($i !~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/) {
-                 print "row " NR ": not a finite number: " $i; bad = 1; exit } }
-           END { exit bad || NR < 2 }' "$1"
-}
 # times_increase FILE: the t column strictly increases
 times_increase() {
   awk -F, 'NR > 2 && !($1 > prev) { print "row " NR ": t = " $1 " after " prev; bad = 1; exit }
@@ -102,7 +81,7 @@ echo 'old,csv' > old.csv
 "$dirac" simulate m.dirac --out old.csv --summary nodir/s.json -q 2>err; rc=$?
 check "summary in a missing directory: exit 3 (the run was done)" test $rc -eq 3
 check "summary in a missing directory: message" grep -q "writing the summary 'nodir/s.json' failed" err
-check "the run's CSV is complete all the same" csv_whole old.csv
+check "the run's CSV is complete all the same" csv_ok old.csv
 check "no temporary files left" no_temporaries
 
 # --- terminating signals end the run cleanly -------------------------------------------------
@@ -124,7 +103,7 @@ for sig in TERM HUP INT; do
   case $sig in TERM) want=143 ;; HUP) want=129 ;; INT) want=130 ;; esac
   check "SIG$sig: exit $want" test $rc -eq $want
   check "SIG$sig: message names the signal" grep -q "interrupted by SIG$sig at t = " sig.err
-  check "SIG$sig: every CSV row whole and finite" csv_whole sig.csv
+  check "SIG$sig: every CSV row whole and finite" csv_ok sig.csv
   check "SIG$sig: summary says interrupted" test "$(json sig.json 's["status"]')" = interrupted
   # the last row is the last good step, which is the summary's final time
   last_t=$(tail -n 1 sig.csv | cut -d, -f1)
@@ -146,7 +125,7 @@ check "SIGPIPE: summary says interrupted" test "$(json pipe.json 's["status"]')"
 "$dirac" simulate "$pendulum" --t-end 20 --out same.csv -q &
 "$dirac" simulate "$pendulum" --t-end 20 -p l=2 --out same.csv -q &
 wait
-check "concurrent runs: every row whole" csv_whole same.csv
+check "concurrent runs: every row whole" csv_ok same.csv
 check "concurrent runs: times increase" times_increase same.csv
 check "concurrent runs: one run's 20001 rows" test "$(($(wc -l <same.csv) - 1))" -eq 20001
 check "concurrent runs: no temporary files left" no_temporaries
@@ -170,7 +149,7 @@ for method in rk4 euler; do
       --summary blow.json -q 2>err; rc=$?
   check "non-finite state ($method): exit 3" test $rc -eq 3
   check "non-finite state ($method): says so" grep -q "non-finite" err
-  check "non-finite state ($method): rows up to the last finite step" csv_whole blow.csv
+  check "non-finite state ($method): rows up to the last finite step" csv_ok blow.csv
   check "non-finite state ($method): summary failed" test "$(json blow.json 's["status"]')" = failed
 done
 
@@ -191,14 +170,14 @@ check "a 250 TB CSV: nothing written" test ! -e big.csv
     --max-wall 1 -q 2>err; rc=$?
 check "--force --max-wall 1: the run starts and stops with exit 3" test $rc -eq 3
 check "--max-wall: the summary says stopped" test "$(json big.json 's["status"]')" = stopped
-check "--max-wall: rows kept and whole" csv_whole big.csv
+check "--max-wall: rows kept and whole" csv_ok big.csv
 start=$(date +%s)
 "$dirac" simulate "$pendulum" --t-end 1e6 --every 1000 --out wall.csv --summary wall.json \
     --max-wall 1 -q 2>err; rc=$?
 check "--max-wall 1: exit 3" test $rc -eq 3
 check "--max-wall 1: stopped within 30 s" test $(($(date +%s) - start)) -lt 30
 check "--max-wall: the summary says why" grep -q "stopped by --max-wall 1 s at t = " wall.json
-check "--max-wall: rows whole" csv_whole wall.csv
+check "--max-wall: rows whole" csv_ok wall.csv
 "$dirac" simulate "$pendulum" --max-wall 0 2>/dev/null; rc=$?
 check "--max-wall 0: exit 2" test $rc -eq 2
 

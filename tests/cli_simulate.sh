@@ -2,21 +2,9 @@
 # `dirac simulate` and `dirac methods`: CSV header and rows, --every, the JSON summary, -p,
 # exit 2 for bad arguments, exit 3 (and a complete CSV) for a failing run; every example runs.
 # usage: cli_simulate.sh PATH-TO-DIRAC SOURCE-DIR
-set -u
-dirac=$1
-src=$2
-case $dirac in /*) ;; *) dirac=$PWD/$dirac ;; esac
-case $src in /*) ;; *) src=$PWD/$src ;; esac
-[ -x "$dirac" ] || { echo "FAILED $dirac is not an executable"; exit 1; }
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/support/cli.sh"
+src=$(absolute "$2")
 cd "$tmp" || exit 1
-check() {   # check DESCRIPTION CONDITION...
-  local what=$1
-  shift
-  if "$@"; then echo "ok     $what"; else echo "FAILED $what"; fail=1; fi
-}
 pendulum=$src/examples/pendulum.dirac
 keys="model method dt steps t_end wall_seconds newton_iterations_mean newton_iterations_max
 newton_failures constraint_residual_max velocity_constraint_residual_max energy_initial
@@ -37,19 +25,6 @@ EOF
     local k
     for k in $keys; do grep -q "^  \"$k\": " "$1" || { echo "missing key $k"; return 1; }; done
   fi
-}
-# json_value FILE KEY: the value of a top-level scalar member (as written, one per line)
-json_value() {
-  sed -n "s/^  \"$2\": \(.*\)/\1/p" "$1" | sed 's/,$//; s/^"//; s/"$//'
-}
-# csv_ok FILE: every row has the header's number of fields and only finite numbers
-csv_ok() {
-  awk -F, 'NR == 1 { n = NF; next }
-           NF != n { print "row " NR ": " NF " fields, header has " n; bad = 1; exit }
-           { for (i = 1; i <= NF; i++)
-               if ($i !~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/) {
-                 print "row " NR ": not a finite number: " $i; bad = 1; exit } }
-           END { exit bad || NR < 2 }' "$1"
 }
 
 # the pendulum with its defaults: header, rows, default output name, summary

@@ -3,23 +3,10 @@
 # length against the exact formula, failure rows, trajectories equal to `dirac simulate`,
 # Latin-hypercube strata, seed reproducibility, independence of --jobs and of MPI ranks.
 # usage: cli_sweep.sh PATH-TO-DIRAC SOURCE-DIR [PATH-TO-DIRAC-MPI]
-set -u
-dirac=$1
-src=$2
-mpi=${3:-}
-case $dirac in /*) ;; *) dirac=$PWD/$dirac ;; esac
-case $src in /*) ;; *) src=$PWD/$src ;; esac
-case $mpi in /*|'') ;; *) mpi=$PWD/$mpi ;; esac
-[ -x "$dirac" ] || { echo "FAILED $dirac is not an executable"; exit 1; }
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/support/cli.sh"
+src=$(absolute "$2")
+mpi=$(absolute "${3:-}")
 cd "$tmp" || exit 1
-check() {   # check DESCRIPTION CONDITION...
-  local what=$1
-  shift
-  if "$@"; then echo "ok     $what"; else echo "FAILED $what"; fail=1; fi
-}
 pendulum=$src/examples/pendulum.dirac
 
 # same_results A B: the same rows, column for column, except wall_seconds (the last column)

@@ -1,10 +1,11 @@
 // Adaptive step size (issue 12, item 5): for every method that accepts a tolerance, on a
 // pendulum in its angle (regular, unconstrained) and in Cartesian coordinates (holonomic), the
-// global error against the exact solution (Jacobi sn, computed here) falls with the tolerance
+// global error against the exact solution (Jacobi sn, support/problems.h) falls with the tolerance
 // at the rate the controller's order predicts, the step count grows like tol^(−1/(k+1)) (k the
 // order of the error estimate), and every run finishes. Runaways and collapses stop with
 // DIRAC_ERR_STEP_SIZE; two-step methods refuse at creation.
 #include "harness.h"
+#include "problems.h"
 #include "sim_run.h"
 
 #include <math.h>
@@ -24,35 +25,11 @@ static const char cartesian_pendulum[] =
     "constraint rod: x^2 + y^2 = 1\n"
     "initial x = 0.479425538604203, y = -0.8775825618903728\n";
 
-// Jacobi sn(u | k) by the arithmetic-geometric mean and descending Landen transformation
-// (Abramowitz & Stegun 16.4): a_{n+1} = (a_n + b_n)/2, b_{n+1} = sqrt(a_n b_n),
-// c_{n+1} = (a_n − b_n)/2; φ_N = 2^N a_N u, φ_{n−1} = (φ_n + asin(c_n sin φ_n / a_n))/2;
-// sn = sin φ_0. *quarter gets K(k) = π / (2 a_N).
-static double jacobi_sn(double u, double k, double *quarter)
-{
-    double a[16], c[16], b = sqrt(1 - k * k);
-    a[0] = 1;
-    c[0] = k;
-    int n = 0;
-    while (n < 15 && fabs(c[n]) > 1e-17) {
-        a[n + 1] = 0.5 * (a[n] + b);
-        c[n + 1] = 0.5 * (a[n] - b);
-        b = sqrt(a[n] * b);
-        n++;
-    }
-    *quarter = 3.14159265358979323846 / (2 * a[n]);
-    double phi = ldexp(a[n] * u, n);
-    for (; n > 0; n--)
-        phi = 0.5 * (phi + asin(c[n] * sin(phi) / a[n]));
-    return sin(phi);
-}
-
-// The pendulum released at rest from θ0: θ(t) = 2 asin(k sn(K − ω t | k)), k = sin(θ0/2).
+// The pendulum released at rest from θ0 (l = 1): θ(t) = 2 asin(k sn(K − ω t | k²)),
+// k = sin(θ0/2) (problems.h).
 static double exact_angle(double t)
 {
-    double k = sin(theta0 / 2), quarter;
-    jacobi_sn(0, k, &quarter);
-    return 2 * asin(k * jacobi_sn(quarter - sqrt(gravity) * t, k, &quarter));
+    return pendulum_angle(gravity, 1.0, theta0, t, NULL);
 }
 
 typedef struct outcome {

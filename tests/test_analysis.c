@@ -3,6 +3,7 @@
 // derived by hand, and the linearisation against central differences of the nonlinear
 // descriptor equations.
 #include "harness.h"
+#include "sim_run.h"
 
 #include <dirac/dirac.h>
 
@@ -14,18 +15,7 @@ static dirac_model *load(const char *relative, const char *const *overrides, int
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", DIRAC_SOURCE_DIR, relative);
-    dirac_spec *spec = NULL;
-    dirac_model *model = NULL;
-    dirac_status status = dirac_spec_load(path, &spec);
-    for (int k = 0; status == DIRAC_OK && k < count; k++)
-        status = dirac_spec_set_parameter(spec, overrides[k]);
-    if (status == DIRAC_OK)
-        status = dirac_model_compile(spec, &model);
-    if (status != DIRAC_OK)
-        fprintf(stderr, "  %s\n", spec ? dirac_spec_errmsg(spec) : "out of memory");
-    ENSURE(status == DIRAC_OK);
-    dirac_spec_destroy(spec);
-    return model;
+    return model_compile(path, NULL, overrides, count);
 }
 
 // load, then the equilibrium from the model's start values at t = 0 into *eq.

@@ -3,6 +3,7 @@
 #include "harness.h"
 
 #include "expr.h"
+#include "problems_expr.h"
 
 #include <stdlib.h>
 
@@ -153,28 +154,6 @@ static void deep_nesting(void)
 // ---------------------------------------------------------------------------------------
 // Chain models.
 
-// N-link pendulum in Cartesian coordinates: x_i, y_i, x_i', y_i' are inputs 4i .. 4i+3
-//     L = sum_i m/2 (x_i'^2 + y_i'^2) - m g y_i
-//     phi_i = (x_i - x_{i-1})^2 + (y_i - y_{i-1})^2 - l^2      (x_0 = y_0 = 0)
-static expr_id cartesian_chain(expr_pool *p, int n, expr_id *phi)
-{
-    expr_id m = expr_const(p, 1.0), g = expr_const(p, 9.81), l = expr_const(p, 1.0);
-    expr_id half_m = expr_div(p, m, expr_const(p, 2));
-    expr_id lagrangian = expr_const(p, 0), px = expr_const(p, 0), py = expr_const(p, 0);
-    for (int i = 0; i < n; i++) {
-        expr_id x = expr_var(p, 4 * i), y = expr_var(p, 4 * i + 1);
-        expr_id vx = expr_var(p, 4 * i + 2), vy = expr_var(p, 4 * i + 3);
-        expr_id kinetic = expr_mul(p, half_m, expr_add(p, expr_powc(p, vx, 2), expr_powc(p, vy, 2)));
-        lagrangian = expr_add(p, lagrangian, expr_sub(p, kinetic, expr_mul(p, expr_mul(p, m, g), y)));
-        phi[i] = expr_sub(p, expr_add(p, expr_powc(p, expr_sub(p, x, px), 2),
-                                      expr_powc(p, expr_sub(p, y, py), 2)),
-                          expr_powc(p, l, 2));
-        px = x;
-        py = y;
-    }
-    return lagrangian;
-}
-
 // nodes created and nodes reachable from all first and second derivatives of the chain
 typedef struct growth {
     int64_t created, reachable;
@@ -192,7 +171,7 @@ static growth chain_growth_reverse(int n)
 {
     expr_pool *p = new_pool();
     expr_id *phi = malloc((size_t)n * sizeof *phi);
-    expr_id lagrangian = cartesian_chain(p, n, phi);
+    expr_id lagrangian = cartesian_chain_expr(p, n, phi);
     int32_t base = expr_pool_size(p);
     int32_t *all_vars = malloc(4 * (size_t)n * sizeof *all_vars);
     int32_t *q_vars = malloc(2 * (size_t)n * sizeof *q_vars);
@@ -238,7 +217,7 @@ static growth chain_growth_forward(int n)
 {
     expr_pool *p = new_pool();
     expr_id *outputs = malloc(((size_t)n + 1) * sizeof *outputs);
-    outputs[n] = cartesian_chain(p, n, outputs);
+    outputs[n] = cartesian_chain_expr(p, n, outputs);
     int32_t base = expr_pool_size(p);
     expr_id *firsts = NULL, *all = NULL;
     int n_first = 0, count = 0;
@@ -370,7 +349,7 @@ static void per_row_calls_in_large_pool(void)
     enum { N = 20000 };
     expr_pool *p = new_pool();
     expr_id *phi = malloc(N * sizeof *phi);
-    cartesian_chain(p, N, phi);
+    cartesian_chain_expr(p, N, phi);
     double *x = malloc(4 * (size_t)N * sizeof *x);
     for (int i = 0; i < 4 * N; i++)
         x[i] = 0.01 * (i % 97);

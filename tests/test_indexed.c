@@ -4,10 +4,10 @@
 // statement and node by node, and through the compiled model's equations; then the errors
 // (with their locations), -p overrides, components, limits, allocation failures, the fuzz
 // seeds, and the time of a 10^5-coordinate expansion.
-#define _POSIX_C_SOURCE 200809L   // mkdtemp
+#include "mem_files.h"
 #include "parse.h"
 #include "spec_api.h"
-#include "test_parse_util.h"
+#include "parse_util.h"
 
 #include <dirac/dirac.h>
 
@@ -411,26 +411,19 @@ static void test_twin_everything(void)
 
 // --- components ----------------------------------------------------------------------------
 
-static char tmpdir[64];
+static mem_files files = { .dir = "models" };
 
 static void write_file(const char *name, const char *text)
 {
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    FILE *f = fopen(path, "w");
-    ENSURE(f != NULL);
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
+    ENSURE(mem_files_write(&files, name, text) == 0);
 }
 
 static spec *load(const char *name, const char *const *overrides, int n, dirac_status *st)
 {
     char path[256];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    mem_files_path(&files, name, path, sizeof path);
     spec *s = NULL;
-    *st = spec_load_file(path, NULL, &s);
+    *st = spec_load_file_with(path, NULL, mem_files_read, &files, &s);
     for (int k = 0; *st == DIRAC_OK && k < n; k++)
         *st = spec_set_parameter_override(s, overrides[k]);
     if (*st == DIRAC_OK)
@@ -440,10 +433,8 @@ static spec *load(const char *name, const char *const *overrides, int n, dirac_s
 
 static void setup_components(void)
 {
-    if (tmpdir[0])
+    if (files.count)
         return;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/dirac_indexed_XXXXXX");
-    ENSURE(mkdtemp(tmpdir) != NULL);
     write_file("lc_cell.dirac", "model lc_cell\nparameter L = 1, C = 1\ncoordinate q\n"
                                 "lagrangian L/2*q'^2\n");
     write_file("seg.dirac", "model seg\nparameter n = 2, k = 1\nparameter w[i = 1..n] = k*i\n"
@@ -550,6 +541,7 @@ static void test_components(void)
     ENSURE_CONTAINS(spec_errmsg(a), "three.dirac:3:19: error: index 3 is out of range for 'x' "
                                     "(1..2)");
     spec_destroy(a);
+    mem_files_clear(&files);
 }
 
 // --- errors --------------------------------------------------------------------------------

@@ -19,62 +19,22 @@
 //
 // Power. At every step the total power of the interactions, sum_k <F_k, v>, must be <= 1e-12
 // of the power they transmit, the largest sum_k sum_i |F_k,i v_i| over the run.
-#define _POSIX_C_SOURCE 200809L   // mkdtemp
-
 #include "harness.h"
+#include "mem_files.h"
+#include "sim_run.h"
 
 #include <dirac/dirac.h>
 
 #include <float.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #define EXAMPLES DIRAC_SOURCE_DIR "/examples/interconnect/"
-
-typedef struct run {
-    dirac_spec *spec;
-    dirac_model *model;
-    dirac_sim *sim;
-} run;
 
 static int run_open(run *r, const char *path, const char *method, double dt,
                     const char *const *overrides, int n_overrides)
 {
-    memset(r, 0, sizeof *r);
-    dirac_status status = dirac_spec_load(path, &r->spec);
-    for (int k = 0; status == DIRAC_OK && k < n_overrides; k++)
-        status = dirac_spec_set_parameter(r->spec, overrides[k]);
-    if (status == DIRAC_OK)
-        status = dirac_model_compile(r->spec, &r->model);
-    if (status != DIRAC_OK) {
-        fprintf(stderr, "  %s: %s\n", path, r->spec ? dirac_spec_errmsg(r->spec) : "no memory");
-        ENSURE(status == DIRAC_OK);
-        return 0;
-    }
     dirac_sim_options options = { .method = method, .dt = dt, .newton_rtol = 1e-15 };
-    dirac_error err;
-    if (dirac_sim_create(r->model, &options, &r->sim, &err) != DIRAC_OK) {
-        fprintf(stderr, "  %s (%s): %s\n", path, method, err.message);
-        ENSURE(!"simulation created");
-        return 0;
-    }
-    return 1;
-}
-
-static void run_close(run *r)
-{
-    dirac_sim_destroy(r->sim);
-    dirac_model_destroy(r->model);
-    dirac_spec_destroy(r->spec);
-}
-
-static int run_step(run *r)
-{
-    if (dirac_sim_step(r->sim) == DIRAC_OK)
-        return 1;
-    fprintf(stderr, "  %s\n", dirac_sim_errmsg(r->sim));
-    ENSURE(!"step failed");
-    return 0;
+    return run_open_file(r, path, overrides, n_overrides, &options);
 }
 
 // Index of the coordinate called `name` (-1 if none).
@@ -182,46 +142,43 @@ static void check_equivalence(const char *dir, const char *method, double dt, lo
     run_close(&b);
 }
 
+// The example in midpoint (over `midpoint_steps` steps), dirac1 and rk4 (`other_steps`).
+static void check_equivalence_methods(const char *example, double dt, long midpoint_steps,
+                                      long other_steps)
+{
+    check_equivalence(example, "midpoint", dt, midpoint_steps);
+    check_equivalence(example, "dirac1", dt, other_steps);
+    check_equivalence(example, "rk4", dt, other_steps);
+}
+
 static void equivalence_contact(void)
 {
-    check_equivalence("contact", "midpoint", 1e-3, 20000);
-    check_equivalence("contact", "dirac1", 1e-3, 5000);
-    check_equivalence("contact", "rk4", 1e-3, 5000);
+    check_equivalence_methods("contact", 1e-3, 20000, 5000);
 }
 
 static void equivalence_mass_spring(void)
 {
-    check_equivalence("mass_spring", "midpoint", 1e-3, 20000);
-    check_equivalence("mass_spring", "dirac1", 1e-3, 5000);
-    check_equivalence("mass_spring", "rk4", 1e-3, 5000);
+    check_equivalence_methods("mass_spring", 1e-3, 20000, 5000);
 }
 
 static void equivalence_circuit(void)
 {
-    check_equivalence("circuit", "midpoint", 1e-4, 10000);
-    check_equivalence("circuit", "dirac1", 1e-4, 5000);
-    check_equivalence("circuit", "rk4", 1e-4, 5000);
+    check_equivalence_methods("circuit", 1e-4, 10000, 5000);
 }
 
 static void equivalence_nonholonomic(void)
 {
-    check_equivalence("nonholonomic", "midpoint", 1e-3, 10000);
-    check_equivalence("nonholonomic", "dirac1", 1e-3, 5000);
-    check_equivalence("nonholonomic", "rk4", 1e-3, 5000);
+    check_equivalence_methods("nonholonomic", 1e-3, 10000, 5000);
 }
 
 static void equivalence_dc_motor(void)
 {
-    check_equivalence("dc_motor", "midpoint", 1e-4, 20000);
-    check_equivalence("dc_motor", "dirac1", 1e-4, 5000);
-    check_equivalence("dc_motor", "rk4", 1e-4, 5000);
+    check_equivalence_methods("dc_motor", 1e-4, 20000, 5000);
 }
 
 static void equivalence_charged_particle(void)
 {
-    check_equivalence("charged_particle", "midpoint", 1e-7, 6560);
-    check_equivalence("charged_particle", "dirac1", 1e-7, 3000);
-    check_equivalence("charged_particle", "rk4", 1e-7, 3000);
+    check_equivalence_methods("charged_particle", 1e-7, 6560, 3000);
 }
 
 // Every example passes the interconnection check of `dirac check`.
@@ -510,38 +467,24 @@ static void charged_particle_cycloid(void)
 
 // Errors of interconnected models, with their locations.
 
-static char temp_dir[64];
+static mem_files files = { .dir = "models" };
+static const char *const temp_dir = "models";
 
 static void write_file(const char *name, const char *text)
 {
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", temp_dir, name);
-    FILE *f = fopen(path, "w");
-    ENSURE(f != NULL);
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
+    ENSURE(mem_files_write(&files, name, text) == 0);
 }
 
-static void remove_file(const char *name)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", temp_dir, name);
-    remove(path);
-}
-
-// Loads (and compiles) temp_dir/FILE; expects failure with `status` and a message containing
+// Loads (and compiles) FILE from the in-memory files; expects failure with `status` and a message containing
 // "temp_dir/WHERE: error: MESSAGE" (WHERE = FILE:LINE:COL, in the file named there).
 static void expect_error(const char *file, dirac_status status, const char *where,
                          const char *message)
 {
-    char path[256], expected[1024];
-    snprintf(path, sizeof path, "%s/%s", temp_dir, file);
+    char expected[1024];
     snprintf(expected, sizeof expected, "%s/%s: error: %s", temp_dir, where, message);
     dirac_spec *spec = NULL;
     dirac_model *model = NULL;
-    dirac_status got = dirac_spec_load(path, &spec);
+    dirac_status got = mem_files_load(&files, file, &spec);
     if (got == DIRAC_OK)
         got = dirac_model_compile(spec, &model);
     ENSURE_EQ_INT(got, status);
@@ -559,11 +502,6 @@ static const char block[] = "model block\n"
 
 static void errors(void)
 {
-    snprintf(temp_dir, sizeof temp_dir, "/tmp/dirac_interconnect_XXXXXX");
-    if (!mkdtemp(temp_dir)) {
-        ENSURE(!"temporary directory created");
-        return;
-    }
     write_file("block.dirac", block);
     write_file("skate.dirac", "model skate\n"
                               "coordinate x, y, th\n"
@@ -612,10 +550,8 @@ static void errors(void)
     char note[256];
     snprintf(note, sizeof note, "note: included from %s/ca.dirac:4", temp_dir);
     {
-        char path[256];
-        snprintf(path, sizeof path, "%s/ca.dirac", temp_dir);
         dirac_spec *spec = NULL;
-        dirac_spec_load(path, &spec);
+        mem_files_load(&files, "ca.dirac", &spec);
         ENSURE(spec != NULL);
         if (spec)
             ENSURE_CONTAINS(dirac_spec_errmsg(spec), note);
@@ -650,11 +586,9 @@ static void errors(void)
     // (three one-forms of equal norm: which one is left over is decided by rounding, so the
     // test checks the rank and that the message names all three)
     {
-        char path[256];
-        snprintf(path, sizeof path, "%s/loop.dirac", temp_dir);
         dirac_spec *spec = NULL;
         dirac_model *model = NULL;
-        dirac_status got = dirac_spec_load(path, &spec);
+        dirac_status got = mem_files_load(&files, "loop.dirac", &spec);
         if (got == DIRAC_OK)
             got = dirac_model_compile(spec, &model);
         ENSURE_EQ_INT(got, DIRAC_ERR_PARSE);
@@ -691,15 +625,7 @@ static void errors(void)
     expect_error("twoform2.dirac", DIRAC_ERR_PARSE, "twoform2.dirac:4:28",
                  "'K' is a parameter, not a coordinate");
 
-    static const char *const files[] = {
-        "block.dirac",     "skate.dirac",     "unknown_component.dirac", "unknown_variable.dirac",
-        "missing.dirac",   "self.dirac",      "ca.dirac",                "cb.dirac",
-        "duplicate.dirac", "dependent.dirac", "loop.dirac",              "side.dirac",
-        "twoform.dirac",   "twoform2.dirac",
-    };
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        remove_file(files[i]);
-    rmdir(temp_dir);
+    mem_files_clear(&files);
 }
 
 TEST_MAIN(TEST(structures), TEST(equivalence_contact), TEST(equivalence_mass_spring),

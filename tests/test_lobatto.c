@@ -1,12 +1,14 @@
 // The partitioned Lobatto IIIA–IIIB methods `lobatto3` (order 4) and `lobatto4` (order 6):
-// observed orders against exact solutions (pendulum, bead on a rotating rod, charged particle)
-// and against fine reference runs (Cartesian double pendulum, a forced spherical pendulum with
+// observed orders against exact solutions (PENDULUM_MODEL, bead on a rotating rod, charged particle)
+// and against fine reference runs (Cartesian double PENDULUM_MODEL, a forced spherical pendulum with
 // damping, a drive, a two-form, a velocity-dependent Lagrangian and a moving pivot); the
 // holonomic constraint at every step and the energy error without drift over 10^5 steps;
 // the multipliers; time reversibility (symmetry); dense = sparse linear algebra; the energy balance with forces; refusals (nonholonomic
 // constraints, degenerate Lagrangians, friction heating).
 #include "harness.h"
+#include "problems.h"
 #include "sim_run.h"
+#include "text_file.h"
 
 #include <dirac/dirac.h>
 
@@ -28,75 +30,17 @@
 #define LONG_RUN_STEPS 100000L
 #endif
 
-static int run_open(run *r, const char *text, const char *method, double dt)
-{
-    dirac_sim_options options = { .method = method, .dt = dt };
-    return run_open_with(r, text, NULL, 0, &options);
-}
-
 static char *read_example(const char *name)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/examples/%s", DIRAC_SOURCE_DIR, name);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    char *text = text_file_read(path);
+    if (!text)
         fprintf(stderr, "  cannot open %s\n", path);
-        return NULL;
-    }
-    char *text = calloc(1 << 16, 1);
-    if (text)
-        text[fread(text, 1, (1 << 16) - 1, f)] = '\0';
-    fclose(f);
     return text;
 }
 
 // ---- models and exact solutions -----------------------------------------------------------
-
-static const char pendulum[] = "model pendulum\n"
-                               "parameter m = 1, g = 9.81, l = 1, theta0 = 0.5\n"
-                               "coordinate x, y\n"
-                               "lagrangian m/2*(x'^2 + y'^2) - m*g*y\n"
-                               "constraint rod: x^2 + y^2 = l^2\n"
-                               "initial x = l*sin(theta0), y = -l*cos(theta0)\n";
-
-// Jacobi sn(u | m) by the arithmetic-geometric mean (Abramowitz & Stegun 16.4).
-static double jacobi_sn(double u, double m)
-{
-    double a[16], c[16], b = sqrt(1.0 - m);
-    a[0] = 1.0;
-    c[0] = sqrt(m);
-    int n = 0;
-    while (n < 15 && fabs(c[n]) > 1e-17) {
-        a[n + 1] = 0.5 * (a[n] + b);
-        c[n + 1] = 0.5 * (a[n] - b);
-        b = sqrt(a[n] * b);
-        n++;
-    }
-    double phi = ldexp(a[n] * u, n);
-    for (; n > 0; n--)
-        phi = 0.5 * (phi + asin(c[n] / a[n] * sin(phi)));
-    return sin(phi);
-}
-
-static double elliptic_k(double k)
-{
-    double a = 1.0, b = sqrt(1.0 - k * k);
-    for (int i = 0; i < 40; i++) {
-        double an = 0.5 * (a + b);
-        b = sqrt(a * b);
-        a = an;
-    }
-    return 3.14159265358979323846 / (2.0 * a);
-}
-
-// The pendulum released from rest at θ0 = 0.5: sin(θ/2) = k sn(K − ωt | k²), k = sin(θ0/2).
-static void pendulum_exact(double t, double *q)
-{
-    double k = sin(0.25), w = sqrt(9.81);
-    double theta = 2.0 * asin(k * jacobi_sn(elliptic_k(k) - w * t, k * k));
-    q[0] = sin(theta);
-    q[1] = -cos(theta);
-}
 
 // A bead on a rod turning at the rate w (time-dependent constraint): r = r0 cosh(wt).
 static const char bead[] = "model bead\n"
@@ -150,7 +94,7 @@ static double position_error(const char *text, const char *method, double h, dou
                              const double *reference, double *worst_phi)
 {
     run r;
-    if (!run_open(&r, text, method, h))
+    if (!run_open_method(&r, text, method, h))
         return NAN;
     double error = NAN;
     long steps = lround(t_end / h);
@@ -159,13 +103,8 @@ static double position_error(const char *text, const char *method, double h, dou
         ok = run_steps(&r, 1);
         *worst_phi = fmax(*worst_phi, dirac_sim_constraint_residual(r.sim));
     }
-    if (ok) {
-        int n = dirac_model_coordinate_count(r.model);
-        double sum = 0.0;
-        for (int i = 0; i < n; i++)
-            sum += pow(dirac_sim_q(r.sim)[i] - reference[i], 2);
-        error = sqrt(sum);
-    }
+    if (ok)
+        error = run_position_distance(&r, reference);
     run_close(&r);
     return error;
 }
@@ -175,7 +114,7 @@ static int final_positions(const char *text, const char *method, double h, doubl
                            double *q)
 {
     run r;
-    if (!run_open(&r, text, method, h))
+    if (!run_open_method(&r, text, method, h))
         return 0;
     int ok = run_steps(&r, lround(t_end / h));
     if (ok)
@@ -211,10 +150,11 @@ static void check_order(const char *text, const char *name, const char *method, 
 
 static void orders_pendulum(void)
 {
+    // the pendulum released from rest at θ0 = 0.5 (problems.h)
     double reference[2];
-    pendulum_exact(2.0, reference);
-    check_order(pendulum, "pendulum", "lobatto3", 4, 0.1, 2.0, reference);
-    check_order(pendulum, "pendulum", "lobatto4", 6, 0.2, 2.0, reference);
+    pendulum_exact(PENDULUM_G, PENDULUM_L, PENDULUM_THETA0, 2.0, reference, NULL);
+    check_order(PENDULUM_MODEL, "pendulum", "lobatto3", 4, 0.1, 2.0, reference);
+    check_order(PENDULUM_MODEL, "pendulum", "lobatto4", 6, 0.2, 2.0, reference);
 }
 
 static void orders_bead_on_rotating_rod(void)
@@ -281,9 +221,9 @@ static void orders_forced(void)
 static void long_run(const char *method, double h)
 {
     run r;
-    if (!run_open(&r, pendulum, method, h))
+    if (!run_open_method(&r, PENDULUM_MODEL, method, h))
         return;
-    double period = 4.0 * sqrt(1.0 / 9.81) * elliptic_k(sin(0.25));
+    double period = pendulum_period(PENDULUM_G, PENDULUM_L, PENDULUM_THETA0);
     double e0 = dirac_sim_energy(r.sim), worst_phi = 0.0, worst_velocity = 0.0;
     double worst_first = 0.0, worst_ten = 0.0, worst_all = 0.0;
     long iterations = 0;
@@ -329,7 +269,7 @@ static void multipliers_match_index_one(void)
     // rod's tension at the computed state: with φ = x² + y² − l², the constraint force μ ω =
     // 2 μ q equals −T q / l, and T = m (g cos θ + l θ'²) = g (−y) + |v|² (m = l = 1)
     run r;
-    if (!run_open(&r, pendulum, "lobatto4", 0.05))
+    if (!run_open_method(&r, PENDULUM_MODEL, "lobatto4", 0.05))
         return;
     double worst = 0.0;
     for (int k = 0; k < 40 && run_steps(&r, 1); k++) {
@@ -348,7 +288,7 @@ static void time_reversible(void)
     static const char *const methods[] = { "lobatto3", "lobatto4" };
     for (int j = 0; j < 2; j++) {
         run r;
-        if (!run_open(&r, pendulum, methods[j], 0.1) || !run_steps(&r, 30)) {
+        if (!run_open_method(&r, PENDULUM_MODEL, methods[j], 0.1) || !run_steps(&r, 30)) {
             run_close(&r);
             continue;
         }
@@ -360,7 +300,7 @@ static void time_reversible(void)
                  "initial x = %.17g, y = %.17g, x' = %.17g, y' = %.17g\n",
                  q[0], q[1], -v[0], -v[1]);
         run_close(&r);
-        if (!run_open(&r, text, methods[j], 0.1))
+        if (!run_open_method(&r, text, methods[j], 0.1))
             continue;
         if (run_steps(&r, 30)) {
             q = dirac_sim_q(r.sim);
@@ -418,7 +358,7 @@ static void energy_balance_with_forces(void)
             run r;
             double h = steps[j] / (1 << (2 * k));
             balance[k] = NAN;
-            if (!run_open(&r, forced, methods[j], h))
+            if (!run_open_method(&r, forced, methods[j], h))
                 continue;
             double worst = 0.0, e0 = dirac_sim_energy(r.sim);
             for (long s = 0; s < lround(2.0 / h) && run_steps(&r, 1); s++)
@@ -484,12 +424,9 @@ static void refusals(void)
 static void newton_failure_is_reported(void)
 {
     run r;
-    if (!run_open(&r, pendulum, "lobatto4", 5.0))
+    if (!run_open_method(&r, PENDULUM_MODEL, "lobatto4", 5.0))
         return;
-    dirac_status status = DIRAC_OK;
-    for (int k = 0; k < 20 && status == DIRAC_OK; k++)
-        status = dirac_sim_step(r.sim);
-    ENSURE(status != DIRAC_OK);
+    ENSURE(run_until_failure(&r, 20) != DIRAC_OK);
     ENSURE_CONTAINS(dirac_sim_errmsg(r.sim), "lobatto4");
     ENSURE(isfinite(dirac_sim_q(r.sim)[0]) && isfinite(dirac_sim_q(r.sim)[1]));
     printf("       %s\n", dirac_sim_errmsg(r.sim));

@@ -6,6 +6,7 @@
 // up to reassociation, so agreement is at a few ulps: 1e-12 relative.
 #define _POSIX_C_SOURCE 200809L   // open_memstream
 #include "harness.h"
+#include "sim_run.h"
 
 #include <dirac/dirac.h>
 
@@ -17,18 +18,7 @@
 
 static dirac_model *compile_text(const char *text, const char *const *overrides, int count)
 {
-    dirac_spec *spec = NULL;
-    dirac_model *model = NULL;
-    dirac_status status = dirac_spec_parse("test.dirac", text, strlen(text), &spec);
-    for (int k = 0; status == DIRAC_OK && k < count; k++)
-        status = dirac_spec_set_parameter(spec, overrides[k]);
-    if (status == DIRAC_OK)
-        status = dirac_model_compile(spec, &model);
-    if (status != DIRAC_OK)
-        fprintf(stderr, "  %s\n", spec ? dirac_spec_errmsg(spec) : "out of memory");
-    ENSURE(status == DIRAC_OK);
-    dirac_spec_destroy(spec);
-    return model;
+    return model_compile(NULL, text, overrides, count);
 }
 
 // The compile error message of `text` ("" if it compiled).

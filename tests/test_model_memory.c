@@ -1,26 +1,18 @@
 // The memory of a model is estimated before it is built, nested component families
 // multiplying, and a model above the limit (dirac_spec_set_memory_limit) is refused with the
 // estimate instead of growing until the machine runs out of memory.
-#define _XOPEN_SOURCE 700   // mkdtemp
 #include "harness.h"
+#include "mem_files.h"
 
 #include <dirac/dirac.h>
 
 #include <stdlib.h>
-#include <unistd.h>
 
-static char dir[] = "/tmp/dirac_test_memory_XXXXXX";
+static mem_files files = { .dir = "models" };
 
 static void write_file(const char *name, const char *text)
 {
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    ENSURE(f != NULL);
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
+    ENSURE(mem_files_write(&files, name, text) == 0);
 }
 
 // levels l1 .. l<levels>, each holding K instances of the next (as one family, or as K plain
@@ -50,11 +42,9 @@ static void write_levels(int levels, int as_family)
 // compiles l1.dirac with the memory limit (0: default); the status and message
 static dirac_status compile_with_limit(double limit, int *coordinates, char *message, size_t size)
 {
-    char path[256];
-    snprintf(path, sizeof path, "%s/l1.dirac", dir);
     dirac_spec *spec = NULL;
     dirac_model *model = NULL;
-    dirac_status status = dirac_spec_load(path, &spec);
+    dirac_status status = mem_files_load(&files, "l1.dirac", &spec);
     if (status == DIRAC_OK)
         status = dirac_spec_set_memory_limit(spec, limit);
     if (status == DIRAC_OK)
@@ -64,15 +54,6 @@ static dirac_status compile_with_limit(double limit, int *coordinates, char *mes
     dirac_model_destroy(model);
     dirac_spec_destroy(spec);
     return status;
-}
-
-static void remove_levels(int levels)
-{
-    for (int l = 1; l <= levels + 1; l++) {
-        char path[256];
-        snprintf(path, sizeof path, "%s/l%d.dirac", dir, l);
-        unlink(path);
-    }
 }
 
 // 4^5 = 1024 oscillators through nested families: 341 expanded model instances
@@ -88,7 +69,7 @@ static void nested_families(void)
     ENSURE_CONTAINS(message, "error: the expanded model is too large");
     ENSURE_CONTAINS(message, "an estimated 0.001 GB or more; the memory limit is an option");
     ENSURE_EQ_INT(n, 0);
-    remove_levels(5);
+    mem_files_clear(&files);
 }
 
 // 4^6 = 4096 oscillators and 5461 instances through plain components (nothing to expand): the
@@ -104,17 +85,7 @@ static void nested_plain_components(void)
     ENSURE_EQ_INT(compile_with_limit(1e7, &n, message, sizeof message), DIRAC_ERR_PARSE);
     ENSURE_CONTAINS(message, "model 'l1' has more than 3906 component instances");
     ENSURE_CONTAINS(message, "above the limit of 0.01 GB");
-    remove_levels(6);
+    mem_files_clear(&files);
 }
 
-static void set_up(void)
-{
-    ENSURE(mkdtemp(dir) != NULL);
-}
-
-static void tear_down(void)
-{
-    ENSURE(rmdir(dir) == 0);
-}
-
-TEST_MAIN(TEST(set_up), TEST(nested_families), TEST(nested_plain_components), TEST(tear_down))
+TEST_MAIN(TEST(nested_families), TEST(nested_plain_components))

@@ -11,8 +11,8 @@
 //   momentum exactly zero at step 1) with every implicit method, against the minimal-coordinate
 //   ODE in the two angles integrated here by classical RK4 at h = 1e-5 (independent of dirac).
 #include "harness.h"
+#include "problems.h"
 #include "sim_run.h"
-#include "support/mechanisms.h"
 
 #include <float.h>
 
@@ -28,11 +28,8 @@ static void far_from_origin(void)
                        "initial x = x0, x' = v0\n";
     for (size_t k = 0; k < sizeof every_method / sizeof every_method[0]; k++)
         for (double h = 1e-3; h >= 0.99e-6; h /= 10.0) {
-            dirac_sim_options options = { 0 };
-            options.method = every_method[k];
-            options.dt = h;
             run r;
-            if (!run_open_with(&r, text, NULL, 0, &options))
+            if (!run_open_method(&r, text, every_method[k], h))
                 continue;
             long steps = 2000;   // t = 2000 h; the exact solution is x0 + v0 t
             run_steps(&r, steps);
@@ -58,11 +55,8 @@ static void motor_steady_speed(void)
                                            "lobatto3", "lobatto4", "rk4" };
     for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++)
         for (double h = 1e-3; h >= 0.99e-6; h /= 10.0) {
-            dirac_sim_options options = { 0 };
-            options.method = methods[k];
-            options.dt = h;
             run r;
-            if (!run_open_with(&r, text, NULL, 0, &options))
+            if (!run_open_method(&r, text, methods[k], h))
                 continue;
             run_steps(&r, 2000);
             double error = fabs(dirac_sim_v(r.sim)[1] - omega);
@@ -74,8 +68,7 @@ static void motor_steady_speed(void)
 
 static const char pendulum_text[] = DOUBLE_PENDULUM_TEXT;
 
-static const char *const implicit_methods[] = { "midpoint", "dirac1", "dirac2", "dgrad",
-                                                "lobatto3", "lobatto4" };
+static const char *const implicit_methods[] = { IMPLICIT_METHODS };
 
 // Hanging at rest (a1 = a2 = 0): an equilibrium, so every velocity and momentum stays exactly
 // zero while the multipliers carry the weights; the exact solution is q(t) = q0. Before the
@@ -109,7 +102,8 @@ static void mechanism_at_rest(void)
 {
     const char *text = pendulum_text;
     double t_end = 0.5, y[4];
-    double_pendulum_reference(0.9, -0.4, t_end, lround(t_end / 1e-5), y);   // RK4 at h = 1e-5
+    double_pendulum pendulum2 = double_pendulum_default();
+    double_pendulum_reference(&pendulum2, 0.9, -0.4, t_end, lround(t_end / 1e-5), y);   // RK4 at h = 1e-5
     // every method that handles holonomic constraints with a regular Lagrangian, implicit
     static const struct { const char *name; double h, tol; } cases[] = {
         // tolerances: C h^p with the method's order p and C ≈ 30 (measured errors 0.1–0.5 of it)
@@ -117,11 +111,8 @@ static void mechanism_at_rest(void)
         { "dirac1", 1e-4, 1e-3 },   { "lobatto3", 1e-2, 3e-7 }, { "lobatto4", 2e-2, 3e-8 },
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        dirac_sim_options options = { 0 };
-        options.method = cases[k].name;
-        options.dt = cases[k].h;
         run r;
-        if (!run_open_with(&r, text, NULL, 0, &options))
+        if (!run_open_method(&r, text, cases[k].name, cases[k].h))
             continue;
         if (!run_steps(&r, lround(t_end / cases[k].h))) {
             run_close(&r);

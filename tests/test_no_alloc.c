@@ -3,20 +3,18 @@
 // checks the count does not move during 200 steps of each method on several models, with the
 // dense (LAPACK) and the sparse (KLU, whose own allocations happen in the first step) solvers.
 #include "harness.h"
+#include "problems.h"
+#include "sim_run.h"
 
 #include <dirac/dirac.h>
 
 #include <stdlib.h>
 
-#include "support/alloc_count.h"
+#include "alloc_count.h"
 
 static const char *const models[] = {
-    "model pendulum\nparameter m = 1, g = 9.81, l = 1\ncoordinate x, y\n"
-    "lagrangian m/2*(x'^2 + y'^2) - m*g*y\nconstraint rod: x^2 + y^2 = l^2\n"
-    "initial x = 0.6, y = -0.8\noutput angle = atan2(x, -y)\n",
-    "model knife\ncoordinate x, y, th\n"
-    "lagrangian (x'^2 + y'^2)/2 + th'^2/10 - (x^2 + y^2)\nforce th: 0.3*cos(t)\n"
-    "constraint blade: x'*sin(th) - y'*cos(th) = 0\ninitial x = 0.2, th' = 1, x' = 1\n",
+    PENDULUM_OUTPUT_MODEL,
+    KNIFE_EDGE_MODEL,
     "model driven\ncoordinate x, y\nlagrangian (x'^2 + y'^2)/2 - 9.81*y - x'*0.1*y\n"
     "force x: -0.2*x'\nconstraint pivot: (x - 0.1*sin(3*t))^2 + y^2 = 1\ninitial y = -1\n",
     "model double\ncoordinate x1, y1, x2, y2\n"
@@ -33,19 +31,12 @@ static void steps_do_not_allocate(void)
         for (size_t j = 0; j < sizeof methods / sizeof methods[0]; j++) {
             if (k == 1 && !strncmp(methods[j], "lobatto", 7))
                 continue;   // holonomic constraints only: refused (tests/test_lobatto.c)
-            dirac_spec *spec = NULL;
-            dirac_model *model = NULL;
-            dirac_sim *sim = NULL;
-            dirac_error err;
-            ENSURE(dirac_spec_parse("m.dirac", models[k], strlen(models[k]), &spec) == DIRAC_OK);
-            ENSURE(dirac_model_compile(spec, &model) == DIRAC_OK);
             dirac_sim_options options = { .method = methods[j], .dt = 1e-3,
                                           .linear_solver = (dirac_linear_solver)(k % 2 ? DIRAC_LINEAR_SPARSE
                                                                                        : DIRAC_LINEAR_DENSE) };
-            if (!model || dirac_sim_create(model, &options, &sim, &err) != DIRAC_OK) {
-                fprintf(stderr, "  %s\n", model ? err.message : dirac_spec_errmsg(spec));
-                ENSURE(!"simulation created");
-            } else {
+            run r;
+            if (run_open_with(&r, models[k], NULL, 0, &options)) {
+                dirac_sim *sim = r.sim;
                 double outputs[4];
                 ENSURE(dirac_sim_step(sim) == DIRAC_OK);   // dirac2's start-up step
                 long before = allocations;
@@ -62,9 +53,7 @@ static void steps_do_not_allocate(void)
                             methods[j], allocations - before);
                 ENSURE_EQ_INT(allocations - before, 0);
             }
-            dirac_sim_destroy(sim);
-            dirac_model_destroy(model);
-            dirac_spec_destroy(spec);
+            run_close(&r);
         }
     ENSURE(allocations > 0);   // the wrapping works: set-up did allocate
 }
@@ -78,17 +67,11 @@ static void adaptive_steps_do_not_allocate(void)
         for (size_t j = 0; j < sizeof methods / sizeof methods[0]; j++) {
             if (k == 1 && !strncmp(methods[j], "lobatto", 7))
                 continue;
-            dirac_spec *spec = NULL;
-            dirac_model *model = NULL;
-            dirac_sim *sim = NULL;
-            dirac_error err;
-            ENSURE(dirac_spec_parse("m.dirac", models[k], strlen(models[k]), &spec) == DIRAC_OK);
-            ENSURE(dirac_model_compile(spec, &model) == DIRAC_OK);
             dirac_sim_options options = { .method = methods[j], .dt = 0.1,
                                           .adaptive_rtol = 1e-7 };
-            if (!model || dirac_sim_create(model, &options, &sim, &err) != DIRAC_OK) {
-                ENSURE(!"simulation created");
-            } else {
+            run r;
+            if (run_open_with(&r, models[k], NULL, 0, &options)) {
+                dirac_sim *sim = r.sim;
                 ENSURE(dirac_sim_step(sim) == DIRAC_OK);   // linear solvers created
                 long before = allocations;
                 for (int s = 0; s < 100; s++)
@@ -96,9 +79,7 @@ static void adaptive_steps_do_not_allocate(void)
                 ENSURE(dirac_sim_rejected_steps(sim) > 0);   // the first step of 0.1 is too big
                 ENSURE_EQ_INT(allocations - before, 0);
             }
-            dirac_sim_destroy(sim);
-            dirac_model_destroy(model);
-            dirac_spec_destroy(spec);
+            run_close(&r);
         }
 }
 
@@ -113,18 +94,12 @@ static void degenerate_circuit_steps_do_not_allocate(void)
     const char *methods[] = { "midpoint", "dirac1", "dgrad" };
     for (int sparse = 0; sparse < 2; sparse++)
         for (size_t j = 0; j < sizeof methods / sizeof methods[0]; j++) {
-            dirac_spec *spec = NULL;
-            dirac_model *model = NULL;
-            dirac_sim *sim = NULL;
-            dirac_error err;
-            ENSURE(dirac_spec_parse("c.dirac", text, strlen(text), &spec) == DIRAC_OK);
-            ENSURE(dirac_model_compile(spec, &model) == DIRAC_OK);
             dirac_sim_options options = { .method = methods[j], .dt = 1e-6,
                                           .linear_solver = sparse ? DIRAC_LINEAR_SPARSE
                                                                   : DIRAC_LINEAR_DENSE };
-            if (!model || dirac_sim_create(model, &options, &sim, &err) != DIRAC_OK) {
-                ENSURE(!"simulation created");
-            } else {
+            run r;
+            if (run_open_with(&r, text, NULL, 0, &options)) {
+                dirac_sim *sim = r.sim;
                 ENSURE(dirac_sim_step(sim) == DIRAC_OK);   // solvers are created at step 1
                 long before = allocations;
                 for (int s = 0; s < 200; s++)
@@ -134,9 +109,7 @@ static void degenerate_circuit_steps_do_not_allocate(void)
                             methods[j], allocations - before);
                 ENSURE_EQ_INT(allocations - before, 0);
             }
-            dirac_sim_destroy(sim);
-            dirac_model_destroy(model);
-            dirac_spec_destroy(spec);
+            run_close(&r);
         }
 }
 
@@ -149,15 +122,9 @@ static void inputs_and_snapshots_do_not_allocate(void)
         "model turned\nparameter m = 1, g = 9.81\ninput tau = 0\ncoordinate x, y\n"
         "lagrangian m/2*(x'^2 + y'^2) - m*g*y\nconstraint rod: x^2 + y^2 = 1\n"
         "force x: -tau*y\nforce y: tau*x\ninitial y = -1\noutput power = tau*(x*y' - y*x')\n";
-    dirac_spec *spec = NULL;
-    dirac_model *model = NULL;
-    dirac_sim *sim = NULL;
-    dirac_error err;
-    ENSURE(dirac_spec_parse("turned.dirac", text, strlen(text), &spec) == DIRAC_OK);
-    ENSURE(dirac_model_compile(spec, &model) == DIRAC_OK);
-    dirac_sim_options options = { .method = "midpoint", .dt = 1e-3 };
-    ENSURE(model && dirac_sim_create(model, &options, &sim, &err) == DIRAC_OK);
-    if (sim) {
+    run r;
+    if (run_open_method(&r, text, "midpoint", 1e-3)) {
+        dirac_sim *sim = r.sim;
         size_t size = dirac_sim_state_size(sim);
         unsigned char *state = malloc(size);
         double power = 0;
@@ -176,9 +143,7 @@ static void inputs_and_snapshots_do_not_allocate(void)
         ENSURE_EQ_INT(allocations - before, 0);
         free(state);
     }
-    dirac_sim_destroy(sim);
-    dirac_model_destroy(model);
-    dirac_spec_destroy(spec);
+    run_close(&r);
 }
 
 TEST_MAIN(TEST(steps_do_not_allocate), TEST(adaptive_steps_do_not_allocate),

@@ -14,6 +14,8 @@
 
 #include <dirac/dirac.h>
 
+#include <stdalign.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 void *__real_malloc(size_t size);
@@ -234,34 +236,37 @@ static void sweep(const oom_model *om)
            full.allocations, tolerated, bad);
 }
 
-// The same sweep through the library's own counters: the k-th allocation the spec and then the
-// model (which continues the spec's count) book fails. Some of the failures must land in
-// model compilation, and k one past the count must run through, bit for bit as without
-// injection.
+// The same sweep through the library's own counters: the k-th allocation the spec, then the
+// model (which continues the spec's count) and any object that continues the model's count
+// book fails, for k = 1, 2, ... until a run goes through, which must be bit for bit the run
+// without injection, and only after every allocation the spec and the model count was failed
+// once. Some of the failures must land in model compilation.
 static void sweep_counted(const oom_model *om)
 {
     pipeline_result full = run_pipeline(om, -1, FAIL_COUNTED);
     ENSURE_EQ_INT(full.status, DIRAC_OK);
     ENSURE_EQ_INT(full.reached, STAGE_DONE);
     ENSURE(full.counted > 10);
-    long in_compile = 0, bad = 0;
-    for (long k = 1; k <= full.counted + 1; k++) {
+    long in_compile = 0, bad = 0, k = 1;
+    for (; k <= full.allocations; k++) {
         pipeline_result r = run_pipeline(om, k, FAIL_COUNTED);
         int same = r.status == DIRAC_OK && r.reached == STAGE_DONE &&
                    !memcmp(r.final_q, full.final_q, sizeof r.final_q);
-        int ok = (k <= full.counted ? (r.status == DIRAC_ERR_NOMEM && r.has_message) || same
-                                    : same) && r.leaked == 0;
+        int ok = ((r.status == DIRAC_ERR_NOMEM && r.has_message) || same) && r.leaked == 0;
         in_compile += r.status == DIRAC_ERR_NOMEM && r.reached == STAGE_COMPILE;
         if (!ok && bad++ < 5)
-            fprintf(stderr, "  %s: counted allocation %ld of %ld failed: status %s, stage %d, "
-                    "message %s, %ld blocks leaked\n", om->path, k, full.counted,
+            fprintf(stderr, "  %s: counted allocation %ld failed: status %s, stage %d, "
+                    "message %s, %ld blocks leaked\n", om->path, k,
                     dirac_status_string(r.status), (int)r.reached, r.has_message ? "yes" : "no",
                     r.leaked);
         ENSURE(ok);
+        if (same)
+            break;
     }
+    ENSURE(k > full.counted && k <= full.allocations);
     ENSURE(in_compile > 0);
-    printf("  %s (%s): %ld counted allocation points, %ld in compile, %ld bad\n", om->path,
-           om->method, full.counted, in_compile, bad);
+    printf("  %s (%s): %ld counted allocation points (%ld of spec and model), %ld in compile, "
+           "%ld bad\n", om->path, om->method, k - 1, full.counted, in_compile, bad);
 }
 
 static void oom_pendulum(void)
@@ -314,5 +319,57 @@ static void oom_counted(void)
     sweep_counted(&(oom_model){ "examples/scale/chain.dirac", "N=25", "midpoint" });
 }
 
-TEST_MAIN(TEST(oom_pendulum), TEST(oom_pendulum_methods), TEST(oom_components),
+// The allocator's own rules (src/mem.h): a counter fails exactly after fail_after successful
+// allocations, an inherited one continues the parent's count, and a plan lays arrays out
+// disjoint, aligned for any object and inside one block of the size the sizing pass found.
+static void mem_rules(void)
+{
+    mem_counter parent = mem_counter_make(5);
+    void *blocks[5];
+    for (int k = 0; k < 3; k++)
+        ENSURE((blocks[k] = mem_alloc(&parent, 8)) != NULL);
+    mem_counter child = mem_counter_inherit(&parent);   // 2 left of the parent's 5
+    ENSURE((blocks[3] = mem_alloc(&child, 8)) != NULL);
+    ENSURE((blocks[4] = mem_calloc(&child, 2, 4)) != NULL);
+    ENSURE(mem_alloc(&child, 8) == NULL && child.failed);
+    void *more = mem_alloc(&parent, 8);   // the parent keeps its own count: 4 of 5
+    ENSURE(more != NULL && parent.calls == 4);
+    free(more);
+    for (int k = 0; k < 5; k++)
+        free(blocks[k]);
+    mem_counter never = mem_counter_inherit(NULL);
+    ENSURE_EQ_INT(never.fail_after, -1);
+
+    struct { double *a; char *b; int *c; long double *d; } t;
+    size_t count[4] = { 3, 5, 0, 2 };
+    mem_plan plan = { 0 };
+    for (int pass = 0; pass < 2; pass++) {
+        t.a = mem_plan_take(&plan, count[0], sizeof *t.a);
+        t.b = mem_plan_take(&plan, count[1], sizeof *t.b);
+        t.c = mem_plan_take(&plan, count[2], sizeof *t.c);
+        t.d = mem_plan_take(&plan, count[3], sizeof *t.d);
+        if (pass == 0) {
+            ENSURE(t.a == NULL && t.d == NULL);
+            ENSURE(mem_plan_alloc(&plan, NULL));
+        }
+    }
+    unsigned char *base = plan.block, *end = base + plan.size;
+    unsigned char *start[4] = { (unsigned char *)t.a, (unsigned char *)t.b,
+                                (unsigned char *)t.c, (unsigned char *)t.d };
+    size_t bytes[4] = { 3 * sizeof(double), 5, 0, 2 * sizeof(long double) };
+    for (int k = 0; k < 4; k++) {
+        ENSURE(start[k] >= base && start[k] + bytes[k] <= end);
+        ENSURE((uintptr_t)start[k] % alignof(max_align_t) == 0);
+        if (k > 0)
+            ENSURE(start[k] >= start[k - 1] + bytes[k - 1]);   // disjoint, in order
+    }
+    for (size_t k = 0; k < plan.size; k++)
+        ENSURE(base[k] == 0);   // zeroed
+    mem_free(NULL, plan.block);
+    mem_plan huge = { 0 };
+    mem_plan_take(&huge, SIZE_MAX / 2, 4);
+    ENSURE(huge.overflow && !mem_plan_alloc(&huge, NULL));
+}
+
+TEST_MAIN(TEST(mem_rules), TEST(oom_pendulum), TEST(oom_pendulum_methods), TEST(oom_components),
           TEST(oom_thermo), TEST(oom_sparse), TEST(oom_compile_stages), TEST(oom_counted))

@@ -1,6 +1,6 @@
 // The model-language parser on well-formed input: the language's documented examples, expression
 // trees (precedence, associativity, postorder, locations), continuation lines, statements.
-#include "test_parse_util.h"
+#include "parse_util.h"
 
 static spec *parse_ok(const char *text)
 {

@@ -1,42 +1,33 @@
 // Loading model files with components: the motor_drive example with its component files
-// written to a temporary directory, qualified names, and the loader's errors (missing files,
+// (kept in memory, mem_files.h), qualified names, and the loader's errors (missing files,
 // errors inside included files with "included from" notes, cycles, depth limit).
-#define _XOPEN_SOURCE 700   // mkdtemp
-#include "test_parse_util.h"
+#include "mem_files.h"
+#include "parse_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
-static char dir[64];
+static mem_files files = { .dir = "models" };
+static const char *const dir = "models";
 
 static void write_file(const char *name, const char *text)
 {
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    ENSURE(f != NULL);
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
+    ENSURE(mem_files_write(&files, name, text) == 0);
 }
 
 static spec *load(const char *name, dirac_status *status)
 {
     char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    mem_files_path(&files, name, path, sizeof path);
     spec *s = NULL;
-    *status = spec_load_file(path, NULL, &s);
+    *status = spec_load_file_with(path, NULL, mem_files_read, &files, &s);
     return s;
 }
 
 static void make_dir(void)
 {
-    if (dir[0])
+    if (files.count)
         return;
-    snprintf(dir, sizeof dir, "/tmp/dirac_parse_XXXXXX");
-    ENSURE(mkdtemp(dir) != NULL);
     write_file("rl_source.dirac", "model rl_source\n"
                                   "parameter R = 1, L = 0.5, V = 1\n"
                                   "coordinate q                 # charge\n"
@@ -148,54 +139,53 @@ static void test_shared_and_nested(void)
     spec_destroy(s);
 }
 
+// Writes NAME with `text` and loads it: the first message line is "DIR/WHERE: error: MESSAGE".
+// Returns the status of the load.
+static dirac_status ensure_first_error(const char *name, const char *text, const char *where,
+                                       const char *message)
+{
+    write_file(name, text);
+    dirac_status st;
+    spec *s = load(name, &st);
+    char expect[512];
+    snprintf(expect, sizeof expect, "%s/%s: error: %s", dir, where, message);
+    ENSURE_FIRST_LINE(spec_errmsg(s), expect);
+    spec_destroy(s);
+    return st;
+}
+
 static void test_errors_in_components(void)
 {
     make_dir();
-    char expect[512];
-    dirac_status st;
     // unknown members and parameters, with suggestions
-    write_file("bad_member.dirac", "model bad_member\n"
-                                   "component rotor = flywheel()\n"
-                                   "lagrangian rotor.thta'^2\n");
-    spec *s = load("bad_member.dirac", &st);
-    ENSURE_EQ_INT(st, DIRAC_ERR_PARSE);
-    snprintf(expect, sizeof expect, "%s/bad_member.dirac:3:12: error: unknown name 'rotor.thta': "
-             "model 'flywheel' has no 'thta'; did you mean 'rotor.theta'?", dir);
-    ENSURE_FIRST_LINE(spec_errmsg(s), expect);
-    spec_destroy(s);
-    write_file("bad_arg.dirac", "model bad_arg\ncomponent rotor = flywheel(JJ = 1)\n");
-    s = load("bad_arg.dirac", &st);
-    snprintf(expect, sizeof expect, "%s/bad_arg.dirac:2:28: error: model 'flywheel' has no "
-             "parameter 'JJ'; did you mean 'J'?", dir);
-    ENSURE_FIRST_LINE(spec_errmsg(s), expect);
-    spec_destroy(s);
-    write_file("bad_arg2.dirac", "model bad_arg2\ncomponent rotor = flywheel(theta = 1)\n");
-    s = load("bad_arg2.dirac", &st);
-    snprintf(expect, sizeof expect, "%s/bad_arg2.dirac:2:28: error: 'theta' is a coordinate of "
-             "model 'flywheel', not a parameter", dir);
-    ENSURE_FIRST_LINE(spec_errmsg(s), expect);
-    spec_destroy(s);
-    write_file("bad_velocity.dirac", "model bad_velocity\ncomponent rotor = flywheel()\n"
-                                     "lagrangian rotor.J'\n");
-    s = load("bad_velocity.dirac", &st);
-    snprintf(expect, sizeof expect, "%s/bad_velocity.dirac:3:12: error: 'rotor.J' is a parameter; "
-             "only coordinates have velocities (rotor.J')", dir);
-    ENSURE_FIRST_LINE(spec_errmsg(s), expect);
-    spec_destroy(s);
-    write_file("bad_force.dirac", "model bad_force\ncomponent rotor = flywheel()\n"
-                                  "force rotor.J: 1\n");
-    s = load("bad_force.dirac", &st);
-    snprintf(expect, sizeof expect, "%s/bad_force.dirac:3:7: error: 'rotor.J' is a parameter, not "
-             "a coordinate", dir);
-    ENSURE_FIRST_LINE(spec_errmsg(s), expect);
-    spec_destroy(s);
+    ENSURE_EQ_INT(ensure_first_error("bad_member.dirac",
+                                     "model bad_member\n"
+                                     "component rotor = flywheel()\n"
+                                     "lagrangian rotor.thta'^2\n",
+                                     "bad_member.dirac:3:12",
+                                     "unknown name 'rotor.thta': model 'flywheel' has no 'thta'; "
+                                     "did you mean 'rotor.theta'?"),
+                  DIRAC_ERR_PARSE);
+    ensure_first_error("bad_arg.dirac", "model bad_arg\ncomponent rotor = flywheel(JJ = 1)\n",
+                       "bad_arg.dirac:2:28",
+                       "model 'flywheel' has no parameter 'JJ'; did you mean 'J'?");
+    ensure_first_error("bad_arg2.dirac", "model bad_arg2\ncomponent rotor = flywheel(theta = 1)\n",
+                       "bad_arg2.dirac:2:28",
+                       "'theta' is a coordinate of model 'flywheel', not a parameter");
+    ensure_first_error("bad_velocity.dirac",
+                       "model bad_velocity\ncomponent rotor = flywheel()\nlagrangian rotor.J'\n",
+                       "bad_velocity.dirac:3:12",
+                       "'rotor.J' is a parameter; only coordinates have velocities (rotor.J')");
+    ensure_first_error("bad_force.dirac",
+                       "model bad_force\ncomponent rotor = flywheel()\nforce rotor.J: 1\n",
+                       "bad_force.dirac:3:7", "'rotor.J' is a parameter, not a coordinate");
     // the file defines another model
-    write_file("wrong_name.dirac", "model wrong_name\ncomponent w = wheel from \"flywheel.dirac\"\n");
-    s = load("wrong_name.dirac", &st);
-    snprintf(expect, sizeof expect, "%s/wrong_name.dirac:2:15: error: file '%s/flywheel.dirac' "
-             "defines model 'flywheel', not 'wheel'", dir, dir);
-    ENSURE_FIRST_LINE(spec_errmsg(s), expect);
-    spec_destroy(s);
+    char message[256];
+    snprintf(message, sizeof message, "file '%s/flywheel.dirac' defines model 'flywheel', not "
+             "'wheel'", dir);
+    ensure_first_error("wrong_name.dirac",
+                       "model wrong_name\ncomponent w = wheel from \"flywheel.dirac\"\n",
+                       "wrong_name.dirac:2:15", message);
 }
 
 static void test_included_errors(void)
@@ -241,8 +231,9 @@ static void test_included_errors(void)
                       "error: cannot read '/nonexistent/model.dirac': No such file or directory");
     ENSURE(spec_root(s) == NULL);
     spec_destroy(s);
-    ENSURE_EQ_INT(spec_load_file(dir, NULL, &s), DIRAC_ERR_IO);
-    snprintf(expect, sizeof expect, "error: cannot read '%s': Is a directory", dir);
+    const char *directory = DIRAC_SOURCE_DIR "/examples";
+    ENSURE_EQ_INT(spec_load_file(directory, NULL, &s), DIRAC_ERR_IO);
+    snprintf(expect, sizeof expect, "error: cannot read '%s': Is a directory", directory);
     ENSURE_FIRST_LINE(spec_errmsg(s), expect);
     spec_destroy(s);
 }
@@ -289,30 +280,33 @@ static void test_cycles_and_depth(void)
     spec_destroy(s);
 }
 
-// every allocation of a load failing in turn: a clean status, nothing leaked (sanitizer build)
+// every allocation of a load failing in turn: a clean status, nothing leaked (sanitizer build);
+// the motor drive through the reader, and a model with components read from the file system
 static void test_out_of_memory(void)
 {
     make_dir();
     char path[256];
-    snprintf(path, sizeof path, "%s/motor_drive.dirac", dir);
-    int failures = 0;
-    for (long n = 1; n < 300; n++) {
-        spec_options opt = { 0, n };
-        spec *s = NULL;
-        dirac_status st = spec_load_file(path, &opt, &s);
-        ENSURE(st == DIRAC_OK || st == DIRAC_ERR_NOMEM);
-        failures += st == DIRAC_ERR_NOMEM;
-        spec_destroy(s);
+    mem_files_path(&files, "motor_drive.dirac", path, sizeof path);
+    const char *example = DIRAC_SOURCE_DIR "/examples/interconnect/dc_motor/dc_motor.dirac";
+    for (int from_files = 0; from_files < 2; from_files++) {
+        int failures = 0;
+        for (long n = 1; n < 300; n++) {
+            spec_options opt = { 0, n };
+            spec *s = NULL;
+            dirac_status st = from_files
+                                  ? spec_load_file(example, &opt, &s)
+                                  : spec_load_file_with(path, &opt, mem_files_read, &files, &s);
+            ENSURE(st == DIRAC_OK || st == DIRAC_ERR_NOMEM);
+            failures += st == DIRAC_ERR_NOMEM;
+            spec_destroy(s);
+        }
+        ENSURE(failures > 0);
     }
-    ENSURE(failures > 0);
 }
 
 static void test_cleanup(void)
 {
-    // remove the temporary files
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ENSURE(dir[0] == 0 || system(cmd) == 0);
+    mem_files_clear(&files);
 }
 
 TEST_MAIN(TEST(test_motor_drive), TEST(test_shared_and_nested), TEST(test_errors_in_components),

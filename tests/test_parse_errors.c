@@ -1,5 +1,5 @@
 // Every error class of the model-language front end: exact message text and LINE:COL.
-#include "test_parse_util.h"
+#include "parse_util.h"
 
 // lines 1-3 of most inputs; the line under test is line 4
 #define HEAD "model m\ncoordinate x, y\nparameter k = 1\n"

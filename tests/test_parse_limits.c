@@ -1,6 +1,6 @@
 // Robustness of the model-language front end: deep nesting never overflows the stack, huge
 // files parse in linear time, long lines, out-of-memory at every allocation.
-#include "test_parse_util.h"
+#include "parse_util.h"
 
 #include <time.h>
 

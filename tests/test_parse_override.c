@@ -1,5 +1,5 @@
 // Parameter overrides (-p NAME=VALUE): validation, messages without file location, suggestions.
-#include "test_parse_util.h"
+#include "parse_util.h"
 
 static const char *model = "model m\n"
                            "parameter K = 0.05, mass = 2, gravity = 9.81\n"
@@ -50,6 +50,10 @@ static void test_invalid(void)
         { "K=1e999", "error: invalid value '1e999' for parameter 'K': out of range\n" },
         { "rotor.J=1", "error: cannot set 'rotor.J': component 'rotor' was not loaded\n" },
         { "x.J=1", "error: unknown parameter 'x.J': 'x' is not a component\n" },
+        { "K#x=1", "error: invalid parameter override 'K#x=1': expected NAME[INDEX, "
+                   "...]=VALUE\n" },
+        { "K.=1", "error: invalid parameter override 'K.=1': expected NAME[INDEX, "
+                  "...]=VALUE\n" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         ENSURE_EQ_INT(spec_set_parameter_override(s, cases[i].arg), DIRAC_ERR_ARGUMENT);

@@ -135,14 +135,7 @@ static void tables(void)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/tests/data/piecewise_table.dirac", DIRAC_SOURCE_DIR);
-    dirac_spec *spec = NULL;
-    dirac_model *m = NULL;
-    dirac_status st = dirac_spec_load(path, &spec);
-    if (st == DIRAC_OK)
-        st = dirac_model_compile(spec, &m);
-    if (st != DIRAC_OK)
-        fprintf(stderr, "%s\n", spec ? dirac_spec_errmsg(spec) : "out of memory");
-    ENSURE(st == DIRAC_OK);
+    dirac_model *m = model_compile(path, NULL, NULL, 0);
     if (m) {
         // column 2 is the pwl of values_and_derivatives; column "z" is 10 (x + 2) left of the
         // jump at x = 1, 10 (x + 3) right of it, constant outside [-1, 2]
@@ -158,7 +151,6 @@ static void tables(void)
         }
     }
     dirac_model_destroy(m);
-    dirac_spec_destroy(spec);
 }
 
 // the model `body` fails to compile with a message starting `loc: error: ` and containing `what`

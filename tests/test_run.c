@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "support/alloc_count.h"
+#include "alloc_count.h"
 
 static dirac_model *load(const char *relative_path)
 {

@@ -23,14 +23,8 @@
 static int run_file(run *r, const char *path, const char *method, double dt, double t_end)
 {
     memset(r, 0, sizeof *r);
-    dirac_status status = dirac_spec_load(path, &r->spec);
-    if (status == DIRAC_OK)
-        status = dirac_model_compile(r->spec, &r->model);
-    if (status != DIRAC_OK) {
-        fprintf(stderr, "  %s: %s\n", path, r->spec ? dirac_spec_errmsg(r->spec) : "no memory");
-        ENSURE(status == DIRAC_OK);
+    if (!run_compile(r, dirac_spec_load(path, &r->spec), path, NULL, 0))
         return 0;
-    }
     dirac_simulate_defaults d;
     memset(&d, 0, sizeof d);
     dirac_model_simulate_defaults(r->model, &d);
@@ -40,12 +34,8 @@ static int run_file(run *r, const char *path, const char *method, double dt, dou
     o.dt = dt > 0 ? dt : d.dt;
     o.newton_rtol = d.has_tol ? d.tol : 0;
     o.newton_max_iterations = d.has_max_iter ? d.max_iter : 0;
-    dirac_error err;
-    if (dirac_sim_create(r->model, &o, &r->sim, &err) != DIRAC_OK) {
-        fprintf(stderr, "  %s: %s\n", path, err.message);
-        ENSURE(!"simulation created");
+    if (!run_create(r, path, &o))
         return 0;
-    }
     long steps = (long)ceil((t_end > 0 ? t_end : d.t_end) / o.dt - 1e-9);
     return run_steps(r, steps);
 }

@@ -1,33 +1,26 @@
 // Large models: the LC transmission line carries a pulse at the speed 1/sqrt(LC) cells per
 // second that its continuum limit predicts, with the sparse (KLU) Newton path doing the work.
 #include "harness.h"
+#include "problems.h"
 
 #include <dirac/dirac.h>
 
 #include <stdlib.h>
 
-// N cells, L = C = 1: inductor charges q_i, capacitor charges c_i, KCL c_i' = q_i' − q_{i+1}';
-// a Gaussian bump of capacitor charge of width `sigma` cells at cell `centre`.
+// N cells, L = C = 1 (problems.h); a Gaussian bump of capacitor charge of width `sigma` cells
+// at cell `centre`.
 static char *pulse_line(int cells, int centre, double sigma)
 {
-    size_t cap = 512 + (size_t)cells * 260, len = 0;
-    char *t = malloc(cap);
-    if (!t)
+    double *charge = malloc((size_t)cells * sizeof *charge);
+    if (!charge)
         return NULL;
-    len += (size_t)snprintf(t + len, cap - len, "model line\nparameter Lc = 1, C = 1\n");
     for (int i = 1; i <= cells; i++) {
-        len += (size_t)snprintf(t + len, cap - len,
-                                "coordinate q%d, c%d\nlagrangian Lc/2*q%d'^2 - c%d^2/(2*C)\n", i, i,
-                                i, i);
-        if (i < cells)
-            len += (size_t)snprintf(t + len, cap - len, "constraint kcl%d: c%d' = q%d' - q%d'\n", i,
-                                    i, i, i + 1);
-        else
-            len += (size_t)snprintf(t + len, cap - len, "constraint kcl%d: c%d' = q%d'\n", i, i, i);
         double x = (double)(i - centre) / sigma;
-        len += (size_t)snprintf(t + len, cap - len, "initial c%d = %.17g\n", i, exp(-0.5 * x * x));
+        charge[i - 1] = exp(-0.5 * x * x);
     }
-    return t;
+    char *text = lc_line_model(cells, 1.0, 1.0, charge);
+    free(charge);
+    return text;
 }
 
 static void transmission_line_wave_speed(void)

@@ -3,6 +3,7 @@
 // (harmonic oscillator, LC circuit, charged particle), discrete energy balance with damping,
 // nonholonomic constraints, failures and refusals.
 #include "harness.h"
+#include "problems.h"
 #include "sim_run.h"
 
 #include <dirac/dirac.h>
@@ -15,13 +16,6 @@ static int run_open(run *r, const char *text, const char *method, double dt,
     dirac_sim_options options = { .method = method, .dt = dt };
     return run_open_with(r, text, overrides, n_overrides, &options);
 }
-
-static const char pendulum[] = "model pendulum\n"
-                               "parameter m = 1, g = 9.81, l = 1, theta0 = 0.5\n"
-                               "coordinate x, y\n"
-                               "lagrangian m/2*(x'^2 + y'^2) - m*g*y\n"
-                               "constraint rod: x^2 + y^2 = l^2\n"
-                               "initial x = l*sin(theta0), y = -l*cos(theta0)\n";
 
 // A knife edge (nonholonomic, non-integrable) turning under a torque and a spring.
 static const char knife_edge[] = "model knife\n"
@@ -41,13 +35,8 @@ static double position_error(const char *text, const char *method, double h, dou
         return NAN;
     long steps = lround(t_end / h);
     double error = NAN;
-    if (run_steps(&r, steps)) {
-        int n = dirac_model_coordinate_count(r.model);
-        double sum = 0.0;
-        for (int i = 0; i < n; i++)
-            sum += pow(dirac_sim_q(r.sim)[i] - reference[i], 2);
-        error = sqrt(sum);
-    }
+    if (run_steps(&r, steps))
+        error = run_position_distance(&r, reference);
     run_close(&r);
     return error;
 }
@@ -80,7 +69,7 @@ static void check_orders(const char *text, const char *name, double h0, double t
 
 static void convergence_orders_pendulum(void)
 {
-    check_orders(pendulum, "pendulum", 0.01, 1.0);
+    check_orders(PENDULUM_MODEL, "pendulum", 0.01, 1.0);
 }
 
 static void convergence_orders_nonholonomic(void)
@@ -88,26 +77,14 @@ static void convergence_orders_nonholonomic(void)
     check_orders(knife_edge, "knife", 0.01, 1.0);
 }
 
-// Complete elliptic integral of the first kind K(k) by the arithmetic-geometric mean.
-static double elliptic_k(double k)
-{
-    double a = 1.0, b = sqrt(1.0 - k * k);
-    for (int i = 0; i < 40; i++) {
-        double an = 0.5 * (a + b);
-        b = sqrt(a * b);
-        a = an;
-    }
-    return 3.14159265358979323846 / (2.0 * a);
-}
-
 static void midpoint_long_run_pendulum(void)
 {
     // 10^5 steps: |φ| ≤ 1e-12 at every step; energy error over [0, 10T] ≤ 1.2 × over [0, T]
     run r;
     double h = 1e-3;
-    if (!run_open(&r, pendulum, "midpoint", h, NULL, 0))
+    if (!run_open(&r, PENDULUM_MODEL, "midpoint", h, NULL, 0))
         return;
-    double period = 4.0 * sqrt(1.0 / 9.81) * elliptic_k(sin(0.25));
+    double period = pendulum_period(PENDULUM_G, PENDULUM_L, PENDULUM_THETA0);
     double e0 = dirac_sim_energy(r.sim), worst_phi = 0.0, worst_first = 0.0, worst_ten = 0.0;
     for (long k = 1; k <= 100000; k++) {
         if (dirac_sim_step(r.sim) != DIRAC_OK) {
@@ -163,9 +140,9 @@ static void midpoint_pendulum_period(void)
     // T = 4 sqrt(l/g) K(sin(θ0/2)); midpoint's period error is O(h²): at h = 2.5e-4 about 5e-8
     run r;
     double h = 2.5e-4, times[8];
-    if (!run_open(&r, pendulum, "midpoint", h, NULL, 0))
+    if (!run_open(&r, PENDULUM_MODEL, "midpoint", h, NULL, 0))
         return;
-    double exact = 4.0 * sqrt(1.0 / 9.81) * elliptic_k(sin(0.25));
+    double exact = pendulum_period(PENDULUM_G, PENDULUM_L, PENDULUM_THETA0);
     int count = crossings(&r, 0, lround(5 * exact / h), times, 8);
     ENSURE(count >= 3);
     if (count >= 3) {
@@ -346,12 +323,9 @@ static void newton_failure_is_reported(void)
 {
     // a huge step: the position equations have no nearby solution
     run r;
-    if (!run_open(&r, pendulum, "midpoint", 5.0, NULL, 0))
+    if (!run_open(&r, PENDULUM_MODEL, "midpoint", 5.0, NULL, 0))
         return;
-    dirac_status status = DIRAC_OK;
-    for (int k = 0; k < 20 && status == DIRAC_OK; k++)
-        status = dirac_sim_step(r.sim);
-    ENSURE(status != DIRAC_OK);
+    ENSURE(run_until_failure(&r, 20) != DIRAC_OK);
     ENSURE_CONTAINS(dirac_sim_errmsg(r.sim), "from t = ");
     ENSURE(isfinite(dirac_sim_q(r.sim)[0]) && isfinite(dirac_sim_q(r.sim)[1]));
     printf("       %s\n", dirac_sim_errmsg(r.sim));
@@ -386,37 +360,10 @@ static void inconsistent_initial_state(void)
     dirac_spec_destroy(spec);
 }
 
-// An N-link Cartesian pendulum chain (point masses on rods), written out.
-static char *chain_model(int links)
-{
-    size_t cap = 4096 + (size_t)links * 400, len = 0;
-    char *text = malloc(cap);
-    if (!text)
-        return NULL;
-    len += (size_t)snprintf(text + len, cap - len, "model chain\nparameter m = 1, g = 9.81, l = 0.5\n");
-    for (int i = 1; i <= links; i++)
-        len += (size_t)snprintf(text + len, cap - len, "coordinate x%d, y%d\n", i, i);
-    for (int i = 1; i <= links; i++) {
-        len += (size_t)snprintf(text + len, cap - len,
-                                "lagrangian m/2*(x%d'^2 + y%d'^2) - m*g*y%d\n", i, i, i);
-        if (i == 1)
-            len += (size_t)snprintf(text + len, cap - len, "constraint rod1: x1^2 + y1^2 = l^2\n");
-        else
-            len += (size_t)snprintf(text + len, cap - len,
-                                    "constraint rod%d: (x%d - x%d)^2 + (y%d - y%d)^2 = l^2\n", i, i,
-                                    i - 1, i, i - 1);
-        // a chain bent by 0.3 rad at every joint
-        len += (size_t)snprintf(text + len, cap - len,
-                                "initial x%d = %.17g, y%d = %.17g\n", i,
-                                0.5 * sin(0.3) * i, i, -0.5 * cos(0.3) * i);
-    }
-    return text;
-}
-
 static void sparse_equals_dense(void)
 {
     // the KLU and LAPACK paths solve the same Newton systems: trajectories agree to rounding
-    char *text = chain_model(20);
+    char *text = pendulum_chain_model(20, 0.5, 0.3);   // rods 0.5 long, tilted by 0.3 rad
     ENSURE(text != NULL);
     const char *methods[] = { "midpoint", "dgrad", "dirac1", "rk4" };
     for (size_t k = 0; text && k < sizeof methods / sizeof methods[0]; k++) {
@@ -462,7 +409,7 @@ static double adaptive_error(const char *method, double tol, const double *refer
 {
     run r;
     memset(&r, 0, sizeof r);
-    ENSURE(dirac_spec_parse("p.dirac", pendulum, strlen(pendulum), &r.spec) == DIRAC_OK);
+    ENSURE(dirac_spec_parse("p.dirac", PENDULUM_MODEL, strlen(PENDULUM_MODEL), &r.spec) == DIRAC_OK);
     ENSURE(r.spec && dirac_model_compile(r.spec, &r.model) == DIRAC_OK);
     dirac_sim_options options = { .method = method, .dt = 1e-3, .adaptive_rtol = tol,
                                   .adaptive_atol = tol };
@@ -497,7 +444,7 @@ static void adaptive_step_size(void)
     // t_end; two-step methods are refused
     run r;
     double reference[2];
-    if (!run_open(&r, pendulum, "rk4", 1e-4, NULL, 0))
+    if (!run_open(&r, PENDULUM_MODEL, "rk4", 1e-4, NULL, 0))
         return;
     run_steps(&r, 10000);
     memcpy(reference, dirac_sim_q(r.sim), sizeof reference);
@@ -517,7 +464,7 @@ static void adaptive_step_size(void)
     dirac_model *model = NULL;
     dirac_sim *sim = NULL;
     dirac_error err;
-    ENSURE(dirac_spec_parse("p.dirac", pendulum, strlen(pendulum), &spec) == DIRAC_OK);
+    ENSURE(dirac_spec_parse("p.dirac", PENDULUM_MODEL, strlen(PENDULUM_MODEL), &spec) == DIRAC_OK);
     ENSURE(dirac_model_compile(spec, &model) == DIRAC_OK);
     dirac_sim_options options = { .method = "dirac2", .dt = 1e-3, .adaptive_rtol = 1e-6 };
     ENSURE_EQ_INT(dirac_sim_create(model, &options, &sim, &err), DIRAC_ERR_UNSUPPORTED);

@@ -2,8 +2,10 @@
 // component files; dirac_spec_load_with reads them through a caller's reader (paths joined and
 // normalised, cycles found through "..", a missing file named with its errno); files that are
 // not regular files or larger than 64 MB are refused without being read.
-#define _XOPEN_SOURCE 700   // mkfifo, mkdtemp, ftruncate
+#define _XOPEN_SOURCE 700   // mkfifo, ftruncate
 #include "harness.h"
+#include "mem_files.h"
+#include "temp_dir.h"
 
 #include <dirac/dirac.h>
 
@@ -15,27 +17,6 @@
 #include <unistd.h>
 
 static char dir[64];
-
-static void make_dir(void)
-{
-    if (!dir[0]) {
-        snprintf(dir, sizeof dir, "/tmp/dirac-spec-files-XXXXXX");
-        if (!mkdtemp(dir))
-            dir[0] = '\0';
-    }
-}
-
-static void write_file(const char *name, const char *text)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    ENSURE(f != NULL);
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
 
 // the example of two blocks in contact: the model file and one component file (used twice)
 static void test_files_of_a_load(void)
@@ -65,42 +46,20 @@ static void test_files_of_a_load(void)
     dirac_spec_destroy(spec);
 }
 
-// A file system in memory; each read is counted and its path recorded.
-typedef struct memory_fs {
-    const char *const *names;
-    const char *const *texts;
-    int count;
-    char asked[8][64];
-    int reads;
-} memory_fs;
-
-static int memory_read(void *context, const char *path, const char **text, size_t *size)
-{
-    memory_fs *fs = context;
-    if (fs->reads < 8)
-        snprintf(fs->asked[fs->reads], sizeof fs->asked[0], "%s", path);
-    fs->reads++;
-    for (int i = 0; i < fs->count; i++)
-        if (!strcmp(fs->names[i], path)) {
-            *text = fs->texts[i];
-            *size = strlen(fs->texts[i]);
-            return 0;
-        }
-    return ENOENT;
-}
-
 static void test_reader(void)
 {
-    const char *names[] = { "top.dirac", "sub/mid.dirac", "leaf.dirac" };
-    const char *texts[] = {
-        "model top\ncoordinate y\nlagrangian y'^2/2\ncomponent c = mid() from \"sub/mid.dirac\"\n"
-        "component d = leaf() from \"./sub/../leaf.dirac\"\n",
-        "model mid\ncoordinate z\nlagrangian z'^2/2\ncomponent l = leaf() from \"../leaf.dirac\"\n",
-        "model leaf\ncoordinate x\nlagrangian x'^2/2 - x^2/2\n",
-    };
-    memory_fs fs = { names, texts, 3, { { 0 } }, 0 };
+    mem_files fs = { 0 };
+    ENSURE(mem_files_write(&fs, "top.dirac",
+                           "model top\ncoordinate y\nlagrangian y'^2/2\n"
+                           "component c = mid() from \"sub/mid.dirac\"\n"
+                           "component d = leaf() from \"./sub/../leaf.dirac\"\n") == 0);
+    ENSURE(mem_files_write(&fs, "sub/mid.dirac",
+                           "model mid\ncoordinate z\nlagrangian z'^2/2\n"
+                           "component l = leaf() from \"../leaf.dirac\"\n") == 0);
+    ENSURE(mem_files_write(&fs, "leaf.dirac",
+                           "model leaf\ncoordinate x\nlagrangian x'^2/2 - x^2/2\n") == 0);
     dirac_spec *spec = NULL;
-    ENSURE_EQ_INT(dirac_spec_load_with("top.dirac", memory_read, &fs, &spec), DIRAC_OK);
+    ENSURE_EQ_INT(dirac_spec_load_with("top.dirac", mem_files_read, &fs, &spec), DIRAC_OK);
     // leaf.dirac is reached as sub/../leaf.dirac and ./sub/../leaf.dirac: read once
     ENSURE_EQ_INT(fs.reads, 3);
     ENSURE(!strcmp(fs.asked[0], "top.dirac"));
@@ -112,22 +71,22 @@ static void test_reader(void)
     ENSURE_EQ_INT(dirac_model_coordinate_count(model), 4);   // y, c.z, c.l.x, d.x
     dirac_model_destroy(model);
     dirac_spec_destroy(spec);
+    mem_files_clear(&fs);
 
     // a cycle through ".." is found; a missing file is named with its reason
-    const char *cycle_names[] = { "a.dirac", "d/b.dirac" };
-    const char *cycle_texts[] = {
-        "model a\ncoordinate x\nlagrangian x'^2\ncomponent b = b() from \"d/b.dirac\"\n",
-        "model b\ncoordinate y\nlagrangian y'^2\ncomponent a = a() from \"../a.dirac\"\n",
-    };
-    memory_fs cycle = { cycle_names, cycle_texts, 2, { { 0 } }, 0 };
-    ENSURE_EQ_INT(dirac_spec_load_with("a.dirac", memory_read, &cycle, &spec), DIRAC_ERR_PARSE);
+    ENSURE(mem_files_write(&fs, "a.dirac", "model a\ncoordinate x\nlagrangian x'^2\n"
+                                           "component b = b() from \"d/b.dirac\"\n") == 0);
+    ENSURE(mem_files_write(&fs, "d/b.dirac", "model b\ncoordinate y\nlagrangian y'^2\n"
+                                             "component a = a() from \"../a.dirac\"\n") == 0);
+    ENSURE_EQ_INT(dirac_spec_load_with("a.dirac", mem_files_read, &fs, &spec), DIRAC_ERR_PARSE);
     ENSURE_CONTAINS(dirac_spec_errmsg(spec), "component cycle: a.dirac -> d/b.dirac -> ");
     dirac_spec_destroy(spec);
-    memory_fs missing = { cycle_names, cycle_texts, 1, { { 0 } }, 0 };
-    ENSURE_EQ_INT(dirac_spec_load_with("a.dirac", memory_read, &missing, &spec), DIRAC_ERR_IO);
+    mem_files_remove(&fs, "d/b.dirac");
+    ENSURE_EQ_INT(dirac_spec_load_with("a.dirac", mem_files_read, &fs, &spec), DIRAC_ERR_IO);
     ENSURE_CONTAINS(dirac_spec_errmsg(spec),
                     "a.dirac:4:24: error: cannot read component file 'd/b.dirac': No such file");
     dirac_spec_destroy(spec);
+    mem_files_clear(&fs);
 }
 
 static void ensure_refused(const char *path, const char *why)
@@ -142,7 +101,7 @@ static void ensure_refused(const char *path, const char *why)
 // /dev/zero would be read up to the size limit); a 65 MB file is refused by its size
 static void test_not_model_files(void)
 {
-    make_dir();
+    ENSURE(temp_dir_make(dir, sizeof dir, "spec-files") == 0);
     ensure_refused("/dev/zero", "cannot read '/dev/zero': not a regular file");
     ensure_refused("/dev/null", "cannot read '/dev/null': not a regular file");
     char path[256];
@@ -152,8 +111,8 @@ static void test_not_model_files(void)
     ensure_refused(dir, "Is a directory");
 
     // a component that is a device
-    write_file("z.dirac", "model z\ncoordinate x\nlagrangian x'^2\n"
-                          "component c = q() from \"/dev/zero\"\n");
+    ENSURE(temp_dir_write(dir, "z.dirac", "model z\ncoordinate x\nlagrangian x'^2\n"
+                                          "component c = q() from \"/dev/zero\"\n") == 0);
     snprintf(path, sizeof path, "%s/z.dirac", dir);
     ensure_refused(path, "z.dirac:4:24: error: cannot read component file '/dev/zero': not a "
                          "regular file");
@@ -169,9 +128,7 @@ static void test_not_model_files(void)
 
 static void test_cleanup(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ENSURE(dir[0] == 0 || system(cmd) == 0);
+    ENSURE(temp_dir_remove(dir) == 0);
 }
 
 TEST_MAIN(TEST(test_files_of_a_load), TEST(test_reader), TEST(test_not_model_files),

@@ -17,6 +17,7 @@
 #define _POSIX_C_SOURCE 200809L   // popen, pclose
 #include "harness.h"
 #include "sim_run.h"
+#include "text_file.h"
 #include "textbook_reference.h"
 
 #include <dirac/dirac.h>
@@ -180,19 +181,7 @@ static char *read_model(const char *name)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/tests/textbook/%s.dirac", DIRAC_SOURCE_DIR, name);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = calloc((size_t)size + 1, 1);
-    if (text && fread(text, 1, (size_t)size, f) != (size_t)size) {
-        free(text);
-        text = NULL;
-    }
-    fclose(f);
-    return text;
+    return text_file_read(path);
 }
 
 // Errors are measured at SAMPLE_COUNT times t_end·j/SAMPLE_COUNT (j = 1..SAMPLE_COUNT; the

@@ -9,6 +9,8 @@
 #define _POSIX_C_SOURCE 200809L   // WEXITSTATUS
 
 #include "harness.h"
+#include "sim_run.h"
+#include "text_file.h"
 
 #include <dirac/dirac.h>
 
@@ -18,29 +20,17 @@
 #define THERMO_DIR DIRAC_SOURCE_DIR "/examples/thermo/"
 #define GAS_R 8.314462618   // the examples' gas constant (J/(mol K))
 
-typedef struct run {
-    dirac_spec *spec;
-    dirac_model *model;
-    dirac_sim *sim;
-} run;
-
 // Opens a model (a file when `text` is NULL, else `text` named "t.dirac"), applies the
 // overrides and creates a dgrad simulation with step dt (0: the model's own dt).
 static int run_open(run *r, const char *path, const char *text, double dt,
                     const char *const *overrides, int n_overrides)
 {
     memset(r, 0, sizeof *r);
-    dirac_status status = text ? dirac_spec_parse("t.dirac", text, strlen(text), &r->spec)
+    const char *name = text ? "t.dirac" : path;
+    dirac_status status = text ? dirac_spec_parse(name, text, strlen(text), &r->spec)
                                : dirac_spec_load(path, &r->spec);
-    for (int k = 0; status == DIRAC_OK && k < n_overrides; k++)
-        status = dirac_spec_set_parameter(r->spec, overrides[k]);
-    if (status == DIRAC_OK)
-        status = dirac_model_compile(r->spec, &r->model);
-    if (status != DIRAC_OK) {
-        fprintf(stderr, "  %s\n", r->spec ? dirac_spec_errmsg(r->spec) : "out of memory");
-        ENSURE(status == DIRAC_OK);
+    if (!run_compile(r, status, name, overrides, n_overrides))
         return 0;
-    }
     if (dt <= 0.0) {
         dirac_simulate_defaults d;
         dirac_model_simulate_defaults(r->model, &d);
@@ -48,13 +38,7 @@ static int run_open(run *r, const char *path, const char *text, double dt,
         dt = d.dt;
     }
     dirac_sim_options options = { .method = "dgrad", .dt = dt };
-    dirac_error err;
-    if (dirac_sim_create(r->model, &options, &r->sim, &err) != DIRAC_OK) {
-        fprintf(stderr, "  %s: %s\n", path ? path : "t.dirac", err.message);
-        ENSURE(r->sim != NULL);
-        return 0;
-    }
-    return 1;
+    return run_create(r, name, &options);
 }
 
 static int run_example(run *r, const char *name, double dt, const char *const *overrides,
@@ -63,23 +47,6 @@ static int run_example(run *r, const char *name, double dt, const char *const *o
     char path[512];
     snprintf(path, sizeof path, "%s%s.dirac", THERMO_DIR, name);
     return run_open(r, path, NULL, dt, overrides, n_overrides);
-}
-
-static void run_close(run *r)
-{
-    dirac_sim_destroy(r->sim);
-    dirac_model_destroy(r->model);
-    dirac_spec_destroy(r->spec);
-}
-
-static int step_or_report(run *r)
-{
-    if (dirac_sim_step(r->sim) == DIRAC_OK)
-        return 1;
-    int step_failed = 1;
-    fprintf(stderr, "  %s\n", dirac_sim_errmsg(r->sim));
-    ENSURE(!step_failed);
-    return 0;
 }
 
 static double total_entropy(const run *r)
@@ -133,7 +100,7 @@ static int run_laws(run *r, long steps, law_figures *f)
     f->entropy_step_min = HUGE_VAL;
     f->entropy_scale = fabs(s0);
     for (long k = 1; k <= steps; k++) {
-        if (!step_or_report(r))
+        if (!run_step(r))
             return 0;
         double e = dirac_sim_energy(r->sim), w = dirac_sim_work(r->sim) - w0;
         double s = total_entropy(r);
@@ -225,7 +192,7 @@ static void test_first_law_open_heater(void)
         return;
     double e0 = dirac_sim_energy(r.sim), balance = 0.0, heat_error = 0.0, work_error = 0.0;
     long k = 0;
-    for (k = 1; k <= 20000 && step_or_report(&r); k++) {
+    for (k = 1; k <= 20000 && run_step(&r); k++) {
         double e = dirac_sim_energy(r.sim), w = dirac_sim_work(r.sim);
         double heat = 5.0 * dirac_sim_time(r.sim);
         balance = fmax(balance, fabs(e - e0 - w));
@@ -253,7 +220,7 @@ static void test_first_law_open_driven_lcr(void)
     double e0 = dirac_sim_energy(r.sim), balance = 0.0, integral = 0.0;
     double t_prev = 0.0, p_prev = 0.0;   // source power V(t) i at the previous node (i(0) = 0)
     long k = 0;
-    for (k = 1; k <= 20000 && step_or_report(&r); k++) {
+    for (k = 1; k <= 20000 && run_step(&r); k++) {
         double t = dirac_sim_time(r.sim), e = dirac_sim_energy(r.sim);
         double power = V0 * sin(w * t) * dirac_sim_v(r.sim)[iL];
         integral += 0.5 * (t - t_prev) * (power + p_prev);
@@ -332,7 +299,7 @@ static void test_equilibrium_adiabatic_piston(void)
     if (!run_example(&r, "adiabatic_piston", 0, NULL, 0))
         return;
     ENSURE_NEAR(dirac_sim_energy(r.sim), p[AP_E0], 1e-12 * p[AP_E0]);
-    for (long k = 0; k < 10000 && step_or_report(&r); k++) {
+    for (long k = 0; k < 10000 && run_step(&r); k++) {
     }
     int ix = coordinate_index(&r, "x"), j1 = entropy_index(&r, "S1"), j2 = entropy_index(&r, "S2");
     double x = dirac_sim_q(r.sim)[ix];
@@ -378,7 +345,7 @@ static void test_equilibrium_two_bodies(void)
         return;
     ENSURE_EQ_INT(dirac_model_coordinate_count(r.model), 0);
     ENSURE_NEAR(dirac_sim_energy(r.sim), p[TB_E0], 1e-12 * p[TB_E0]);
-    for (long k = 0; k < 6000 && step_or_report(&r); k++) {
+    for (long k = 0; k < 6000 && run_step(&r); k++) {
     }
     const double *T = dirac_sim_temperature(r.sim), *S = dirac_sim_s(r.sim);
     int j1 = entropy_index(&r, "S1"), j2 = entropy_index(&r, "S2");
@@ -420,7 +387,7 @@ static double lcr_run(double h, long steps, double *end_error, double *produced,
     ENSURE_NEAR(dirac_sim_energy(r.sim),
                 LCR_Q0 * LCR_Q0 / (2 * lcr[LCR_C]) + lcr[LCR_CR] * lcr[LCR_T0], 1e-15);
     err_max = 0.0;
-    for (long k = 1; k <= steps && step_or_report(&r); k++) {
+    for (long k = 1; k <= steps && run_step(&r); k++) {
         double t = dirac_sim_time(r.sim), i = dirac_sim_v(r.sim)[iR];
         double f = lcr[LCR_R] * i * i / dirac_sim_temperature(r.sim)[0];
         integ += 0.5 * (t - t_prev) * (f + f_prev);
@@ -582,28 +549,6 @@ static void test_bad_input_temperature_becomes_nonpositive(void)
 #define CLI DIRAC_BINARY_DIR "/dirac"
 #define SCRATCH DIRAC_BINARY_DIR "/tests/thermo_"
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, len = 0, got;
-    char *buf = malloc(cap);
-    while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += got;
-        if (len + 1 == cap) {
-            char *bigger = realloc(buf, cap *= 2);
-            if (!bigger)
-                free(buf);
-            buf = bigger;
-        }
-    }
-    fclose(f);
-    if (buf)
-        buf[len] = '\0';
-    return buf;
-}
-
 static int cli_available(void)
 {
     FILE *f = fopen(CLI, "rb");
@@ -639,7 +584,7 @@ static void test_cli_columns_and_keys(void)
              "--summary \"%stwo.json\" 2>/dev/null", CLI, THERMO_DIR, SCRATCH, SCRATCH);
     int rc = system(cmd);
     ENSURE(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
-    char *csv = read_file(SCRATCH "two.csv"), *json = read_file(SCRATCH "two.json");
+    char *csv = text_file_read(SCRATCH "two.csv"), *json = text_file_read(SCRATCH "two.json");
     ENSURE(csv && json);
     if (csv && json) {
         ENSURE(!strncmp(csv, "t,S.S1,S.S2,T.S1,T.S2,E,U1,U2\n", 30));
@@ -686,8 +631,8 @@ static void test_cli_columns_and_keys(void)
              CLI, DIRAC_SOURCE_DIR, SCRATCH, SCRATCH);
     rc = system(cmd);
     ENSURE(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
-    csv = read_file(SCRATCH "ho.csv");
-    json = read_file(SCRATCH "ho.json");
+    csv = text_file_read(SCRATCH "ho.csv");
+    json = text_file_read(SCRATCH "ho.json");
     ENSURE(csv && json && !strstr(strtok(csv, "\n"), "S.") && !strstr(csv, "T."));
     ENSURE_CONTAINS(json, "\"entropy_initial\": null");
     ENSURE_CONTAINS(json, "\"entropy_step_min\": null");
@@ -712,7 +657,7 @@ static void test_cli_nonpositive_temperature_exit_3(void)
              CLI, SCRATCH, SCRATCH, SCRATCH, SCRATCH);
     int rc = system(cmd);
     ENSURE(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 3);
-    char *err = read_file(SCRATCH "cooling.err"), *json = read_file(SCRATCH "cooling.json");
+    char *err = text_file_read(SCRATCH "cooling.err"), *json = text_file_read(SCRATCH "cooling.json");
     ENSURE_CONTAINS(err, "the temperature of S became non-positive");
     ENSURE_CONTAINS(json, "\"status\": \"failed\"");
     ENSURE(json_number(json, "entropy_step_min") == 0.0);   // no friction, no heat: S constant

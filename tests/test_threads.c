@@ -3,6 +3,7 @@
 // results bit-for-bit equal to the same simulations run one after another. scripts/test.sh
 // also builds this program with ThreadSanitizer, which reports any data race between them.
 #include "harness.h"
+#include "problems.h"
 
 #include <dirac/dirac.h>
 
@@ -12,12 +13,8 @@
 enum { THREADS = 4, STEPS = 300, MAX_COORDS = 8 };
 
 static const char *const models[] = {
-    "model pendulum\nparameter m = 1, g = 9.81, l = 1\ncoordinate x, y\n"
-    "lagrangian m/2*(x'^2 + y'^2) - m*g*y\nconstraint rod: x^2 + y^2 = l^2\n"
-    "initial x = 0.6, y = -0.8\noutput angle = atan2(x, -y)\n",
-    "model knife\ncoordinate x, y, th\n"
-    "lagrangian (x'^2 + y'^2)/2 + th'^2/10 - (x^2 + y^2)\nforce th: 0.3*cos(t)\n"
-    "constraint blade: x'*sin(th) - y'*cos(th) = 0\ninitial x = 0.2, th' = 1, x' = 1\n",
+    PENDULUM_OUTPUT_MODEL,
+    KNIFE_EDGE_MODEL,
 };
 static const char *const methods[THREADS] = { "midpoint", "dirac1", "rk4", "dgrad" };
 

@@ -1,20 +1,20 @@
 // Newton's stopping rule at tiny steps (issue 12, item 3: "smaller dt must never make a result
 // worse"). Every implicit method runs 2000 steps at h = 1e-3, 1e-5, 1e-7, 1e-9 and 1e-10 on a
 // pendulum in Cartesian coordinates (holonomic rod); the angle at t = 2000 h is compared with
-// the minimal-coordinate ODE θ'' = −(g/l) sin θ integrated here by classical RK4 (independent of
-// dirac). The bound is truncation plus rounding accumulation,
+// the exact solution of θ'' = −(g/l) sin θ (Jacobi elliptic functions, problems.h; independent
+// of dirac). The bound is truncation plus rounding accumulation,
 //   |θ − θ_ref| ≤ C h^p t + n_steps ε_acc,
 // with p the method's order, C from the measured h = 1e-3 error (times a margin) and ε_acc =
 // 8 ε l (each step rounds q_{k+1} = q_k + Δq at ε |q| and the constraint fixes Δq's normal
 // part only to the rounding of φ, ~ε l²/|∇φ|; 8 covers the few such roundings per step;
-// measured at most 2.6e-14 = 0.06 ε per step, at h = 1e-10).
+// measured at most 2.9e-14 = 0.07 ε per step, at h = 1e-10).
 // Before the rounding floor was made invariant under the 1/h scaling of the momentum rows,
 // midpoint, dirac2, dgrad and lobatto3/4 stopped at h <= 1e-5 ("did not converge").
 // Also a Cartesian double pendulum and a DC motor (gyrator two-form, far from the origin) at
 // h = 1e-9: they must complete, within the same kind of bound.
 #include "harness.h"
+#include "problems.h"
 #include "sim_run.h"
-#include "support/mechanisms.h"
 
 #include <float.h>
 
@@ -22,33 +22,6 @@
 #define L 1.0
 #define THETA0 0.5
 #define STEPS 2000L
-
-static void reference_angle(double t_end, double *theta)
-{
-    // RK4 on (θ, ω); at least 2000 steps and at most 1e-4 per step: error far below 1e-14 here
-    long n = lround(fmax(2000.0, t_end / 1e-4));
-    double h = t_end / (double)n, y[2] = { THETA0, 0.0 };
-    for (long s = 0; s < n; s++) {
-        double k1[2] = { y[1], -G / L * sin(y[0]) };
-        double a[2] = { y[0] + 0.5 * h * k1[0], y[1] + 0.5 * h * k1[1] };
-        double k2[2] = { a[1], -G / L * sin(a[0]) };
-        double b[2] = { y[0] + 0.5 * h * k2[0], y[1] + 0.5 * h * k2[1] };
-        double k3[2] = { b[1], -G / L * sin(b[0]) };
-        double c[2] = { y[0] + h * k3[0], y[1] + h * k3[1] };
-        double k4[2] = { c[1], -G / L * sin(c[0]) };
-        y[0] += h / 6.0 * (k1[0] + 2.0 * k2[0] + 2.0 * k3[0] + k4[0]);
-        y[1] += h / 6.0 * (k1[1] + 2.0 * k2[1] + 2.0 * k3[1] + k4[1]);
-    }
-    *theta = y[0];
-}
-
-static const char pendulum_text[] =
-    "model pendulum\n"
-    "parameter m = 1, g = 9.81, l = 1, theta0 = 0.5\n"
-    "coordinate x, y\n"
-    "lagrangian m/2*(x'^2 + y'^2) - m*g*y\n"
-    "constraint rod: x^2 + y^2 = l^2\n"
-    "initial x = l*sin(theta0), y = -l*cos(theta0)\n";
 
 static void pendulum_every_step_size(void)
 {
@@ -63,15 +36,12 @@ static void pendulum_every_step_size(void)
     for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++)
         for (size_t j = 0; j < sizeof steps_sizes / sizeof steps_sizes[0]; j++) {
             double h = steps_sizes[j];
-            dirac_sim_options options = { 0 };
-            options.method = methods[k].name;
-            options.dt = h;
             run r;
-            if (!run_open_with(&r, pendulum_text, NULL, 0, &options))
+            if (!run_open_method(&r, PENDULUM_MODEL, methods[k].name, h))
                 continue;
             if (run_steps(&r, STEPS)) {
-                double t = dirac_sim_time(r.sim), theta_ref;
-                reference_angle(t, &theta_ref);
+                double t = dirac_sim_time(r.sim);
+                double theta_ref = pendulum_angle(G, L, THETA0, t, NULL);   // exact
                 const double *q = dirac_sim_q(r.sim);
                 double error = fabs(atan2(q[0], -q[1]) - theta_ref);
                 double bound = methods[k].c * pow(h, methods[k].order) * t +
@@ -84,24 +54,21 @@ static void pendulum_every_step_size(void)
         }
 }
 
-static const char *const implicit_methods[] = { "midpoint", "dirac1", "dirac2", "dgrad",
-                                                "lobatto3", "lobatto4" };
+static const char *const implicit_methods[] = { IMPLICIT_METHODS };
 
 // At h = 1e-9 the truncation error (≤ C h t = 2.5e-14 for dirac1, less for the others) is below
 // the rounding bound 2000 · 8 ε (|l1| + |l2|).
 static void double_pendulum_tiny_step(void)
 {
     const char *text = DOUBLE_PENDULUM_TEXT;
+    double_pendulum pendulum2 = double_pendulum_default();
     for (size_t k = 0; k < sizeof implicit_methods / sizeof implicit_methods[0]; k++) {
-        dirac_sim_options options = { 0 };
-        options.method = implicit_methods[k];
-        options.dt = 1e-9;
         run r;
-        if (!run_open_with(&r, text, NULL, 0, &options))
+        if (!run_open_method(&r, text, implicit_methods[k], 1e-9))
             continue;
         if (run_steps(&r, STEPS)) {
             double y[4];
-            double_pendulum_reference(0.9, -0.4, dirac_sim_time(r.sim), 2000, y);
+            double_pendulum_reference(&pendulum2, 0.9, -0.4, dirac_sim_time(r.sim), 2000, y);
             double error = double_pendulum_angle_error(dirac_sim_q(r.sim), y);
             double bound = 25.0 * 1e-9 * dirac_sim_time(r.sim) +
                            (double)STEPS * 8.0 * DBL_EPSILON *
@@ -123,11 +90,8 @@ static void motor_tiny_step(void)
     const char *text = DC_MOTOR_TEXT;
     const double omega = DC_MOTOR_OMEGA_SS;
     for (size_t k = 0; k < sizeof implicit_methods / sizeof implicit_methods[0]; k++) {
-        dirac_sim_options options = { 0 };
-        options.method = implicit_methods[k];
-        options.dt = 1e-9;
         run r;
-        if (!run_open_with(&r, text, NULL, 0, &options))
+        if (!run_open_method(&r, text, implicit_methods[k], 1e-9))
             continue;
         if (run_steps(&r, STEPS)) {
             double error = fabs(dirac_sim_v(r.sim)[1] - omega);

@@ -8,7 +8,7 @@
 #ifndef DIRAC_TEST_TEXTBOOK_REFERENCE_H
 #define DIRAC_TEST_TEXTBOOK_REFERENCE_H
 
-#include "support/reference_ode.h"
+#include "reference_ode.h"
 
 #include <math.h>
 #include <string.h>

@@ -9,8 +9,10 @@
 /// interaction NAME its force on each coordinate it acts on, F.NAME.COORD, then its power
 /// P.NAME; each output expression.
 ///
-/// Rows: the initial node (dirac_run_row before the first step), then every `every`-th step,
-/// the last planned step, and (dirac_run_finish) the last good step of a run that stopped early.
+/// Rows: the initial node (dirac_run_row before the first step), then every `every`-th step of
+/// the simulation (counted from its start, dirac_sim_step_count: a simulation continued from a
+/// restored state, dirac_sim_state_restore, writes the rows of the run in one piece), the last
+/// planned step, and (dirac_run_finish) the last good step of a run that stopped early.
 /// Steps: fixed step size: steps = ceil(t_end/dt − 1e-9 − 1e-12 t_end/dt), all of size dt (the
 /// last one may pass t_end); adaptive step size: steps until t0 + t_end, the last one shortened
 /// to land on it. dirac_run_advance allocates nothing.
@@ -66,6 +68,12 @@ typedef struct dirac_run dirac_run;
 /// than 1e12 planned steps (message in err).
 dirac_status dirac_run_create(dirac_sim *sim, double t_end, long every, dirac_run **out,
                               dirac_error *err);
+
+/// Adaptive runs: ends the run at the absolute time t_final (>= the current time) instead of
+/// the current time plus t_end, whose sum rounds: a run continued from a restored state then
+/// lands on the same final time as the run in one piece. DIRAC_ERR_ARGUMENT for a fixed-step
+/// run or a t_final that is not finite or lies before the current time.
+dirac_status dirac_run_set_final_time(dirac_run *run, double t_final);
 
 /// Releases the run (not the simulation); NULL is a no-op.
 void dirac_run_destroy(dirac_run *run);

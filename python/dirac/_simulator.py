@@ -44,6 +44,28 @@ class Simulator:
                 raise SimulationError(message, _status_name(status), partial=None)
         return self
 
+    def save_state(self):
+        """The simulation's state as bytes: everything the next steps read (the node, the
+        multipliers, inputs, a two-step method's history, Newton's guesses, the adaptive
+        controller). ``restore_state`` continues from it bit for bit, in this simulator or
+        another one of the same model and settings on this machine (the bytes are its doubles).
+        For files that move between runs of the tool, use ``dirac simulate --save-state``."""
+        size = lib.dirac_sim_state_size(self._sim)
+        buffer = ffi.new("unsigned char[]", size)
+        status = lib.dirac_sim_state_save(self._sim, buffer, size)
+        if status != lib.DIRAC_OK:
+            raise MemoryError(_status_name(status))
+        return bytes(ffi.buffer(buffer, size))
+
+    def restore_state(self, state):
+        """Goes back (or on) to a state from ``save_state``; ValueError, with the simulator
+        unchanged, for bytes that are not a state of a simulation of this shape."""
+        data = bytes(state)
+        if lib.dirac_sim_state_restore(self._sim, data, len(data)) != lib.DIRAC_OK:
+            raise ValueError("not a state of this simulation (another model, method or "
+                             "settings, or damaged bytes)")
+        return self
+
     def row(self):
         """The current node as a numpy array, in the order of ``model.columns``."""
         lib.dirac_run_row(self._row_writer, self._row_ptr)

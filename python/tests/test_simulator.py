@@ -38,3 +38,32 @@ def test_failed_step_keeps_last_good_state():
     with pytest.raises(dirac.SimulationError, match="Newton"):
         s.step()
     assert_bitwise_equal(s.row(), before)
+
+
+def test_restore_state_continues_bit_for_bit():
+    """A state saved after 37 steps and restored into a new simulator (every method, fixed and
+    adaptive steps) continues exactly as the simulator that never stopped."""
+    model = dirac.load(example("pendulum.dirac"))
+    for method in ["midpoint", "dirac1", "dirac2", "dgrad", "euler", "rk4", "lobatto3",
+                   "lobatto4"]:
+        for adaptive in ([{}] if method == "dirac2" else [{}, {"rtol": 1e-8, "atol": 1e-10}]):
+            whole = model.simulator(method=method, dt=0.01, **adaptive)
+            whole.step(37)
+            state = whole.save_state()
+            whole.step(20)
+            other = model.simulator(method=method, dt=0.01, **adaptive)
+            other.restore_state(state)
+            assert other.steps == 37
+            other.step(20)
+            assert_bitwise_equal(other.row(), whole.row())
+
+
+def test_restore_state_refuses_foreign_bytes():
+    s = dirac.load(example("pendulum.dirac")).simulator()
+    other = dirac.load(example("double_pendulum.dirac")).simulator()
+    before = s.row()
+    with pytest.raises(ValueError, match="not a state"):
+        s.restore_state(other.save_state())
+    with pytest.raises(ValueError, match="not a state"):
+        s.restore_state(b"dirac")
+    assert_bitwise_equal(s.row(), before)

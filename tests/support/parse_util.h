@@ -1,4 +1,5 @@
-// Helpers shared by the tests of the model-language front end (tests/test_parse*.c).
+// Helpers shared by the tests of the model-language front end (tests/test_parse*.c and
+// tests/test_indexed.c).
 #ifndef DIRAC_TEST_PARSE_UTIL_H
 #define DIRAC_TEST_PARSE_UTIL_H
 
