@@ -12,8 +12,12 @@
 // (c) Joint-angle chain (positions and velocities accumulated along the chain: shared
 //     subexpressions), L and its gradient: tape vs libmatheval, which sees the expanded tree.
 //
+// (d) The "all" outputs of (a) as generated C (src/codegen*.c): build time (emission, compiler,
+//     loading; "cached" when the object was in the cache) and evaluation time against the tape.
+//
 // Times are per evaluation, best of 5 rounds. Usage: bench_expr [--quick]   (--quick: N up
 // to 1000, shorter timing runs)
+#include "codegen.h"
 #include "expr.h"
 #include "problems_expr.h"
 
@@ -168,6 +172,45 @@ static void tape_run(void *ctx)
     group *g = ctx;
     expr_tape_eval(g->tape, g->inputs, g->work, g->out);
     sink = g->out[0];
+}
+
+typedef struct generated_run {
+    const codegen_module *module;
+    const double *inputs;
+    double *work, *out;
+} generated_run;
+
+static void generated_eval(void *ctx)
+{
+    generated_run *r = ctx;
+    double *out[1] = { r->out };
+    codegen_eval(r->module, 1u, r->inputs, out, r->work);
+    sink = r->out[0];
+}
+
+// (d): the group as generated C against its tape
+static void bench_generated(const expr_pool *pool, const group *g, int n)
+{
+    const expr_id *ids[1] = { g->ids };
+    int counts[1] = { g->count };
+    codegen_module *module = NULL;
+    codegen_report report;
+    codegen_build(pool, 1, ids, counts, &module, &report);
+    if (!module) {
+        printf("  generated C (%s): not built: %s\n", g->name, report.reason);
+        return;
+    }
+    generated_run r = { module, g->inputs, NULL, NULL };
+    r.work = malloc(((size_t)codegen_work_size(module) + 1) * sizeof *r.work);
+    r.out = malloc(((size_t)g->count + 1) * sizeof *r.out);
+    double seconds = time_per_call(generated_eval, &r);
+    printf("  generated C (%s): %ld statements, built in %.3f s (%s); eval %.3f us, %.2f ns per "
+           "link, tape/generated %.2f\n", g->name, report.statements, report.seconds,
+           report.cached ? "cached" : "compiled", 1e6 * seconds, 1e9 * seconds / n,
+           g->eval_seconds / seconds);
+    free(r.work);
+    free(r.out);
+    codegen_destroy(module);
 }
 
 static void group_compile_and_time(const expr_pool *pool, group *g, const double *inputs)
@@ -380,6 +423,7 @@ static void bench_cartesian(int n, int run_matheval)
                1e3 * g->compile_seconds, expr_tape_length(g->tape), expr_tape_work_size(g->tape),
                1e6 * g->eval_seconds, 1e9 * g->eval_seconds / n);
     }
+    bench_generated(pool, &groups[5], n);
 
 #ifdef DIRAC_HAVE_MATHEVAL
     if (run_matheval) {

@@ -3,6 +3,7 @@
 // analysis at the initial state failed; 4 out of memory.
 #include "commands.h"
 #include "exit_status.h"
+#include "evaluation_report.h"
 #include "memory_option.h"
 
 #include <dirac/dirac.h>
@@ -46,6 +47,7 @@ static void print_report(const dirac_model *m, const dirac_model_analysis *a)
     printf("sizes: %d %s, %d %s, %d entropy %s, %d %s\n", n, plural(n, "coordinate", "coordinates"),
            mc, plural(mc, "constraint", "constraints"), ns, plural(ns, "variable", "variables"), nc,
            plural(nc, "component", "components"));
+    cli_print_evaluation(stdout, m);
     if (mc > 0) {
         printf("constraints at the initial state (rank of the constraint forms: %d of %d):\n",
                a->constraint_rank, mc);
@@ -92,6 +94,7 @@ int cli_check(int argc, char **argv)
     const char *overrides[256];
     int n_overrides = 0;
     double max_model_memory = 0;   // the library's default
+    dirac_codegen_mode codegen = DIRAC_CODEGEN_AUTO;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-p") || !strcmp(argv[i], "--parameter")) {
             if (i + 1 >= argc) {
@@ -110,6 +113,12 @@ int cli_check(int argc, char **argv)
                 return EXIT_BAD_INPUT;
             }
             i++;
+        } else if (!strcmp(argv[i], "--codegen")) {
+            if (i + 1 >= argc || cli_parse_codegen(argv[i + 1], &codegen)) {
+                fprintf(stderr, "dirac check: error: --codegen is 'auto' or 'off'\n");
+                return EXIT_BAD_INPUT;
+            }
+            i++;
         } else if (!strcmp(argv[i], "--latex")) {
             latex = 1;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
@@ -124,7 +133,7 @@ int cli_check(int argc, char **argv)
     }
     if (!path) {
         fprintf(stderr, "usage: dirac check MODEL [-p NAME=VALUE]... [--latex] "
-                        "[--max-model-memory BYTES]\n");
+                        "[--max-model-memory BYTES] [--codegen auto|off]\n");
         return EXIT_BAD_INPUT;
     }
     dirac_spec *spec = NULL;
@@ -133,6 +142,8 @@ int cli_check(int argc, char **argv)
     dirac_status status = dirac_spec_load(path, &spec);
     if (status == DIRAC_OK)
         status = dirac_spec_set_memory_limit(spec, max_model_memory);
+    if (status == DIRAC_OK)
+        status = dirac_spec_set_codegen(spec, codegen);
     for (int k = 0; status == DIRAC_OK && k < n_overrides; k++)
         status = dirac_spec_set_parameter(spec, overrides[k]);
     if (status == DIRAC_OK)
@@ -157,6 +168,7 @@ int cli_check(int argc, char **argv)
                dirac_model_name(model), dirac_model_coordinate_count(model),
                dirac_model_constraint_count(model), dirac_model_entropy_count(model),
                dirac_model_component_count(model), err.message);
+        cli_print_evaluation(stdout, model);
     } else if (analysed != DIRAC_OK) {
         fprintf(stderr, "dirac check: error: %s\n",
                 err.message[0] ? err.message : dirac_status_string(analysed));

@@ -43,6 +43,7 @@
 
 #include "projection_report.h"
 #include "commands.h"
+#include "evaluation_report.h"
 #include "memory_option.h"
 #include "spice_import.h"
 #include "plot.h"
@@ -84,7 +85,7 @@ static const char usage[] =
     "                      [--project-initial] [--tol R] [--max-iter N] [--quiet]\n"
     "                      [--plot FILE.png|FILE.svg] [--rtol R] [--atol A]\n"
     "                      [--max-steps N] [--max-wall SECONDS] [--force] [--strict]\n"
-    "                      [--max-model-memory BYTES]\n"
+    "                      [--max-model-memory BYTES] [--codegen auto|off]\n"
     "                      [--inputs FILE.csv] [--inputs-interp linear|step]\n"
     "                      [--save-state FILE] [--save-every T] [--initial-state FILE]\n"
     "                      [--output-times A:H:B|T1,T2,...|FILE]\n";
@@ -106,6 +107,7 @@ typedef struct sim_args {
     const char *plot;      // NULL: no figure
     double rtol, atol;     // adaptive step size when either is > 0
     double max_model_memory;   // bytes; 0: the library's default
+    dirac_codegen_mode codegen;   // --codegen
     long max_steps;        // 0: no limit for fixed steps, DEFAULT_MAX_STEPS for adaptive ones
     double max_wall;       // seconds; 0: no limit
     int force;             // write a CSV larger than CSV_SIZE_LIMIT
@@ -310,6 +312,10 @@ static int parse_args(int argc, char **argv, sim_args *a)
             if (!value || cli_parse_bytes(value, &a->max_model_memory))
                 return bad_input("--max-model-memory needs a size in bytes (suffixes K, M, G), "
                                  "got '%s'", value ? value : "", NULL);
+        } else if (cli_take_option(argc, argv, &i, "--codegen", &value)) {
+            if (cli_parse_codegen(value, &a->codegen))
+                return bad_input("--codegen is 'auto' or 'off', got '%s'", value ? value : "",
+                                 NULL);
         } else if (cli_take_option(argc, argv, &i, "--max-wall", &value)) {
             if (!value || cli_parse_real(value, &a->max_wall) || !(a->max_wall > 0))
                 return bad_input("--max-wall needs a positive number of seconds, got '%s'",
@@ -583,6 +589,8 @@ static int load_model(const sim_args *a, dirac_spec **spec, dirac_model **model)
     }
     if (status == DIRAC_OK)
         status = dirac_spec_set_memory_limit(*spec, a->max_model_memory);
+    if (status == DIRAC_OK)
+        status = dirac_spec_set_codegen(*spec, a->codegen);
     for (int k = 0; status == DIRAC_OK && k < a->override_count; k++)
         status = dirac_spec_set_parameter(*spec, a->overrides[k]);
     if (status == DIRAC_OK)
@@ -771,6 +779,7 @@ static int write_summary(FILE *f, const sim_args *a, const sim_settings *s, cons
     json_string(&w, "csv", csv_path);
     json_integer(&w, "rows", st->rows);
     json_number(&w, "wall_seconds", st->wall_seconds);
+    cli_json_evaluation(&w, m);
     json_number(&w, "projection_distance", sim ? st->run.projection_distance : missing);
     json_number(&w, "newton_iterations_mean",
                 st->run.steps > 0 ? (double)st->run.newton_iterations_sum / (double)st->run.steps : missing);

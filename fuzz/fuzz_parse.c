@@ -72,7 +72,7 @@ static int vfs_read(void *context, const char *path, const char **text, size_t *
 // Compile, analyse, print and step: every failure must be a status with a message.
 static void compile_and_step(spec *s)
 {
-    dirac_spec handle = { s };
+    dirac_spec handle = { .parsed = s };
     dirac_model *model = NULL;
     if (dirac_model_compile(&handle, &model) != DIRAC_OK) {
         if (spec_errmsg(s)[0] == '\0')

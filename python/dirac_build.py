@@ -115,6 +115,15 @@ typedef int... dirac_constraint_kind;
 #define DIRAC_CONSTRAINT_HOLONOMIC ...
 dirac_status dirac_model_compile(dirac_spec *spec, dirac_model **out);
 void dirac_model_destroy(dirac_model *model);
+typedef struct dirac_model_evaluation {
+    int compiled;
+    int cached;
+    double compile_seconds;
+    long statements;
+    int functions, files;
+    const char *reason;
+} dirac_model_evaluation;
+void dirac_model_evaluation_info(const dirac_model *model, dirac_model_evaluation *out);
 const char *dirac_model_name(const dirac_model *model);
 int dirac_model_coordinate_count(const dirac_model *model);
 int dirac_model_entropy_count(const dirac_model *model);

@@ -42,7 +42,7 @@ run_suite build-asan -DDIRAC_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 echo "== ThreadSanitizer: test_threads"
 if gcc -std=c11 -g -O1 -fsanitize=thread -DDIRAC_VERSION_STRING='"tsan"' \
      -DDIRAC_SOURCE_DIR="\"$PWD\"" -Iinclude -Isrc -Itests -Itests/support -I/usr/include/suitesparse -I/usr/include/arpack \
-     tests/test_threads.c src/*.c -larpack -lklu -llapacke -llapack -lblas -lm -lpthread \
+     tests/test_threads.c src/*.c -larpack -lklu -llapacke -llapack -lblas -lm -lpthread -ldl \
      -o build/test_threads_tsan &&
    OPENBLAS_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 build/test_threads_tsan; then
   echo "tsan: passed"

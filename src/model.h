@@ -8,6 +8,7 @@
 
 #include <dirac/model.h>
 
+#include "codegen.h"
 #include "expr.h"
 #include "mem.h"
 
@@ -17,6 +18,8 @@ typedef struct model_group {
                        // for a sparse matrix's values (owned by the matrix)
     int count;
     expr_tape *tape;   // NULL when count == 0
+    const codegen_module *module;   // generated code evaluating the group, or NULL (tape)
+    int bit;                        // the group's index in the module
 } model_group;
 
 /// A sparse matrix of expressions in compressed rows, over columns that are input indices.
@@ -121,6 +124,9 @@ struct dirac_model {
     int thermodynamic;                // friction, heat exchange or a heat input that is not
                                       // identically 0: only thermodynamic methods integrate it
     int work_size;                    // doubles of scratch the largest tape needs
+    // generated code (src/codegen_model.c): NULL when the tapes evaluate the model
+    codegen_module *codegen;
+    codegen_report codegen_report;
 
     // initial state and simulate defaults
     double *q0, *v0, *s0;
@@ -142,6 +148,22 @@ double model_next_breakpoint(const dirac_model *m, double t);
 
 /// Evaluates a group at x into values (work: model->work_size doubles).
 void model_group_eval(const model_group *g, const double *x, double *work, double *values);
+
+/// The groups the generated code evaluates, in the order of its bits (codegen_model.c).
+typedef enum model_codegen_group {
+    MODEL_CG_LAGRANGIAN, MODEL_CG_GRADIENT, MODEL_CG_HESSIAN, MODEL_CG_CONSTRAINT_VALUES,
+    MODEL_CG_CONSTRAINT_FORMS, MODEL_CG_CONSTRAINT_RATES, MODEL_CG_CONSTRAINT_JACOBIAN,
+    MODEL_CG_CURVATURE, MODEL_CG_FORCES, MODEL_CG_FORCE_JACOBIAN, MODEL_CG_OUTPUTS,
+    MODEL_CG_OUTPUT_JACOBIAN, MODEL_CG_THERMAL, MODEL_CG_WEDGES, MODEL_CG_COUNT
+} model_codegen_group;
+
+/// Generates, compiles (or finds in the cache) and loads C code for every group of the model,
+/// unless `enabled` is 0 or DIRAC_CODEGEN=off; on any failure the tapes stay, with the reason
+/// in m->codegen_report (never fails the compilation).
+void model_codegen_attach(dirac_model *m, int enabled);
+
+/// Unloads the generated code (at model destruction).
+void model_codegen_release(dirac_model *m);
 
 /// DIRAC_ERR_NOT_FINITE (naming the value) when the point x (model->n_inputs values: q, v, S,
 /// t, ...) or the Lagrangian, its gradient, a constraint or a one-form there is NaN or infinite:

@@ -579,6 +579,7 @@ dirac_status dirac_model_compile(dirac_spec *ds, dirac_model **out)
         dirac_model_destroy(m);
         return spec_status(s) != DIRAC_OK ? spec_status(s) : DIRAC_ERR_PARSE;
     }
+    model_codegen_attach(m, ds->codegen != DIRAC_CODEGEN_OFF);
     *out = m;
     return DIRAC_OK;
 }
@@ -587,6 +588,7 @@ void dirac_model_destroy(dirac_model *m)
 {
     if (!m)
         return;
+    model_codegen_release(m);
     model_sparse *sparse[] = { &m->hessian, &m->constraint_forms, &m->constraint_jacobian,
                                &m->form_curvature, &m->force_jacobian, &m->output_jacobian };
     for (size_t k = 0; k < sizeof sparse / sizeof sparse[0]; k++)

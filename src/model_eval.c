@@ -9,8 +9,13 @@
 
 void model_group_eval(const model_group *g, const double *x, double *work, double *values)
 {
-    if (g->tape)
+    if (g->module) {   // generated code (codegen_model.c), this group's bit only
+        double *out[CODEGEN_MAX_GROUPS];
+        out[g->bit] = values;
+        codegen_eval(g->module, 1u << g->bit, x, out, work);
+    } else if (g->tape) {
         expr_tape_eval(g->tape, x, work, values);
+    }
 }
 
 void model_set_default_inputs(const dirac_model *m, double *x)

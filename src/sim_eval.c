@@ -17,6 +17,44 @@ void sim_evaluate(dirac_sim *sim, sim_eval *e, const double *q, const double *v,
     e->x[m->index_t] = t;
     for (int a = 0; a < sim->mc; a++)
         e->x[m->first_mu + a] = mu ? mu[a] : 0.0;
+    if (m->codegen) {   // the groups of this point in one call, sharing subexpressions
+        double *out[CODEGEN_MAX_GROUPS];
+        unsigned groups = 0;
+        if (what & EVAL_LAGRANGIAN) {
+            out[MODEL_CG_LAGRANGIAN] = &e->lagrangian;
+            groups |= 1u << MODEL_CG_LAGRANGIAN;
+        }
+        if (what & EVAL_GRADIENT) {
+            out[MODEL_CG_GRADIENT] = e->gradient;
+            groups |= 1u << MODEL_CG_GRADIENT;
+        }
+        if (what & EVAL_HESSIAN) {
+            out[MODEL_CG_HESSIAN] = e->hessian;
+            groups |= 1u << MODEL_CG_HESSIAN;
+        }
+        if (what & EVAL_CONSTRAINTS) {
+            out[MODEL_CG_CONSTRAINT_VALUES] = e->values;
+            out[MODEL_CG_CONSTRAINT_FORMS] = e->forms;
+            out[MODEL_CG_CONSTRAINT_RATES] = e->rates;
+            groups |= 1u << MODEL_CG_CONSTRAINT_VALUES | 1u << MODEL_CG_CONSTRAINT_FORMS |
+                      1u << MODEL_CG_CONSTRAINT_RATES;
+        }
+        if (what & EVAL_CONSTRAINT_JAC) {
+            out[MODEL_CG_CONSTRAINT_JACOBIAN] = e->constraint_jac;
+            groups |= 1u << MODEL_CG_CONSTRAINT_JACOBIAN;
+        }
+        if (what & EVAL_CURVATURE) {
+            out[MODEL_CG_CURVATURE] = e->curvature;
+            groups |= 1u << MODEL_CG_CURVATURE;
+        }
+        if (what & EVAL_FORCES) {
+            out[MODEL_CG_FORCES] = e->forces;
+            out[MODEL_CG_FORCE_JACOBIAN] = e->force_jac;
+            groups |= 1u << MODEL_CG_FORCES | 1u << MODEL_CG_FORCE_JACOBIAN;
+        }
+        codegen_eval(m->codegen, groups, e->x, out, sim->tape_work);
+        return;
+    }
     if (what & EVAL_LAGRANGIAN)
         model_group_eval(&m->lagrangian_value, e->x, sim->tape_work, &e->lagrangian);
     if (what & EVAL_GRADIENT)

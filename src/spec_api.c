@@ -16,6 +16,7 @@ static dirac_status wrap(dirac_status status, spec *parsed, dirac_spec **out)
         return DIRAC_ERR_NOMEM;
     }
     ds->parsed = parsed;
+    ds->codegen = DIRAC_CODEGEN_AUTO;
     *out = ds;
     return status;
 }
@@ -80,6 +81,14 @@ dirac_status dirac_spec_set_memory_limit(dirac_spec *ds, double bytes)
     if (!ds || !(bytes >= 0.0))
         return DIRAC_ERR_ARGUMENT;
     spec_set_memory_limit(ds->parsed, bytes);
+    return DIRAC_OK;
+}
+
+dirac_status dirac_spec_set_codegen(dirac_spec *ds, dirac_codegen_mode mode)
+{
+    if (!ds || (mode != DIRAC_CODEGEN_AUTO && mode != DIRAC_CODEGEN_OFF))
+        return DIRAC_ERR_ARGUMENT;
+    ds->codegen = mode;
     return DIRAC_OK;
 }
 

@@ -8,6 +8,7 @@
 
 struct dirac_spec {
     spec *parsed;
+    dirac_codegen_mode codegen;   // dirac_spec_set_codegen
 };
 
 /// The parser's spec behind a public handle.

@@ -54,4 +54,24 @@ check "-p unknown parameter exits 2" test $rc -eq 2
 check "-p unknown parameter suggests" grep -q "did you mean" <<<"$err"
 err=$("$dirac" check "$src/examples/pendulum.dirac" -p m=heavy 2>&1 >/dev/null); rc=$?
 check "-p non-number exits 2" test $rc -eq 2
+
+# --codegen: which evaluation path ran (generated code needs a C compiler; the tapes need none)
+export DIRAC_CACHE_DIR="$tmp/cache"
+out=$("$dirac" check "$src/examples/pendulum.dirac" --codegen off)
+check "--codegen off: tapes" grep -q '^evaluation: tapes (turned off)$' <<<"$out"
+out=$(CC=/nonexistent "$dirac" check "$src/examples/pendulum.dirac")
+check "no compiler: tapes, saying why" grep -q "^evaluation: tapes (no C compiler: '/nonexistent'" <<<"$out"
+if command -v "${CC:-cc}" >/dev/null; then
+  out=$("$dirac" check "$src/examples/pendulum.dirac" --codegen auto)
+  check "--codegen auto: compiled" grep -q '^evaluation: compiled C (.*, compiled in ' <<<"$out"
+  out=$("$dirac" check "$src/examples/pendulum.dirac")
+  check "second run: from the cache" grep -q '^evaluation: compiled C (.*, loaded from the cache in ' <<<"$out"
+  "$dirac" simulate "$src/examples/pendulum.dirac" --t-end 0.01 --out "$tmp/p.csv" --summary "$tmp/s.json" -q
+  check "summary: evaluation compiled" python3 -c "import json, sys; e = json.load(open('$tmp/s.json'))['evaluation']; sys.exit(not (e['path'] == 'compiled' and e['cached'] and e['reason'] is None))"
+fi
+"$dirac" simulate "$src/examples/pendulum.dirac" --t-end 0.01 --out "$tmp/p.csv" --summary "$tmp/s.json" -q --codegen off
+check "summary: evaluation tape" python3 -c "import json, sys; e = json.load(open('$tmp/s.json'))['evaluation']; sys.exit(not (e['path'] == 'tape' and e['reason'] == 'turned off'))"
+err=$("$dirac" check "$src/examples/pendulum.dirac" --codegen fast 2>&1 >/dev/null); rc=$?
+check "--codegen fast exits 2" test $rc -eq 2
+check "--codegen fast says the choices" grep -q "'auto' or 'off'" <<<"$err"
 exit $fail

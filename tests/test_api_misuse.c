@@ -16,7 +16,8 @@
 static const char *const covered[] = {
     "dirac_status_string", "dirac_version",
     "dirac_spec_load", "dirac_spec_parse", "dirac_spec_set_parameter", "dirac_spec_errmsg",
-    "dirac_spec_set_memory_limit", "dirac_spec_load_with", "dirac_spec_file_count",
+    "dirac_spec_set_memory_limit", "dirac_spec_set_codegen", "dirac_model_evaluation_info",
+    "dirac_spec_load_with", "dirac_spec_file_count",
     "dirac_spec_file",
     "dirac_spec_destroy", "dirac_model_compile", "dirac_model_destroy", "dirac_model_name",
     "dirac_model_coordinate_count", "dirac_model_entropy_count", "dirac_model_constraint_count",
@@ -176,6 +177,9 @@ static void spec_functions(void)
     ENSURE_EQ_INT(dirac_spec_set_memory_limit(spec, NAN), DIRAC_ERR_ARGUMENT);
     ENSURE_EQ_INT(dirac_spec_set_memory_limit(spec, -1), DIRAC_ERR_ARGUMENT);
     ENSURE_EQ_INT(dirac_spec_set_memory_limit(spec, 0), DIRAC_OK);
+    ENSURE_EQ_INT(dirac_spec_set_codegen(NULL, DIRAC_CODEGEN_OFF), DIRAC_ERR_ARGUMENT);
+    ENSURE_EQ_INT(dirac_spec_set_codegen(spec, (dirac_codegen_mode)7), DIRAC_ERR_ARGUMENT);
+    ENSURE_EQ_INT(dirac_spec_set_codegen(spec, DIRAC_CODEGEN_AUTO), DIRAC_OK);
     dirac_model *model = (dirac_model *)1;
     ENSURE_EQ_INT(dirac_model_compile(spec, NULL), DIRAC_ERR_ARGUMENT);
     ENSURE_EQ_INT(dirac_model_compile(NULL, &model), DIRAC_ERR_ARGUMENT);
@@ -190,6 +194,10 @@ static void model_queries(void)
     dirac_spec *spec = NULL;
     dirac_model *m = compile_pendulum(&spec);
     ENSURE(dirac_model_name(NULL) == NULL);
+    dirac_model_evaluation evaluation;
+    dirac_model_evaluation_info(NULL, &evaluation);
+    ENSURE(!evaluation.compiled && evaluation.reason && evaluation.reason[0]);
+    dirac_model_evaluation_info(m, NULL);   // no-op
     ENSURE_EQ_INT(dirac_model_coordinate_count(NULL), -1);
     ENSURE_EQ_INT(dirac_model_entropy_count(NULL), -1);
     ENSURE_EQ_INT(dirac_model_constraint_count(NULL), -1);

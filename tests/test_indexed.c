@@ -232,7 +232,7 @@ static int same_model(const spec_model *a, const spec_model *b)
 // The equations `dirac check` prints (text), for a spec that compiles; NULL otherwise.
 static char *equations(spec *s)
 {
-    dirac_spec handle = { s };
+    dirac_spec handle = { .parsed = s };
     dirac_model *model = NULL;
     if (spec_expand(s) != DIRAC_OK || dirac_model_compile(&handle, &model) != DIRAC_OK) {
         fprintf(stderr, "%s", spec_errmsg(s));
@@ -513,7 +513,7 @@ static void test_components(void)
         ENSURE(strcmp(m->outputs[0].value.nodes[0].u.sym.name, "b.x[8]") == 0);
         const spec_model *bm = m->components[1].model;
         ENSURE(bm->params[2 + 7].overridden && bm->params[2 + 7].override_value == 5);
-        dirac_spec handle = { a };
+        dirac_spec handle = { .parsed = a };
         dirac_model *model = NULL;
         ENSURE_EQ_INT(dirac_model_compile(&handle, &model), DIRAC_OK);
         ENSURE_EQ_INT(dirac_model_coordinate_count(model), 4 + 8 + 1 + 2);
@@ -900,7 +900,7 @@ static void test_fuzz_seeds(void)
         if (st == DIRAC_OK)
             st = spec_expand(s);
         if (st == DIRAC_OK) {
-            dirac_spec handle = { s };
+            dirac_spec handle = { .parsed = s };
             dirac_model *model = NULL;
             st = dirac_model_compile(&handle, &model);
             dirac_model_destroy(model);

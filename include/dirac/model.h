@@ -67,6 +67,20 @@ const char *dirac_spec_file_text(const dirac_spec *spec, int index, size_t *size
 /// NaN size.
 dirac_status dirac_spec_set_memory_limit(dirac_spec *spec, double bytes);
 
+/// How a compiled model evaluates its functions (docs/benchmarks.md, "Generated code").
+typedef enum dirac_codegen_mode {
+    /// Generated C compiled with the system compiler ($CC, else `cc` on PATH) and cached in
+    /// $DIRAC_CACHE_DIR (else $XDG_CACHE_HOME/dirac, else ~/.cache/dirac); the evaluation
+    /// tapes when no compiler works or DIRAC_CODEGEN=off is set. The default.
+    DIRAC_CODEGEN_AUTO = 0,
+    /// The evaluation tapes only (no compiler is run).
+    DIRAC_CODEGEN_OFF = 1,
+} dirac_codegen_mode;
+
+/// Chooses how dirac_model_compile makes the model's functions evaluable (both give the same
+/// numbers). DIRAC_ERR_ARGUMENT for a NULL spec or an unknown mode.
+dirac_status dirac_spec_set_codegen(dirac_spec *spec, dirac_codegen_mode mode);
+
 /// Messages of the last failure ("" if none); valid until the next call on the spec.
 const char *dirac_spec_errmsg(const dirac_spec *spec);
 
@@ -90,6 +104,19 @@ dirac_status dirac_model_compile(dirac_spec *spec, dirac_model **out);
 
 /// Releases the model; NULL is a no-op.
 void dirac_model_destroy(dirac_model *model);
+
+/// How the model's functions are evaluated (dirac_spec_set_codegen), for reports.
+typedef struct dirac_model_evaluation {
+    int compiled;             ///< 1: generated code; 0: the evaluation tapes
+    int cached;               ///< 1: the compiled code came from the cache (no compiler run)
+    double compile_seconds;   ///< wall time spent generating, compiling and loading the code
+    long statements;          ///< statements of the generated code
+    int functions, files;     ///< its functions and source files
+    const char *reason;       ///< why the tapes run ("" when compiled; valid while the model lives)
+} dirac_model_evaluation;
+
+/// Fills `out` (a NULL model gives compiled 0 and the reason "no model").
+void dirac_model_evaluation_info(const dirac_model *model, dirac_model_evaluation *out);
 
 /// Queries of the model. A NULL model gives NULL (names) or -1 (counts); an index out of range
 /// gives NULL (names), DIRAC_CONSTRAINT_INVALID (kind) or -1 (time dependence).

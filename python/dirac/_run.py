@@ -22,6 +22,15 @@ def _number(x):
     return float(x) if x is not None and math.isfinite(x) else None
 
 
+def _evaluation(model):
+    """The summary's "evaluation": generated code or tapes (cli.md, the JSON summary)."""
+    e = ffi.new("dirac_model_evaluation *")
+    lib.dirac_model_evaluation_info(model._m, e)
+    return {"path": "compiled" if e.compiled else "tape", "cached": bool(e.cached),
+            "compile_seconds": float(e.compile_seconds), "statements": int(e.statements),
+            "reason": None if e.compiled else _text(e.reason)}
+
+
 def run(model, sim, settings, t_end=None, every=None):
     """Advances `sim` over t_end (default: settings["t_end"]) and returns the Result."""
     t_end = settings["t_end"] if t_end is None else t_end
@@ -109,6 +118,7 @@ def _summary(model, sim, s, t_end, every, stats, rows, wall, status, error):
         "csv": None,
         "rows": rows,
         "wall_seconds": wall,
+        "evaluation": _evaluation(model),
         "projection_distance": _number(stats.projection_distance),
         "newton_iterations_mean": (stats.newton_iterations_sum / steps if steps > 0 else None),
         "newton_iterations_max": stats.newton_iterations_max,

@@ -1,0 +1,616 @@
+// C source for a model's groups of expressions (src/codegen.h).
+//
+// Every node reachable from an output gets the set of groups that need it (a bit mask: a
+// node's mask is the union of its parents', so a child's mask contains its parent's). The
+// nodes are emitted sorted by (number of groups descending, mask, id): children come before
+// parents (a child has at least its parent's groups, and the same mask sorts by id), and
+// nodes of one mask form one block `if (what & MASK) { ... }`, so a subset of the groups
+// computes exactly the nodes it needs and the groups asked for together share every common
+// subexpression.
+//
+// Size: the statements are cut into functions of CHUNK_STATEMENTS and files of
+// FILE_CHUNKS functions, so the compiler's time stays linear in the model's size; a value read
+// by a later function than its own is kept in w[] (a "spill"), every other one in a local.
+//
+// Each statement is the operation the tape performs (src/expr_tape.c: x - c as x - c, x^2 as
+// x*x, x^n by the same binary powering, the same comparisons and selections), so the compiled
+// code (without contraction into fused multiply-adds) gives the tape's numbers. Constants
+// are read from the table k, except the integer exponents that pick the powering.
+#include "codegen.h"
+
+#include "error.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK_STATEMENTS 250   // statements per function
+#define FILE_CHUNKS 64          // functions per file
+#define POWI_LIMIT 1024.0       // the tape's limit of integer powers by multiplication
+
+// ---- a growing text buffer --------------------------------------------------------------
+
+typedef struct text_buffer {
+    char *data;
+    size_t length, capacity;
+    int failed;
+} text_buffer;
+
+static void put_n(text_buffer *b, const char *s, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->length + n + 1 > b->capacity) {
+        size_t capacity = b->capacity ? b->capacity : 4096;
+        while (b->length + n + 1 > capacity)
+            capacity *= 2;
+        char *data = realloc(b->data, capacity);
+        if (!data) {
+            b->failed = 1;
+            return;
+        }
+        b->data = data;
+        b->capacity = capacity;
+    }
+    memcpy(b->data + b->length, s, n);
+    b->length += n;
+    b->data[b->length] = '\0';
+}
+
+static void put(text_buffer *b, const char *s)
+{
+    put_n(b, s, strlen(s));
+}
+
+static void put_long(text_buffer *b, long v)
+{
+    char digits[24];
+    int n = 0;
+    unsigned long u = v < 0 ? (unsigned long)(-(v + 1)) + 1u : (unsigned long)v;
+    do {
+        digits[sizeof digits - 1 - (size_t)n++] = (char)('0' + (int)(u % 10u));
+        u /= 10u;
+    } while (u);
+    if (v < 0)
+        digits[sizeof digits - 1 - (size_t)n++] = '-';
+    put_n(b, digits + sizeof digits - (size_t)n, (size_t)n);
+}
+
+static void put_mask(text_buffer *b, uint32_t mask)
+{
+    static const char hex[] = "0123456789abcdef";
+    char s[16];
+    int n = 0;
+    s[n++] = '0';
+    s[n++] = 'x';
+    for (int shift = 28; shift >= 0; shift -= 4)
+        s[n++] = hex[(mask >> shift) & 15u];
+    s[n++] = 'u';
+    put_n(b, s, (size_t)n);
+}
+
+// ---- the emitter's state ------------------------------------------------------------------
+
+typedef struct emit_node {
+    uint32_t mask;
+    int32_t groups;    // bits set in mask
+    expr_id id;
+} emit_node;
+
+typedef struct emitter {
+    const expr_pool *pool;
+    uint32_t *mask;         // per pool id: groups needing the node
+    int32_t *order;         // per pool id: statement number, -1 for leaves and unused nodes
+    int32_t *spill;         // per pool id: slot in w, -1 when kept in a local
+    int32_t *constant;      // per pool id: index in k, -1 before its first use
+    int32_t *first_output, *next_output;   // per pool id / per output: outputs of a node
+    int32_t *output_group, *output_index;  // per output
+    emit_node *nodes;       // the statements in emission order
+    int32_t count;
+    int32_t spill_count;    // doubles of w before the sink
+    int32_t leaf_count;     // outputs that are inputs or constants
+    int32_t *leaf_group, *leaf_index;
+    expr_id *leaf_id;
+    double *constants;
+    int constant_count, constant_capacity;
+    int failed;
+} emitter;
+
+static int by_groups_mask_id(const void *pa, const void *pb)
+{
+    const emit_node *a = pa, *b = pb;
+    if (a->groups != b->groups)
+        return a->groups > b->groups ? -1 : 1;
+    if (a->mask != b->mask)
+        return a->mask < b->mask ? -1 : 1;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static int is_leaf(expr_kind kind)
+{
+    return kind == EXPR_CONST || kind == EXPR_VAR;
+}
+
+static int chunk_of(int32_t statement)
+{
+    return statement / CHUNK_STATEMENTS;
+}
+
+// the exponent of x^e when the tape multiplies (x*x or binary powering); 0 otherwise
+static int integer_exponent(const expr_pool *pool, expr_id node, long *exponent)
+{
+    if (expr_kind_of(pool, node) != EXPR_POW)
+        return 0;
+    expr_id b = expr_child(pool, node, 1);
+    if (expr_kind_of(pool, b) != EXPR_CONST)
+        return 0;
+    double e = expr_const_value(pool, b);
+    if (!(e == floor(e) && fabs(e) <= POWI_LIMIT))
+        return 0;
+    *exponent = (long)e;
+    return 1;
+}
+
+static int constant_index(emitter *em, expr_id id)
+{
+    if (em->constant[id] >= 0)
+        return em->constant[id];
+    if (em->constant_count == em->constant_capacity) {
+        int capacity = em->constant_capacity ? 2 * em->constant_capacity : 64;
+        double *grown = realloc(em->constants, (size_t)capacity * sizeof *grown);
+        if (!grown) {
+            em->failed = 1;
+            return 0;
+        }
+        em->constants = grown;
+        em->constant_capacity = capacity;
+    }
+    em->constants[em->constant_count] = expr_const_value(em->pool, id);
+    em->constant[id] = em->constant_count;
+    return em->constant_count++;
+}
+
+// the C text of operand `id` read by a statement of chunk `chunk`
+static void put_operand(emitter *em, text_buffer *b, expr_id id, int chunk)
+{
+    expr_kind kind = expr_kind_of(em->pool, id);
+    if (kind == EXPR_CONST) {
+        put(b, "k[");
+        put_long(b, constant_index(em, id));
+        put(b, "]");
+    } else if (kind == EXPR_VAR) {
+        put(b, "x[");
+        put_long(b, expr_var_index(em->pool, id));
+        put(b, "]");
+    } else if (em->spill[id] >= 0 && chunk_of(em->order[id]) != chunk) {
+        put(b, "w[");
+        put_long(b, em->spill[id]);
+        put(b, "]");
+    } else {
+        put(b, "t");
+        put_long(b, em->order[id]);
+    }
+}
+
+// the C function of a unary node kind (the tape's libm calls)
+static const char *unary_function(expr_kind kind)
+{
+    switch (kind) {
+    case EXPR_ABS: return "fabs";
+    case EXPR_SIGN: return "dg_sign";
+    case EXPR_NEG: return "-";
+    default: return expr_kind_name(kind);   // sin, cos, ..., sqrt: the libm names
+    }
+}
+
+// the right-hand side of node id's statement
+static void put_expression(emitter *em, text_buffer *b, expr_id id, int chunk)
+{
+    const expr_pool *pool = em->pool;
+    expr_kind kind = expr_kind_of(pool, id);
+    expr_id a = expr_child(pool, id, 0), c = expr_child(pool, id, 1);
+    const char *infix = NULL, *call = NULL;
+    switch (kind) {
+    case EXPR_ADD: infix = " + "; break;
+    case EXPR_SUB: infix = " - "; break;
+    case EXPR_MUL: infix = " * "; break;
+    case EXPR_DIV: infix = " / "; break;
+    case EXPR_POW: {
+        long e;
+        if (integer_exponent(pool, id, &e)) {
+            if (e == 2) {   // the tape's x*x
+                put_operand(em, b, a, chunk);
+                put(b, " * ");
+                put_operand(em, b, a, chunk);
+            } else {
+                put(b, "dg_powi(");
+                put_operand(em, b, a, chunk);
+                put(b, ", ");
+                put_long(b, e);
+                put(b, ")");
+            }
+            return;
+        }
+        call = "pow";
+        break;
+    }
+    case EXPR_ATAN2: call = "atan2"; break;
+    case EXPR_LT: call = "dg_lt"; break;
+    case EXPR_LE: call = "dg_le"; break;
+    case EXPR_EQ: call = "dg_eq"; break;
+    case EXPR_NE: call = "dg_ne"; break;
+    case EXPR_WHEN: call = "dg_when"; break;
+    default:
+        put(b, unary_function(kind));
+        put(b, "(");
+        put_operand(em, b, a, chunk);
+        put(b, ")");
+        return;
+    }
+    if (infix) {
+        put_operand(em, b, a, chunk);
+        put(b, infix);
+        put_operand(em, b, c, chunk);
+        return;
+    }
+    put(b, call);
+    put(b, "(");
+    put_operand(em, b, a, chunk);
+    put(b, ", ");
+    put_operand(em, b, c, chunk);
+    put(b, ")");
+}
+
+// oG[i] = VALUE; for every output of node id. Unconditional: the output array of a group not
+// asked for is the sink in w (a branch per output makes the compiler's time quadratic).
+static void put_outputs(emitter *em, text_buffer *b, expr_id id, int chunk)
+{
+    for (int32_t r = em->first_output[id]; r >= 0; r = em->next_output[r]) {
+        put(b, "    o");
+        put_long(b, em->output_group[r]);
+        put(b, "[");
+        put_long(b, em->output_index[r]);
+        put(b, "] = ");
+        put_operand(em, b, id, chunk);
+        put(b, ";\n");
+    }
+}
+
+// the output arrays of the groups in `written`, as restrict locals (the sink when not asked for)
+static void put_output_arrays(emitter *em, text_buffer *b, uint32_t written)
+{
+    for (int g = 0; g < CODEGEN_MAX_GROUPS; g++)
+        if (written & (1u << g)) {
+            put(b, "    double *restrict o");
+            put_long(b, g);
+            put(b, " = what & ");
+            put_mask(b, 1u << g);
+            put(b, " ? o[");
+            put_long(b, g);
+            put(b, "] : w + ");
+            put_long(b, em->spill_count);
+            put(b, ";\n");
+        }
+}
+
+static const char prelude[] =
+    "/* generated by dirac: the model's groups of expressions (src/codegen_emit.c) */\n"
+    "#include <math.h>\n"
+    "static inline double dg_powi(double x, int n)\n"
+    "{\n"
+    "    unsigned m = n < 0 ? (unsigned)(-(long long)n) : (unsigned)n;\n"
+    "    double r = 1.0;\n"
+    "    while (m) {\n"
+    "        if (m & 1u)\n"
+    "            r *= x;\n"
+    "        x *= x;\n"
+    "        m >>= 1;\n"
+    "    }\n"
+    "    return n < 0 ? 1.0 / r : r;\n"
+    "}\n"
+    "static inline double dg_sign(double x) { return x > 0.0 ? 1.0 : x < 0.0 ? -1.0 : x; }\n"
+    "static inline double dg_nan(double a, double b) { return a != a || b != b; }\n"
+    "static inline double dg_lt(double a, double b) { return dg_nan(a, b) ? a + b : a < b ? 1.0 : 0.0; }\n"
+    "static inline double dg_le(double a, double b) { return dg_nan(a, b) ? a + b : a <= b ? 1.0 : 0.0; }\n"
+    "static inline double dg_eq(double a, double b) { return dg_nan(a, b) ? a + b : a == b ? 1.0 : 0.0; }\n"
+    "static inline double dg_ne(double a, double b) { return dg_nan(a, b) ? a + b : a != b ? 1.0 : 0.0; }\n"
+    "static inline double dg_when(double c, double a) { return c == 0.0 ? 0.0 : c != c ? c : a; }\n"
+    "#define DG_ARGS const double *restrict x, const double *restrict k, unsigned what, "
+    "double *const *restrict o, double *restrict w\n";
+
+static void put_function_head(text_buffer *b, int function, int exported)
+{
+    put(b, exported ? "__attribute__((noinline, visibility(\"hidden\"))) void dg_f"
+                    : "__attribute__((noinline)) static void dg_f");
+    put_long(b, function);
+    put(b, "(DG_ARGS)\n{\n    (void)x, (void)k, (void)what, (void)o, (void)w;\n");
+}
+
+// one function: statements first .. last-1
+static void emit_chunk(emitter *em, text_buffer *b, int chunk, int32_t first, int32_t last,
+                       int exported)
+{
+    put_function_head(b, chunk, exported);
+    uint32_t written = 0;
+    for (int32_t s = first; s < last; s++)
+        for (int32_t r = em->first_output[em->nodes[s].id]; r >= 0; r = em->next_output[r])
+            written |= 1u << em->output_group[r];
+    put_output_arrays(em, b, written);
+    for (int32_t s = first; s < last; s += 16) {
+        put(b, "    double ");
+        for (int32_t j = s; j < last && j < s + 16; j++) {
+            put(b, j > s ? ", t" : "t");
+            put_long(b, j);
+        }
+        put(b, ";\n");
+    }
+    uint32_t open = 0;
+    for (int32_t s = first; s < last; s++) {
+        const emit_node *node = &em->nodes[s];
+        if (node->mask != open) {
+            if (open)
+                put(b, "    }\n");
+            put(b, "    if (what & ");
+            put_mask(b, node->mask);
+            put(b, ") {\n");
+            open = node->mask;
+        }
+        put(b, "    t");
+        put_long(b, s);
+        put(b, " = ");
+        put_expression(em, b, node->id, chunk);
+        put(b, ";\n");
+        if (em->spill[node->id] >= 0) {
+            put(b, "    w[");
+            put_long(b, em->spill[node->id]);
+            put(b, "] = t");
+            put_long(b, s);
+            put(b, ";\n");
+        }
+        put_outputs(em, b, node->id, chunk);
+    }
+    if (open)
+        put(b, "    }\n");
+    put(b, "}\n");
+}
+
+// one function writing the outputs first .. last-1 that are inputs or constants
+static void emit_leaf_chunk(emitter *em, text_buffer *b, int function, int32_t first,
+                            int32_t last, int exported)
+{
+    put_function_head(b, function, exported);
+    uint32_t written = 0;
+    for (int32_t r = first; r < last; r++)
+        written |= 1u << em->leaf_group[r];
+    put_output_arrays(em, b, written);
+    for (int32_t r = first; r < last; r++) {
+        put(b, "    o");
+        put_long(b, em->leaf_group[r]);
+        put(b, "[");
+        put_long(b, em->leaf_index[r]);
+        put(b, "] = ");
+        put_operand(em, b, em->leaf_id[r], -1);
+        put(b, ";\n");
+    }
+    put(b, "}\n");
+}
+
+// marks the groups needing each node, lists the statements in emission order, and decides
+// which values are kept in w
+static dirac_status plan(emitter *em, int n_groups, const expr_id *const *ids,
+                         const int *counts, dirac_error *err)
+{
+    const expr_pool *pool = em->pool;
+    int32_t size = expr_pool_size(pool), top = -1;
+    for (int g = 0; g < n_groups; g++)
+        for (int r = 0; r < counts[g]; r++) {
+            em->mask[ids[g][r]] |= 1u << g;
+            if (ids[g][r] > top)
+                top = ids[g][r];
+        }
+    int32_t count = 0;
+    for (int32_t id = top; id >= 0; id--) {   // parents before children
+        if (!em->mask[id] || is_leaf(expr_kind_of(pool, id)))
+            continue;
+        if (++count > CODEGEN_MAX_STATEMENTS)   // stop early: the tapes will evaluate it
+            return error_set(err, DIRAC_ERR_SIZE, "the model is too large for generated code "
+                             "(more than %ld statements)", CODEGEN_MAX_STATEMENTS);
+        for (int which = 0; which < 2; which++) {
+            expr_id child = expr_child(pool, id, which);
+            if (child != EXPR_NONE)
+                em->mask[child] |= em->mask[id];
+        }
+    }
+    em->nodes = malloc(((size_t)count + 1) * sizeof *em->nodes);
+    if (!em->nodes)
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    for (int32_t id = 0; id <= top && id < size; id++) {
+        if (!em->mask[id] || is_leaf(expr_kind_of(pool, id)))
+            continue;
+        emit_node *node = &em->nodes[em->count++];
+        node->mask = em->mask[id];
+        node->groups = 0;
+        for (uint32_t m = node->mask; m; m &= m - 1u)
+            node->groups++;
+        node->id = id;
+    }
+    qsort(em->nodes, (size_t)em->count, sizeof *em->nodes, by_groups_mask_id);
+    for (int32_t s = 0; s < em->count; s++)
+        em->order[em->nodes[s].id] = s;
+    // a value read by a later function than its own lives in w
+    for (int32_t s = 0; s < em->count; s++) {
+        expr_id id = em->nodes[s].id;
+        for (int which = 0; which < 2; which++) {
+            expr_id child = expr_child(pool, id, which);
+            if (child == EXPR_NONE || is_leaf(expr_kind_of(pool, child)))
+                continue;
+            if (chunk_of(em->order[child]) != chunk_of(s) && em->spill[child] < 0)
+                em->spill[child] = em->spill_count++;
+        }
+    }
+    return DIRAC_OK;
+}
+
+void codegen_source_free(codegen_source *src)
+{
+    for (int f = 0; f < src->file_count; f++)
+        free(src->files[f]);
+    free(src->files);
+    free(src->constants);
+    memset(src, 0, sizeof *src);
+}
+
+dirac_status codegen_emit(const expr_pool *pool, int n_groups, const expr_id *const *ids,
+                          const int *counts, codegen_source *out, dirac_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (n_groups < 0 || n_groups > CODEGEN_MAX_GROUPS)
+        return error_set(err, DIRAC_ERR_ARGUMENT, "codegen_emit: %d groups", n_groups);
+    size_t size = (size_t)expr_pool_size(pool) + 1;
+    int total_outputs = 0;
+    for (int g = 0; g < n_groups; g++)
+        total_outputs += counts[g];
+    emitter em = { .pool = pool };
+    em.mask = calloc(size, sizeof *em.mask);
+    em.order = malloc(size * sizeof *em.order);
+    em.spill = malloc(size * sizeof *em.spill);
+    em.constant = malloc(size * sizeof *em.constant);
+    em.first_output = malloc(size * sizeof *em.first_output);
+    size_t outputs = (size_t)total_outputs + 1;
+    em.next_output = malloc(outputs * sizeof *em.next_output);
+    em.output_group = malloc(outputs * sizeof *em.output_group);
+    em.output_index = malloc(outputs * sizeof *em.output_index);
+    dirac_status status = DIRAC_OK;
+    text_buffer *files = NULL;
+    int file_count = 0;
+    if (!em.mask || !em.order || !em.spill || !em.constant || !em.first_output ||
+        !em.next_output || !em.output_group || !em.output_index) {
+        status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < size; i++)
+        em.order[i] = em.spill[i] = em.constant[i] = em.first_output[i] = -1;
+    // outputs of each node, listed so that each node's outputs come in (group, index) order
+    for (int g = n_groups - 1, r = total_outputs; g >= 0; g--)
+        for (int i = counts[g] - 1; i >= 0; i--) {
+            expr_id id = ids[g][i];
+            r--;
+            em.output_group[r] = g;
+            em.output_index[r] = i;
+            em.next_output[r] = em.first_output[id];
+            em.first_output[id] = r;
+        }
+    status = plan(&em, n_groups, ids, counts, err);
+    if (status != DIRAC_OK)
+        goto done;
+
+    // outputs that are inputs or constants: written by functions of their own
+    for (int g = 0; g < n_groups; g++)
+        for (int i = 0; i < counts[g]; i++)
+            if (is_leaf(expr_kind_of(pool, ids[g][i])))
+                em.leaf_count++;
+    em.leaf_group = malloc(((size_t)em.leaf_count + 1) * sizeof *em.leaf_group);
+    em.leaf_index = malloc(((size_t)em.leaf_count + 1) * sizeof *em.leaf_index);
+    em.leaf_id = malloc(((size_t)em.leaf_count + 1) * sizeof *em.leaf_id);
+    if (!em.leaf_group || !em.leaf_index || !em.leaf_id) {
+        status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int g = 0, r = 0; g < n_groups; g++)
+        for (int i = 0; i < counts[g]; i++)
+            if (is_leaf(expr_kind_of(pool, ids[g][i]))) {
+                em.leaf_group[r] = g;
+                em.leaf_index[r] = i;
+                em.leaf_id[r++] = ids[g][i];
+            }
+    int chunks = (em.count + CHUNK_STATEMENTS - 1) / CHUNK_STATEMENTS;
+    int leaf_chunks = (em.leaf_count + CHUNK_STATEMENTS - 1) / CHUNK_STATEMENTS;
+    int functions = chunks + leaf_chunks;
+    file_count = (functions + FILE_CHUNKS - 1) / FILE_CHUNKS;
+    if (file_count == 0)
+        file_count = 1;
+    files = calloc((size_t)file_count, sizeof *files);
+    if (!files) {
+        status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    int exported = file_count > 1;   // functions called from the last file
+    for (int f = 0; f < functions; f++) {
+        text_buffer *b = &files[f / FILE_CHUNKS];
+        if (f % FILE_CHUNKS == 0)
+            put(b, prelude);
+        if (f < chunks) {
+            int32_t first = f * CHUNK_STATEMENTS;
+            int32_t last = first + CHUNK_STATEMENTS < em.count ? first + CHUNK_STATEMENTS : em.count;
+            emit_chunk(&em, b, f, first, last, exported);
+        } else {
+            int32_t first = (f - chunks) * CHUNK_STATEMENTS;
+            int32_t last = first + CHUNK_STATEMENTS < em.leaf_count ? first + CHUNK_STATEMENTS
+                                                                    : em.leaf_count;
+            emit_leaf_chunk(&em, b, f, first, last, exported);
+        }
+    }
+    // the entry: the functions in order
+    text_buffer *b = &files[file_count - 1];
+    if (b->length == 0)   // no statements at all
+        put(b, prelude);
+    for (int f = 0; exported && f < functions; f++) {
+        put(b, "__attribute__((visibility(\"hidden\"))) void dg_f");
+        put_long(b, f);
+        put(b, "(DG_ARGS);\n");
+    }
+    put(b, "__attribute__((visibility(\"default\"))) void dirac_generated_eval(DG_ARGS)\n{\n");
+    for (int f = 0; f < functions; f++) {
+        put(b, "    dg_f");
+        put_long(b, f);
+        put(b, "(x, k, what, o, w);\n");
+    }
+    put(b, "}\n");
+
+    int failed = em.failed;
+    for (int f = 0; f < file_count; f++)
+        failed |= files[f].failed;
+    if (failed) {
+        status = error_set(err, DIRAC_ERR_NOMEM, "out of memory emitting the generated code");
+        goto done;
+    }
+    out->files = malloc((size_t)file_count * sizeof *out->files);
+    if (!out->files) {
+        status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int f = 0; f < file_count; f++) {
+        out->files[f] = files[f].data;
+        files[f].data = NULL;
+    }
+    out->file_count = file_count;
+    out->constants = em.constants;
+    em.constants = NULL;
+    out->constant_count = em.constant_count;
+    int largest = 0;
+    for (int g = 0; g < n_groups; g++)
+        largest = counts[g] > largest ? counts[g] : largest;
+    out->work_size = em.spill_count + largest;   // spills, then the sink
+    out->statements = em.count + em.leaf_count;
+    out->functions = functions + 1;
+
+done:
+    for (int f = 0; files && f < file_count; f++)
+        free(files[f].data);
+    free(files);
+    free(em.mask);
+    free(em.order);
+    free(em.spill);
+    free(em.constant);
+    free(em.first_output);
+    free(em.next_output);
+    free(em.output_group);
+    free(em.output_index);
+    free(em.nodes);
+    free(em.leaf_group);
+    free(em.leaf_index);
+    free(em.leaf_id);
+    free(em.constants);
+    return status;
+}

@@ -1,0 +1,463 @@
+// Generated code (src/codegen*.c) against the evaluation tapes it replaces, on every example
+// model: each group of expressions alone and the fused evaluation of a step, and whole
+// trajectories. Also the fallbacks (no compiler, a failing compiler, DIRAC_CODEGEN=off, the
+// option), the cache (a second compilation runs no compiler; a corrupt object is rebuilt) and
+// several threads compiling the same model into an empty cache at once.
+//
+// Tolerances: the generated statements are the tape's IEEE operations in the same order, with
+// the same libm calls and no contraction into fused multiply-adds (-ffp-contract=off), so the
+// values agree bit for bit; each group is checked for exact equality. Trajectories are checked
+// to 4 ulp x step count x (1 + |value|): a libm variant that rounds a last bit differently
+// could not move a stable step's result by more than a few ulps per step, and a wrong
+// statement (an operand or an operation mixed up) moves it by far more at the first step.
+#define _GNU_SOURCE   // mkdtemp, setenv, strdup
+#include "harness.h"
+
+#include "model.h"
+
+#include <dirac/dirac.h>
+
+#include <dirent.h>
+#include <float.h>
+#include <glob.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char cache_dir[64];
+
+static void remove_cache(void);
+
+// a new empty cache directory (the previous one, if any, removed)
+static void fresh_cache(void)
+{
+    remove_cache();
+    snprintf(cache_dir, sizeof cache_dir, "/tmp/dirac-test-codegen-XXXXXX");
+    if (!mkdtemp(cache_dir)) {
+        ENSURE(!"mkdtemp");
+        return;
+    }
+    setenv("DIRAC_CACHE_DIR", cache_dir, 1);
+}
+
+static void remove_cache(void)
+{
+    DIR *d = cache_dir[0] ? opendir(cache_dir) : NULL;
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[512];
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", cache_dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(cache_dir);
+    cache_dir[0] = '\0';
+}
+
+// files in the cache: objects (dirac-*.so) and anything else (left-over temporaries)
+static void count_cache(int *objects, int *others)
+{
+    *objects = *others = 0;
+    DIR *d = opendir(cache_dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        size_t len = strlen(e->d_name);
+        if (!strncmp(e->d_name, "dirac-", 6) && len > 3 && !strcmp(e->d_name + len - 3, ".so"))
+            (*objects)++;
+        else
+            (*others)++;
+    }
+    closedir(d);
+}
+
+static dirac_model *compile_text(const char *text, dirac_codegen_mode mode)
+{
+    dirac_spec *spec = NULL;
+    dirac_model *model = NULL;
+    if (dirac_spec_parse("m.dirac", text, strlen(text), &spec) == DIRAC_OK &&
+        dirac_spec_set_codegen(spec, mode) == DIRAC_OK)
+        dirac_model_compile(spec, &model);
+    dirac_spec_destroy(spec);
+    return model;
+}
+
+static dirac_model *compile_file(const char *path, dirac_codegen_mode mode)
+{
+    dirac_spec *spec = NULL;
+    dirac_model *model = NULL;
+    if (dirac_spec_load(path, &spec) == DIRAC_OK && dirac_spec_set_codegen(spec, mode) == DIRAC_OK)
+        dirac_model_compile(spec, &model);
+    dirac_spec_destroy(spec);
+    return model;
+}
+
+static int same(double a, double b)
+{
+    return a == b || (isnan(a) && isnan(b));
+}
+
+static const model_group *group_of(const dirac_model *m, int g)
+{
+    const model_group *groups[MODEL_CG_COUNT] = {
+        &m->lagrangian_value,    &m->gradient,           &m->hessian.values,
+        &m->constraint_values,   &m->constraint_forms.values, &m->constraint_rates,
+        &m->constraint_jacobian.values, &m->form_curvature.values, &m->forces,
+        &m->force_jacobian.values, &m->outputs,          &m->output_jacobian.values,
+        &m->thermal,             &m->wedge_coefficients,
+    };
+    return groups[g];
+}
+
+// every group alone through the generated code against its tape, at points near the
+// initial state; returns the number of values compared
+static long compare_groups(const char *name, const dirac_model *m)
+{
+    test_rng rng = { 0x5eed + (uint64_t)strlen(name) };
+    double *x = calloc((size_t)m->n_inputs + 1, sizeof *x);
+    double *work = calloc((size_t)m->work_size + 1, sizeof *work);
+    long compared = 0;
+    for (int trial = 0; trial < 3 && x && work; trial++) {
+        model_set_default_inputs(m, x);
+        for (int i = 0; i < m->n; i++) {
+            x[i] = m->q0[i] + 0.01 * test_rng_uniform(&rng, -1, 1);
+            x[m->first_v + i] = m->v0[i] + 0.01 * test_rng_uniform(&rng, -1, 1);
+        }
+        for (int i = 0; i < m->ns; i++)
+            x[m->first_s + i] = m->s0[i];
+        x[m->index_t] = 0.25 * trial;
+        for (int a = 0; a < m->m; a++)
+            x[m->first_mu + a] = test_rng_uniform(&rng, -1, 1);
+        for (int g = 0; g < MODEL_CG_COUNT; g++) {
+            const model_group *group = group_of(m, g);
+            if (group->count == 0)
+                continue;
+            ENSURE(group->module != NULL);
+            double *generated = calloc((size_t)group->count, sizeof *generated);
+            double *taped = calloc((size_t)group->count, sizeof *taped);
+            if (generated && taped && group->module) {
+                model_group_eval(group, x, work, generated);
+                expr_tape_eval(group->tape, x, work, taped);
+                for (int k = 0; k < group->count; k++, compared++)
+                    if (!same(generated[k], taped[k])) {
+                        fprintf(stderr, "  %s: group %d value %d: generated %.17g, tape %.17g\n",
+                                name, g, k, generated[k], taped[k]);
+                        ENSURE(!"generated code equals the tape");
+                        break;
+                    }
+            }
+            free(generated);
+            free(taped);
+        }
+    }
+    free(x);
+    free(work);
+    return compared;
+}
+
+enum { TRAJECTORY_STEPS = 60 };
+
+// the same run on both models; 1 if it ran on both
+static int compare_trajectories(const char *name, const dirac_model *compiled,
+                                const dirac_model *taped)
+{
+    dirac_simulate_defaults d;
+    dirac_model_simulate_defaults(compiled, &d);
+    dirac_sim_options o = { .method = d.has_method ? d.method : NULL,
+                            .dt = d.has_dt ? d.dt : 1e-3, .project_initial = 1 };
+    dirac_sim *a = NULL, *b = NULL;
+    dirac_error err;
+    if (dirac_sim_create(compiled, &o, &a, &err) != DIRAC_OK) {
+        ENSURE(dirac_sim_create(taped, &o, &b, &err) != DIRAC_OK);   // fails alike
+        dirac_sim_destroy(b);
+        return 0;
+    }
+    ENSURE_EQ_INT(dirac_sim_create(taped, &o, &b, &err), DIRAC_OK);
+    int n = dirac_model_coordinate_count(compiled);
+    int ran = b != NULL;
+    for (int step = 1; b && step <= TRAJECTORY_STEPS; step++) {
+        dirac_status sa = dirac_sim_step(a), sb = dirac_sim_step(b);
+        ENSURE_EQ_INT(sa, sb);
+        if (sa != DIRAC_OK || sb != DIRAC_OK)
+            break;
+        ENSURE_EQ_INT(dirac_sim_newton_iterations(a), dirac_sim_newton_iterations(b));
+        const double *qa = dirac_sim_q(a), *qb = dirac_sim_q(b);
+        const double *va = dirac_sim_v(a), *vb = dirac_sim_v(b);
+        for (int i = 0; i < n; i++) {
+            double tol_q = 4.0 * DBL_EPSILON * step * (1.0 + fabs(qb[i]));
+            double tol_v = 4.0 * DBL_EPSILON * step * (1.0 + fabs(vb[i]));
+            if (!(fabs(qa[i] - qb[i]) <= tol_q) || !(fabs(va[i] - vb[i]) <= tol_v)) {
+                fprintf(stderr, "  %s step %d coordinate %d: q %.17g / %.17g, v %.17g / %.17g\n",
+                        name, step, i, qa[i], qb[i], va[i], vb[i]);
+                ENSURE(!"trajectories agree");
+                step = TRAJECTORY_STEPS;
+                break;
+            }
+        }
+    }
+    dirac_sim_destroy(a);
+    dirac_sim_destroy(b);
+    return ran;
+}
+
+static void every_example_both_paths(void)
+{
+    fresh_cache();
+    const char *patterns[] = { DIRAC_SOURCE_DIR "/examples/*.dirac",
+                               DIRAC_SOURCE_DIR "/examples/*/*.dirac" };
+    int models = 0, runs = 0;
+    long values = 0;
+    for (int p = 0; p < 2; p++) {
+        glob_t g;
+        if (glob(patterns[p], 0, NULL, &g) != 0)
+            continue;
+        for (size_t f = 0; f < g.gl_pathc; f++) {
+            dirac_model *taped = compile_file(g.gl_pathv[f], DIRAC_CODEGEN_OFF);
+            if (!taped)
+                continue;   // a component file, not a model of its own
+            dirac_model *compiled = compile_file(g.gl_pathv[f], DIRAC_CODEGEN_AUTO);
+            ENSURE(compiled != NULL);
+            dirac_model_evaluation e;
+            dirac_model_evaluation_info(taped, &e);
+            ENSURE(!e.compiled);
+            dirac_model_evaluation_info(compiled, &e);
+            if (!e.compiled)
+                fprintf(stderr, "  %s: %s\n", g.gl_pathv[f], e.reason);
+            ENSURE(e.compiled);   // every example is small and a C compiler is installed
+            if (compiled && e.compiled) {
+                values += compare_groups(g.gl_pathv[f], compiled);
+                runs += compare_trajectories(g.gl_pathv[f], compiled, taped);
+                models++;
+            }
+            dirac_model_destroy(compiled);
+            dirac_model_destroy(taped);
+        }
+        globfree(&g);
+    }
+    fprintf(stderr, "  %d example models, %ld group values equal, %d trajectories agree\n",
+            models, values, runs);
+    ENSURE(models >= 20);
+    ENSURE(runs >= 15);
+    remove_cache();
+}
+
+static const char pendulum[] =
+    "model pendulum\nparameter m = 1, g = 9.81, l = 1\ncoordinate x, y\n"
+    "lagrangian m/2*(x'^2 + y'^2) - m*g*y\nconstraint rod: x^2 + y^2 = l^2\n"
+    "initial x = 0.6, y = -0.8\noutput angle = atan2(x, -y)\n";
+
+// runs 200 midpoint steps; returns the final x
+static double final_x(const dirac_model *m)
+{
+    dirac_sim_options o = { .method = "midpoint", .dt = 1e-3 };
+    dirac_sim *sim = NULL;
+    dirac_error err;
+    if (dirac_sim_create(m, &o, &sim, &err) != DIRAC_OK)
+        return NAN;
+    for (int s = 0; s < 200; s++)
+        if (dirac_sim_step(sim) != DIRAC_OK)
+            break;
+    double x = dirac_sim_q(sim)[0];
+    dirac_sim_destroy(sim);
+    return x;
+}
+
+static void second_compilation_is_cached(void)
+{
+    fresh_cache();
+    dirac_model *first = compile_text(pendulum, DIRAC_CODEGEN_AUTO);
+    dirac_model *second = compile_text(pendulum, DIRAC_CODEGEN_AUTO);
+    dirac_model_evaluation a, b;
+    dirac_model_evaluation_info(first, &a);
+    dirac_model_evaluation_info(second, &b);
+    ENSURE(a.compiled && !a.cached);
+    ENSURE(b.compiled && b.cached);
+    ENSURE_EQ_INT(a.reason[0], 0);
+    // another parameter value: constants live in a table, so the code is the same object
+    // (m = 1 would not: m*x simplifies to x; 1.5 and 3 both stay factors)
+    static const char lighter[] =
+        "model pendulum\nparameter m = 1.5, g = 9.81, l = 1\ncoordinate x, y\n"
+        "lagrangian m/2*(x'^2 + y'^2) - m*g*y\nconstraint rod: x^2 + y^2 = l^2\n"
+        "initial x = 0.6, y = -0.8\n";
+    static const char heavier[] =
+        "model pendulum\nparameter m = 3, g = 9.81, l = 1\ncoordinate x, y\n"
+        "lagrangian m/2*(x'^2 + y'^2) - m*g*y\nconstraint rod: x^2 + y^2 = l^2\n"
+        "initial x = 0.6, y = -0.8\n";
+    dirac_model *third = compile_text(lighter, DIRAC_CODEGEN_AUTO);
+    dirac_model *fourth = compile_text(heavier, DIRAC_CODEGEN_AUTO);
+    dirac_model_evaluation c, d;
+    dirac_model_evaluation_info(third, &c);
+    dirac_model_evaluation_info(fourth, &d);
+    ENSURE(c.compiled && !c.cached);
+    ENSURE(d.compiled && d.cached);
+    // the mass cancels: the same motion to rounding (relative 1e-10 over 200 steps)
+    ENSURE_NEAR(final_x(third), final_x(fourth), 1e-10);
+    int objects, others;
+    count_cache(&objects, &others);
+    ENSURE_EQ_INT(objects, 2);
+    ENSURE_EQ_INT(others, 0);
+    dirac_model_destroy(fourth);
+    dirac_model_destroy(first);
+    dirac_model_destroy(second);
+    dirac_model_destroy(third);
+    remove_cache();
+}
+
+static void corrupt_object_is_rebuilt(void)
+{
+    fresh_cache();
+    dirac_model *first = compile_text(pendulum, DIRAC_CODEGEN_AUTO);
+    dirac_model_destroy(first);
+    DIR *d = opendir(cache_dir);
+    struct dirent *e;
+    char path[512] = "";
+    while (d && (e = readdir(d)) != NULL)
+        if (!strncmp(e->d_name, "dirac-", 6))
+            snprintf(path, sizeof path, "%s/%s", cache_dir, e->d_name);
+    if (d)
+        closedir(d);
+    FILE *f = path[0] ? fopen(path, "w") : NULL;
+    ENSURE(f != NULL);
+    if (f) {
+        fputs("not a shared object", f);
+        fclose(f);
+    }
+    dirac_model *again = compile_text(pendulum, DIRAC_CODEGEN_AUTO);
+    dirac_model_evaluation info;
+    dirac_model_evaluation_info(again, &info);
+    ENSURE(info.compiled && !info.cached);
+    dirac_model_destroy(again);
+    remove_cache();
+}
+
+static void fallbacks_run_the_tapes(void)
+{
+    fresh_cache();
+    dirac_model *reference = compile_text(pendulum, DIRAC_CODEGEN_AUTO);
+    double expected = final_x(reference);
+    dirac_model_evaluation info;
+    dirac_model_evaluation_info(reference, &info);
+    ENSURE(info.compiled);
+
+    const char *saved = getenv("CC");
+    char *saved_cc = saved ? strdup(saved) : NULL;
+    static const char *const broken[] = { "/nonexistent", "no-such-compiler-anywhere", "false" };
+    static const char *const says[] = { "/nonexistent", "not on PATH", "failed" };
+    for (int k = 0; k < 3; k++) {
+        fresh_cache();   // nothing cached: the compiler must run
+        setenv("CC", broken[k], 1);
+        dirac_model *m = compile_text(pendulum, DIRAC_CODEGEN_AUTO);
+        dirac_model_evaluation_info(m, &info);
+        ENSURE(m != NULL && !info.compiled);
+        ENSURE_CONTAINS(info.reason, says[k]);
+        ENSURE(final_x(m) == expected);   // same numbers from the tapes
+        dirac_model_destroy(m);
+        remove_cache();
+    }
+    if (saved_cc)
+        setenv("CC", saved_cc, 1);
+    else
+        unsetenv("CC");
+    free(saved_cc);
+
+    fresh_cache();
+    setenv("DIRAC_CODEGEN", "off", 1);
+    dirac_model *off = compile_text(pendulum, DIRAC_CODEGEN_AUTO);
+    dirac_model_evaluation_info(off, &info);
+    ENSURE(!info.compiled);
+    ENSURE_CONTAINS(info.reason, "DIRAC_CODEGEN=off");
+    ENSURE(final_x(off) == expected);
+    unsetenv("DIRAC_CODEGEN");
+    dirac_model *option = compile_text(pendulum, DIRAC_CODEGEN_OFF);
+    dirac_model_evaluation_info(option, &info);
+    ENSURE(!info.compiled);
+    ENSURE(final_x(option) == expected);
+    int objects, others;
+    count_cache(&objects, &others);
+    ENSURE_EQ_INT(objects + others, 0);   // no compiler ran
+    dirac_model_destroy(off);
+    dirac_model_destroy(option);
+    dirac_model_destroy(reference);
+    remove_cache();
+}
+
+// a model above CODEGEN_MAX_STATEMENTS (a 400-link chain: ~11,000) runs on the tapes
+static void large_model_runs_on_the_tapes(void)
+{
+    fresh_cache();
+    dirac_spec *spec = NULL;
+    dirac_model *m = NULL;
+    ENSURE_EQ_INT(dirac_spec_load(DIRAC_SOURCE_DIR "/examples/scale/chain.dirac", &spec), DIRAC_OK);
+    ENSURE_EQ_INT(dirac_spec_set_parameter(spec, "N=400"), DIRAC_OK);
+    ENSURE_EQ_INT(dirac_model_compile(spec, &m), DIRAC_OK);
+    dirac_model_evaluation info;
+    dirac_model_evaluation_info(m, &info);
+    ENSURE(!info.compiled);
+    ENSURE_CONTAINS(info.reason, "too large");
+    dirac_sim_options o = { .method = "midpoint", .dt = 1e-3 };
+    dirac_sim *sim = NULL;
+    dirac_error err;
+    ENSURE_EQ_INT(dirac_sim_create(m, &o, &sim, &err), DIRAC_OK);
+    ENSURE_EQ_INT(dirac_sim_step(sim), DIRAC_OK);
+    dirac_sim_destroy(sim);
+    dirac_model_destroy(m);
+    dirac_spec_destroy(spec);
+    int objects, others;
+    count_cache(&objects, &others);
+    ENSURE_EQ_INT(objects + others, 0);   // no compiler ran
+    remove_cache();
+}
+
+enum { RACERS = 4 };
+
+static void *compile_racer(void *arg)
+{
+    dirac_model **out = arg;
+    static const char text[] =
+        "model racer\ncoordinate a, b\nlagrangian (a'^2 + b'^2)/2 - cosh(a - b) - a^4\n"
+        "initial a = 0.1, b = -0.2\n";
+    *out = compile_text(text, DIRAC_CODEGEN_AUTO);
+    return NULL;
+}
+
+static void threads_compile_one_model_at_once(void)
+{
+    fresh_cache();
+    pthread_t threads[RACERS];
+    dirac_model *models[RACERS] = { 0 };
+    for (int k = 0; k < RACERS; k++)
+        ENSURE_EQ_INT(pthread_create(&threads[k], NULL, compile_racer, &models[k]), 0);
+    for (int k = 0; k < RACERS; k++)
+        pthread_join(threads[k], NULL);
+    double x0 = NAN;
+    for (int k = 0; k < RACERS; k++) {
+        dirac_model_evaluation info;
+        dirac_model_evaluation_info(models[k], &info);
+        ENSURE(models[k] && info.compiled);
+        double x = final_x(models[k]);
+        if (k == 0)
+            x0 = x;
+        ENSURE(x == x0 && isfinite(x));
+        dirac_model_destroy(models[k]);
+    }
+    int objects, others;
+    count_cache(&objects, &others);
+    ENSURE_EQ_INT(objects, 1);   // one object survives the renames
+    ENSURE_EQ_INT(others, 0);    // no temporaries left behind
+    remove_cache();
+}
+
+TEST_MAIN(TEST(every_example_both_paths), TEST(second_compilation_is_cached),
+          TEST(corrupt_object_is_rebuilt), TEST(fallbacks_run_the_tapes),
+          TEST(large_model_runs_on_the_tapes),
+          TEST(threads_compile_one_model_at_once))
