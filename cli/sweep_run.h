@@ -6,6 +6,7 @@
 #ifndef DIRAC_CLI_SWEEP_RUN_H
 #define DIRAC_CLI_SWEEP_RUN_H
 
+#include "sweep_hdf5.h"
 #include "sweep_plan.h"
 
 #include <stdatomic.h>
@@ -25,7 +26,7 @@ typedef struct sweep_options {
     int strict;             // a run with quality warnings is "failed"
     double rtol, atol;      // adaptive step size when either is > 0
     long max_steps;         // 0: none for fixed steps, 1e6 for adaptive ones (as simulate)
-    const char *trajectories;   // directory for one CSV per run, or NULL
+    const char *trajectories;   // directory for one CSV per run, an HDF5 file, or NULL
 } sweep_options;
 
 // Everything a run needs; read-only while runs execute.
@@ -37,6 +38,7 @@ typedef struct sweep_job {
     int has_entropy;
     int trajectory_digits;  // width of the run number in trajectory file names
     atomic_int *stop;       // set (e.g. by SIGINT): runs end early as "interrupted"
+    sweep_h5_trajectories *trajectory_file;   // open when opt.trajectories is an HDF5 file
 } sweep_job;
 
 // Status of a run, the RESULTS column `status`.
@@ -56,6 +58,10 @@ const char *sweep_status_name(sweep_status status);
 int sweep_job_prepare(sweep_job *job);
 
 void sweep_job_free(sweep_job *job);
+
+/// The RESULTS columns: fills names[] and kinds[] (either may be NULL) and returns their
+/// count. The names point into the job or are constant.
+int sweep_result_columns(const sweep_job *job, const char **names, sweep_column_kind *kinds);
 
 /// The RESULTS header line (with '\n'), malloc'd; NULL when out of memory.
 char *sweep_header_line(const sweep_job *job);

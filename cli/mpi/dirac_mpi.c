@@ -355,9 +355,7 @@ static int work(const sweep_job *job)
 // Opens RESULTS on rank 0 (before the ranks agree to start, so a failure stops them all).
 static int open_results(const sweep_cli *cli, sweep_results *results)
 {
-    char *header = sweep_header_line(&cli->job);
-    int e = header ? sweep_results_open(results, cli->out, cli->job.plan.runs, header) : ENOMEM;
-    free(header);
+    int e = sweep_results_open(results, cli->out, &cli->job);
     if (!e)
         return 0;
     fprintf(stderr, "dirac-mpi sweep: error: cannot write '%s': %s\n", cli->out, strerror(e));
@@ -487,6 +485,14 @@ int main(int argc, char **argv)
         fflush(stderr);
         dup2(saved_stderr, 2);
         close(saved_stderr);
+    }
+    // trajectories travel no further than their rank: one HDF5 file would need them on rank 0
+    if (!rc && cli.job.opt.trajectories && sweep_hdf5_path(cli.job.opt.trajectories)) {
+        if (rank == 0)
+            fprintf(stderr, "dirac-mpi sweep: error: --trajectories '%s': an HDF5 trajectory "
+                            "file is written by 'dirac sweep' only; give a directory (one CSV "
+                            "file per run)\n", cli.job.opt.trajectories);
+        rc = 2;
     }
     sweep_results results;
     memset(&results, 0, sizeof results);
