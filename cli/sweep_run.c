@@ -282,6 +282,7 @@ typedef struct run_result {
     int warnings;           // dirac_sim_warning_count at the end
     char warning_text[2048];   // the warnings, joined by "; " (truncated if longer)
     double wall_seconds;
+    sweep_trajectory *keep;    // hand the trajectory back here (NULL: write it)
 } run_result;
 
 // The fields in the order of sweep_result_columns.
@@ -573,9 +574,9 @@ static void simulate(const sweep_job *job, long index, const dirac_model *model,
     row_buffer buffer = { NULL, 0, 0, job->columns, 0 };
     trajectory_sink sink = { NULL, NULL };
     char path[4096];
-    if (job->trajectory_file) {
+    if (job->trajectory_file || r->keep) {
         sink.buffer = &buffer;
-    } else if (job->opt.trajectories) {
+    } else if (job->opt.trajectories && !sweep_hdf5_path(job->opt.trajectories)) {
         int e = open_trajectory(job, index, &traj_file, &traj, path, sizeof path);
         if (e) {
             fail(r, SWEEP_FAILED, "cannot write '%s': %s", path, strerror(e));
@@ -610,14 +611,16 @@ static void simulate(const sweep_job *job, long index, const dirac_model *model,
             fail(r, SWEEP_FAILED, "writing '%s' failed: %s", path, strerror(e));
     }
     if (sink.buffer) {
-        // the run's group, named as the CSV file of --trajectories DIR
-        snprintf(path, sizeof path, "run_%0*ld", job->trajectory_digits, index);
-        int e = buffer.failed ? ENOMEM
-                              : sweep_h5_trajectories_write(job->trajectory_file, path, index,
-                                                            job->columns, job->column_names,
-                                                            buffer.values, buffer.rows);
+        int e = buffer.failed ? ENOMEM : 0;
+        if (!e && r->keep) {
+            r->keep->values = buffer.values;
+            r->keep->rows = buffer.rows;
+            buffer.values = NULL;
+        } else if (!e) {
+            e = sweep_write_trajectory(job, index, buffer.values, buffer.rows);
+        }
         if (e && r->status == SWEEP_OK)
-            fail(r, SWEEP_FAILED, "writing the trajectory '%s' to '%s' failed: %s", path,
+            fail(r, SWEEP_FAILED, "writing the trajectory of run %ld to '%s' failed: %s", index,
                  job->opt.trajectories, strerror(e));
     }
     free(buffer.values);
@@ -627,12 +630,31 @@ done:
     dirac_sim_destroy(sim);
 }
 
+int sweep_write_trajectory(const sweep_job *job, long index, const double *values, size_t rows)
+{
+    char name[64];   // the run's group, named as the CSV file of --trajectories DIR
+    snprintf(name, sizeof name, "run_%0*ld", job->trajectory_digits, index);
+    return sweep_h5_trajectories_write(job->trajectory_file, name, index, job->columns,
+                                       job->column_names, values, rows);
+}
+
 char *sweep_run_line(const sweep_job *job, long index, sweep_status *status)
+{
+    return sweep_run_line_keep(job, index, status, NULL);
+}
+
+char *sweep_run_line_keep(const sweep_job *job, long index, sweep_status *status,
+                          sweep_trajectory *trajectory)
 {
     double start = now_seconds();
     run_result r;
     memset(&r, 0, sizeof r);
     r.status = SWEEP_OK;
+    r.keep = trajectory;
+    if (trajectory) {
+        trajectory->values = NULL;
+        trajectory->rows = 0;
+    }
     r.final = malloc((size_t)job->columns * sizeof *r.final);
     if (!r.final)
         return NULL;

@@ -70,6 +70,20 @@ char *sweep_header_line(const sweep_job *job);
 /// NULL only when out of memory.
 char *sweep_run_line(const sweep_job *job, long index, sweep_status *status);
 
+// A run's trajectory handed back to the caller (rows × job->columns values, malloc'd).
+typedef struct sweep_trajectory {
+    double *values;
+    size_t rows;   // 0: the run did not start (no trajectory)
+} sweep_trajectory;
+
+/// As sweep_run_line, for an HDF5 trajectory file written elsewhere (dirac-mpi's rank 0): the
+/// run's trajectory is handed back in *trajectory instead of being written.
+char *sweep_run_line_keep(const sweep_job *job, long index, sweep_status *status,
+                          sweep_trajectory *trajectory);
+
+/// Writes run `index`'s trajectory into job->trajectory_file; 0 or an errno value.
+int sweep_write_trajectory(const sweep_job *job, long index, const double *values, size_t rows);
+
 /// A RESULTS line for a run that did not run (status INTERRUPTED or LOST) with a message.
 char *sweep_missing_line(const sweep_job *job, long index, sweep_status status,
                          const char *message);
