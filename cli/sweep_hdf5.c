@@ -65,26 +65,103 @@ int sweep_h5_trajectories_close(sweep_h5_trajectories *file)
 
 #include <hdf5.h>
 
+// Constants such as H5F_ACC_TRUNC expand to calls of H5check_version and H5open, which are not
+// linked: load_hdf5 calls H5open (through its pointer) before anything else.
+#undef H5CHECK
+#define H5CHECK
+#undef H5OPEN
+#define H5OPEN
+
+
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 
+// The library is loaded when a sweep first writes HDF5 (dlopen), not when the tool starts:
+// linked in, it and its own dependencies (curl, crypto, ...) would take tens of MB of address
+// space from every command, which matters under `ulimit -v` (tests/cli_reliability.sh).
+#define HDF5_FUNCTIONS(X) \
+    X(H5open) \
+    X(H5Eset_auto2) \
+    X(H5Tcopy) \
+    X(H5Tset_size) \
+    X(H5Tset_cset) \
+    X(H5Tcreate) \
+    X(H5Tinsert) \
+    X(H5Tclose) \
+    X(H5Fcreate) \
+    X(H5Fflush) \
+    X(H5Fclose) \
+    X(H5Screate_simple) \
+    X(H5Screate) \
+    X(H5Sselect_hyperslab) \
+    X(H5Sclose) \
+    X(H5Pcreate) \
+    X(H5Pset_chunk) \
+    X(H5Pclose) \
+    X(H5Dcreate2) \
+    X(H5Dset_extent) \
+    X(H5Dget_space) \
+    X(H5Dwrite) \
+    X(H5Dclose) \
+    X(H5Gcreate2) \
+    X(H5Gclose) \
+    X(H5Acreate2) \
+    X(H5Awrite) \
+    X(H5Aclose) \
+
+#define HDF5_VARIABLES(X) \
+    X(H5T_C_S1_g) X(H5T_NATIVE_INT64_g) X(H5T_NATIVE_DOUBLE_g) X(H5P_CLS_DATASET_CREATE_ID_g)
+
+#define HDF5_FIELD(name) __typeof__(&name) name;
+static struct {
+    HDF5_FUNCTIONS(HDF5_FIELD)
+    HDF5_VARIABLES(HDF5_FIELD)
+    int loaded;   // 1: loaded, -1: not found
+} api;
+
 static pthread_mutex_t hdf5_lock = PTHREAD_MUTEX_INITIALIZER;
+
+// Loads the library once; 0, or ENOTSUP when it or one of its symbols is missing. Called with
+// hdf5_lock held.
+static int load_hdf5(void)
+{
+    if (api.loaded)
+        return api.loaded > 0 ? 0 : ENOTSUP;
+    api.loaded = -1;
+    void *lib = dlopen(DIRAC_HDF5_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        lib = dlopen(DIRAC_HDF5_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        return ENOTSUP;
+    void *symbol;
+#define HDF5_LOAD(name)                                                                        \
+    if (!(symbol = dlsym(lib, #name)))                                                         \
+        return ENOTSUP;                                                                        \
+    memcpy(&api.name, &symbol, sizeof symbol);   /* object to function pointer (POSIX) */
+    HDF5_FUNCTIONS(HDF5_LOAD)
+    HDF5_VARIABLES(HDF5_LOAD)
+    if (api.H5open() < 0)   // sets the library's type and class identifiers (the _g variables)
+        return ENOTSUP;
+    api.loaded = 1;
+    return 0;
+}
 
 int sweep_hdf5_available(void) { return 1; }
 
 // HDF5 prints its error stack to stderr by default; the tool reports errors itself.
 static void silence_hdf5(void)
 {
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    api.H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
 // A variable-length UTF-8 string type (the caller closes it).
 static hid_t text_type(void)
 {
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, H5T_VARIABLE);
-    H5Tset_cset(t, H5T_CSET_UTF8);
+    hid_t t = api.H5Tcopy(*api.H5T_C_S1_g);
+    api.H5Tset_size(t, H5T_VARIABLE);
+    api.H5Tset_cset(t, H5T_CSET_UTF8);
     return t;
 }
 
@@ -128,32 +205,37 @@ int sweep_h5_table_open(const char *path, int columns, char *const *names,
         sweep_h5_table_close(t);
         return ENOMEM;
     }
-    int e = 0;
     pthread_mutex_lock(&hdf5_lock);
+    int e = load_hdf5();
+    if (e) {
+        pthread_mutex_unlock(&hdf5_lock);
+        sweep_h5_table_close(t);
+        return e;
+    }
     silence_hdf5();
     hid_t text = text_type();
-    t->type = H5Tcreate(H5T_COMPOUND, size);
+    t->type = api.H5Tcreate(H5T_COMPOUND, size);
     for (int k = 0; !e && k < columns; k++) {
-        hid_t member = kinds[k] == SWEEP_COLUMN_INTEGER ? H5T_NATIVE_INT64
-                       : kinds[k] == SWEEP_COLUMN_REAL  ? H5T_NATIVE_DOUBLE
+        hid_t member = kinds[k] == SWEEP_COLUMN_INTEGER ? *api.H5T_NATIVE_INT64_g
+                       : kinds[k] == SWEEP_COLUMN_REAL  ? *api.H5T_NATIVE_DOUBLE_g
                                                         : text;
-        if (H5Tinsert(t->type, names[k], t->offsets[k], member) < 0)
+        if (api.H5Tinsert(t->type, names[k], t->offsets[k], member) < 0)
             e = EINVAL;   // e.g. two columns of the same name
     }
-    H5Tclose(text);
+    api.H5Tclose(text);
     if (!e) {
-        t->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        t->file = api.H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
         e = t->file < 0 ? EACCES : 0;
     }
     if (!e) {
         hsize_t zero = 0, unlimited = H5S_UNLIMITED, chunk = 256;
-        hid_t space = H5Screate_simple(1, &zero, &unlimited);
-        hid_t plist = H5Pcreate(H5P_DATASET_CREATE);
-        H5Pset_chunk(plist, 1, &chunk);
-        t->dataset = H5Dcreate2(t->file, "results", t->type, space, H5P_DEFAULT, plist,
+        hid_t space = api.H5Screate_simple(1, &zero, &unlimited);
+        hid_t plist = api.H5Pcreate(*api.H5P_CLS_DATASET_CREATE_ID_g);
+        api.H5Pset_chunk(plist, 1, &chunk);
+        t->dataset = api.H5Dcreate2(t->file, "results", t->type, space, H5P_DEFAULT, plist,
                                 H5P_DEFAULT);
-        H5Pclose(plist);
-        H5Sclose(space);
+        api.H5Pclose(plist);
+        api.H5Sclose(space);
         e = t->dataset < 0 ? EIO : 0;
     }
     pthread_mutex_unlock(&hdf5_lock);
@@ -234,18 +316,18 @@ int sweep_h5_table_append(sweep_h5_table *t, const char *line)
     int e = 0;
     pthread_mutex_lock(&hdf5_lock);
     hsize_t rows = t->rows + 1, start = t->rows, one = 1;
-    if (H5Dset_extent(t->dataset, &rows) < 0) {
+    if (api.H5Dset_extent(t->dataset, &rows) < 0) {
         e = EIO;
     } else {
-        hid_t file_space = H5Dget_space(t->dataset);
-        hid_t memory_space = H5Screate_simple(1, &one, NULL);
-        H5Sselect_hyperslab(file_space, H5S_SELECT_SET, &start, NULL, &one, NULL);
-        if (H5Dwrite(t->dataset, t->type, memory_space, file_space, H5P_DEFAULT, t->record) < 0)
+        hid_t file_space = api.H5Dget_space(t->dataset);
+        hid_t memory_space = api.H5Screate_simple(1, &one, NULL);
+        api.H5Sselect_hyperslab(file_space, H5S_SELECT_SET, &start, NULL, &one, NULL);
+        if (api.H5Dwrite(t->dataset, t->type, memory_space, file_space, H5P_DEFAULT, t->record) < 0)
             e = EIO;
         else
             t->rows = rows;
-        H5Sclose(memory_space);
-        H5Sclose(file_space);
+        api.H5Sclose(memory_space);
+        api.H5Sclose(file_space);
     }
     pthread_mutex_unlock(&hdf5_lock);
     return e;
@@ -254,7 +336,7 @@ int sweep_h5_table_append(sweep_h5_table *t, const char *line)
 int sweep_h5_table_flush(sweep_h5_table *t)
 {
     pthread_mutex_lock(&hdf5_lock);
-    int e = H5Fflush(t->file, H5F_SCOPE_LOCAL) < 0 ? EIO : 0;
+    int e = api.H5Fflush(t->file, H5F_SCOPE_LOCAL) < 0 ? EIO : 0;
     pthread_mutex_unlock(&hdf5_lock);
     return e;
 }
@@ -265,11 +347,11 @@ int sweep_h5_table_close(sweep_h5_table *t)
         return 0;
     int e = 0;
     pthread_mutex_lock(&hdf5_lock);
-    if (t->dataset >= 0 && H5Dclose(t->dataset) < 0)
+    if (t->dataset >= 0 && api.H5Dclose(t->dataset) < 0)
         e = EIO;
     if (t->type >= 0)
-        H5Tclose(t->type);
-    if (t->file >= 0 && H5Fclose(t->file) < 0)
+        api.H5Tclose(t->type);
+    if (t->file >= 0 && api.H5Fclose(t->file) < 0)
         e = EIO;
     pthread_mutex_unlock(&hdf5_lock);
     free(t->kinds);
@@ -293,8 +375,13 @@ int sweep_h5_trajectories_open(const char *path, sweep_h5_trajectories **out)
     if (!f)
         return ENOMEM;
     pthread_mutex_lock(&hdf5_lock);
+    if (load_hdf5()) {
+        pthread_mutex_unlock(&hdf5_lock);
+        free(f);
+        return ENOTSUP;
+    }
     silence_hdf5();
-    f->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    f->file = api.H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     pthread_mutex_unlock(&hdf5_lock);
     if (f->file < 0) {
         free(f);
@@ -310,46 +397,46 @@ int sweep_h5_trajectories_write(sweep_h5_trajectories *f, const char *name, long
 {
     int e = 0;
     pthread_mutex_lock(&hdf5_lock);
-    hid_t group = H5Gcreate2(f->file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t group = api.H5Gcreate2(f->file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (group < 0) {
         pthread_mutex_unlock(&hdf5_lock);
         return EIO;
     }
     // the run's index as an attribute of its group
-    hid_t scalar = H5Screate(H5S_SCALAR);
+    hid_t scalar = api.H5Screate(H5S_SCALAR);
     int64_t run = index;
-    hid_t attribute = H5Acreate2(group, "index", H5T_NATIVE_INT64, scalar, H5P_DEFAULT,
+    hid_t attribute = api.H5Acreate2(group, "index", *api.H5T_NATIVE_INT64_g, scalar, H5P_DEFAULT,
                                  H5P_DEFAULT);
-    if (attribute < 0 || H5Awrite(attribute, H5T_NATIVE_INT64, &run) < 0)
+    if (attribute < 0 || api.H5Awrite(attribute, *api.H5T_NATIVE_INT64_g, &run) < 0)
         e = EIO;
     if (attribute >= 0)
-        H5Aclose(attribute);
-    H5Sclose(scalar);
+        api.H5Aclose(attribute);
+    api.H5Sclose(scalar);
     // the rows × columns dataset
     hsize_t dims[2] = { (hsize_t)rows, (hsize_t)columns };
-    hid_t space = H5Screate_simple(2, dims, NULL);
-    hid_t dataset = H5Dcreate2(group, "trajectory", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT,
+    hid_t space = api.H5Screate_simple(2, dims, NULL);
+    hid_t dataset = api.H5Dcreate2(group, "trajectory", *api.H5T_NATIVE_DOUBLE_g, space, H5P_DEFAULT,
                                H5P_DEFAULT, H5P_DEFAULT);
     if (dataset < 0 ||
-        (rows > 0 && H5Dwrite(dataset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+        (rows > 0 && api.H5Dwrite(dataset, *api.H5T_NATIVE_DOUBLE_g, H5S_ALL, H5S_ALL, H5P_DEFAULT,
                               values) < 0))
         e = EIO;
-    H5Sclose(space);
+    api.H5Sclose(space);
     // the column names: a 1-D attribute of strings
     if (dataset >= 0) {
         hsize_t n = (hsize_t)columns;
-        hid_t names_space = H5Screate_simple(1, &n, NULL);
+        hid_t names_space = api.H5Screate_simple(1, &n, NULL);
         hid_t text = text_type();
-        attribute = H5Acreate2(dataset, "columns", text, names_space, H5P_DEFAULT, H5P_DEFAULT);
-        if (attribute < 0 || H5Awrite(attribute, text, names) < 0)
+        attribute = api.H5Acreate2(dataset, "columns", text, names_space, H5P_DEFAULT, H5P_DEFAULT);
+        if (attribute < 0 || api.H5Awrite(attribute, text, names) < 0)
             e = EIO;
         if (attribute >= 0)
-            H5Aclose(attribute);
-        H5Tclose(text);
-        H5Sclose(names_space);
-        H5Dclose(dataset);
+            api.H5Aclose(attribute);
+        api.H5Tclose(text);
+        api.H5Sclose(names_space);
+        api.H5Dclose(dataset);
     }
-    H5Gclose(group);
+    api.H5Gclose(group);
     pthread_mutex_unlock(&hdf5_lock);
     return e;
 }
@@ -359,7 +446,7 @@ int sweep_h5_trajectories_close(sweep_h5_trajectories *f)
     if (!f)
         return 0;
     pthread_mutex_lock(&hdf5_lock);
-    int e = H5Fclose(f->file) < 0 ? EIO : 0;
+    int e = api.H5Fclose(f->file) < 0 ? EIO : 0;
     pthread_mutex_unlock(&hdf5_lock);
     free(f);
     return e;
