@@ -3,8 +3,9 @@
 // trajectories as one file with a group `/run_NNNNNN` per run holding a 2-D dataset
 // `trajectory` (rows × columns, doubles) with the column names in its attribute `columns`.
 //
-// Built with HDF5 when CMake finds it (DIRAC_HAVE_HDF5); without it every open fails with
-// ENOTSUP and sweep_hdf5_available() is 0. Every call takes one process-wide lock: HDF5's
+// Built with HDF5 when CMake finds it (DIRAC_HAVE_HDF5; the library is loaded with dlopen at
+// the first open); without it, or when the library cannot be loaded, every open fails with
+// ENOTSUP, and without it sweep_hdf5_available() is 0. Every call takes one process-wide lock: HDF5's
 // serial library is not thread-safe, and the sweep's threads write trajectories while the
 // results are written.
 #ifndef DIRAC_CLI_SWEEP_HDF5_H
