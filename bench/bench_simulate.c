@@ -139,6 +139,7 @@ static void check_agreement(const problem *pb)
     printf("|---|---|---|---|---|---|\n");
     // reference: RATTLE with h/64 of the smallest h
     const double hs[3] = { 0.02, 0.01, 0.005 };
+    double specialised = 0.0;   // the straight-line RATTLE against the general chain code
     rattle_chain ref;
     double h_ref = hs[2] / 64;
     create_rattle(pb, h_ref, &ref);
@@ -150,16 +151,19 @@ static void check_agreement(const problem *pb)
         double h = hs[j];
         long steps = lround(t_end / h);
         dirac_sim *sim = create_sim(pb, "midpoint", h);
-        rattle_chain c;
+        rattle_chain c, general;
         create_rattle(pb, h, &c);
+        create_rattle(pb, h, &general);
         double dq = 0.0, dp = 0.0;
         for (long k = 0; k < steps; k++) {
             if (dirac_sim_step(sim) != DIRAC_OK)
                 fail("midpoint", dirac_sim_errmsg(sim));
-            if (rattle_chain_step(&c) != 0)
+            if (rattle_chain_step(&c) != 0 || rattle_chain_step_general(&general) != 0)
                 fail("rattle", "Newton did not converge");
             const double *q = dirac_sim_q(sim), *p = dirac_sim_p(sim);
             for (int i = 0; i < n; i++) {
+                specialised = fmax(specialised, fabs(general.q[i] - c.q[i]));
+                specialised = fmax(specialised, fabs(general.p[i] - c.p[i]));
                 dq = fmax(dq, fabs(q[i] - c.q[i]));
                 dp = fmax(dp, fabs(p[i] - c.p[i]));
             }
@@ -171,6 +175,8 @@ static void check_agreement(const problem *pb)
         printf("| %g | %.2e | %.2e | %.2e | %.2e | %.2e |\n", h, dq, dp, de, err, h * h);
         dirac_sim_destroy(sim);
     }
+    printf("\nspecialised hand RATTLE vs its general chain code: max |Δq|, |Δp| = %.2e\n",
+           specialised);
 }
 
 // ---------------------------------------------------------------------------------------

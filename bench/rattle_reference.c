@@ -64,7 +64,139 @@ static inline double form_sum(int links, const double *d, const double *lambda, 
     return f;
 }
 
+// The pendulum (one link): λ is a scalar. With q_{k+1}(λ) = q̂ + k λ q_k, k = h²/m (q̂ the
+// unconstrained drift), Newton on r(λ) = |q_{k+1}(λ)|² − l², r' = 2k q_{k+1}·q_k, warm-started
+// from the last multiplier: two iterations at practical steps. Same convergence test as the
+// general chain below (position update relative to max |q_{k+1}|).
+static int step_one_link(rattle_chain *c)
+{
+    const double h = c->h, half = 0.5 * h, m = c->m[0], im = 1.0 / m, l2 = c->l[0] * c->l[0];
+    const double tol = max_of(c->rtol, 16.0 * DBL_EPSILON);
+    const double x = c->q[0], y = c->q[1], px = c->p[0], py = c->p[1] - half * m * c->g;
+    const double fx = x + h * im * px, fy = y + h * im * py, k = h * h * im;
+    const double qscale = max_of(fabs(x), fabs(y));
+    double lambda = c->mu[0], x1 = fx, y1 = fy;
+    int it = 0, converged = 0;
+    while (!converged && it < c->max_iterations) {
+        it++;
+        x1 = fx + k * lambda * x;
+        y1 = fy + k * lambda * y;
+        double r = x1 * x1 + y1 * y1 - l2, slope = 2.0 * k * (x1 * x + y1 * y);
+        double step = r / slope;
+        if (!isfinite(step))
+            return -1;
+        lambda -= step;
+        converged = fabs(k * step) * qscale <= tol * max_of(fabs(x1), fabs(y1));
+    }
+    c->iterations = it;
+    if (!converged)
+        return -1;
+    // p_{k+1/2}, q_{k+1}; velocity stage q_{k+1}·(p̂ + 2ν q_{k+1}) = 0:
+    // ν = −q_{k+1}·p̂ / (2 |q_{k+1}|²)
+    double kx = h * lambda * x, ky = h * lambda * y;   // h/2 Gᵀλ, G = 2 q_kᵀ
+    double qx = px + kx, qy = py + ky - half * m * c->g;
+    x1 = fx + h * im * kx;
+    y1 = fy + h * im * ky;
+    double nu = -0.5 * (x1 * qx + y1 * qy) / (x1 * x1 + y1 * y1);
+    qx += 2.0 * nu * x1;
+    qy += 2.0 * nu * y1;
+    if (!isfinite(qx) || !isfinite(qy) || !isfinite(x1) || !isfinite(y1))
+        return -1;
+    c->q[0] = x1;
+    c->q[1] = y1;
+    c->p[0] = qx;
+    c->p[1] = qy;
+    c->mu[0] = nu / half;
+    c->t += h;
+    return 0;
+}
+
+// The double pendulum (two links): λ ∈ R², the 2x2 Newton matrix and the velocity stage's
+// 2x2 system solved in closed form (Cramer), rods d_1 = q_1, d_2 = q_2 − q_1.
+static int step_two_links(rattle_chain *c)
+{
+    const double h = c->h, half = 0.5 * h, c2 = 0.5 * h * h;
+    const double tol = max_of(c->rtol, 16.0 * DBL_EPSILON);
+    const double im0 = 1.0 / c->m[0], im1 = 1.0 / c->m[1];
+    const double l0 = c->l[0] * c->l[0], l1 = c->l[1] * c->l[1];
+    const double ax = c->q[0], ay = c->q[1], bx = c->q[2] - c->q[0], by = c->q[3] - c->q[1];
+    const double p0x = c->p[0], p0y = c->p[1] - half * c->m[0] * c->g;
+    const double p1x = c->p[2], p1y = c->p[3] - half * c->m[1] * c->g;
+    const double f0x = c->q[0] + h * im0 * p0x, f0y = c->q[1] + h * im0 * p0y;
+    const double f1x = c->q[2] + h * im1 * p1x, f1y = c->q[3] + h * im1 * p1y;
+    double l_a = c->mu[0], l_b = c->mu[1];
+    double x0 = f0x, y0 = f0y, x1 = f1x, y1 = f1y;
+    int it = 0, converged = 0;
+    while (!converged && it < c->max_iterations) {
+        it++;
+        // q_{k+1}(λ) = q̂ + h²/2 M⁻¹ G(q_k)ᵀ λ; G(q_k)ᵀ λ = (2λ_a a − 2λ_b b, 2λ_b b)
+        double g0x = 2.0 * (l_a * ax - l_b * bx), g0y = 2.0 * (l_a * ay - l_b * by);
+        double g1x = 2.0 * l_b * bx, g1y = 2.0 * l_b * by;
+        x0 = f0x + c2 * im0 * g0x;
+        y0 = f0y + c2 * im0 * g0y;
+        x1 = f1x + c2 * im1 * g1x;
+        y1 = f1y + c2 * im1 * g1y;
+        double ux = x0, uy = y0, wx = x1 - x0, wy = y1 - y0;   // rods at q_{k+1}
+        double r0 = ux * ux + uy * uy - l0, r1 = wx * wx + wy * wy - l1;
+        double j00 = 4.0 * c2 * (ux * ax + uy * ay) * im0;
+        double j01 = -4.0 * c2 * (ux * bx + uy * by) * im0;
+        double j10 = -4.0 * c2 * (wx * ax + wy * ay) * im0;
+        double j11 = 4.0 * c2 * (wx * bx + wy * by) * (im0 + im1);
+        double det = j00 * j11 - j01 * j10;
+        double da = (j11 * r0 - j01 * r1) / det, db = (j00 * r1 - j10 * r0) / det;
+        if (!isfinite(da) || !isfinite(db))
+            return -1;
+        l_a -= da;
+        l_b -= db;
+        double e0 = c2 * im0 * 2.0 * max_of(fabs(da * ax - db * bx), fabs(da * ay - db * by));
+        double e1 = c2 * im1 * 2.0 * max_of(fabs(db * bx), fabs(db * by));
+        double qmax = max_of(max_of(fabs(x0), fabs(y0)), max_of(fabs(x1), fabs(y1)));
+        converged = max_of(e0, e1) <= tol * qmax;
+    }
+    c->iterations = it;
+    if (!converged)
+        return -1;
+    // p_{k+1/2} = p̂ + h/2 G(q_k)ᵀ λ, q_{k+1}, then the second half kick of gravity
+    double k0x = h * (l_a * ax - l_b * bx), k0y = h * (l_a * ay - l_b * by);
+    double k1x = h * l_b * bx, k1y = h * l_b * by;
+    x0 = f0x + h * im0 * k0x;
+    y0 = f0y + h * im0 * k0y;
+    x1 = f1x + h * im1 * k1x;
+    y1 = f1y + h * im1 * k1y;
+    double s0x = p0x + k0x, s0y = p0y + k0y - half * c->m[0] * c->g;
+    double s1x = p1x + k1x, s1y = p1y + k1y - half * c->m[1] * c->g;
+    // velocity stage: (G M⁻¹ Gᵀ) ν = −G M⁻¹ p̂ at q_{k+1}, p_{k+1} = p̂ + Gᵀ ν
+    double ux = x0, uy = y0, wx = x1 - x0, wy = y1 - y0;
+    double v0x = im0 * s0x, v0y = im0 * s0y, v1x = im1 * s1x - v0x, v1y = im1 * s1y - v0y;
+    double b0 = -2.0 * (ux * v0x + uy * v0y), b1 = -2.0 * (wx * v1x + wy * v1y);
+    double a00 = 4.0 * (ux * ux + uy * uy) * im0, a11 = 4.0 * (wx * wx + wy * wy) * (im0 + im1);
+    double a01 = -4.0 * (ux * wx + uy * wy) * im0;
+    double det = a00 * a11 - a01 * a01;
+    double n0 = (a11 * b0 - a01 * b1) / det, n1 = (a00 * b1 - a01 * b0) / det;
+    s0x += 2.0 * (n0 * ux - n1 * wx);
+    s0y += 2.0 * (n0 * uy - n1 * wy);
+    s1x += 2.0 * n1 * wx;
+    s1y += 2.0 * n1 * wy;
+    if (!isfinite(s0x + s0y + s1x + s1y + x0 + y0 + x1 + y1))
+        return -1;
+    c->q[0] = x0, c->q[1] = y0, c->q[2] = x1, c->q[3] = y1;
+    c->p[0] = s0x, c->p[1] = s0y, c->p[2] = s1x, c->p[3] = s1y;
+    c->mu[0] = n0 / half;
+    c->mu[1] = n1 / half;
+    c->t += h;
+    return 0;
+}
+
 int rattle_chain_step(rattle_chain *c)
+{
+    if (c->links == 1)
+        return step_one_link(c);
+    if (c->links == 2)
+        return step_two_links(c);
+    return rattle_chain_step_general(c);
+}
+
+int rattle_chain_step_general(rattle_chain *c)
 {
     enum { MAXN = 2 * RATTLE_MAX_LINKS };
     const int links = c->links, n = 2 * links;

@@ -38,7 +38,12 @@ int rattle_chain_init(rattle_chain *c, int links, const double *m, const double 
                       double h, double rtol, const double *q0, const double *v0);
 
 /// One RATTLE step; 0 on success, −1 if Newton did not converge (the state is then unchanged).
+/// One and two links take specialised straight-line code (scalar and closed-form 2x2 solves,
+/// the tight baseline of bench_simulate); longer chains the general tridiagonal code.
 int rattle_chain_step(rattle_chain *c);
+
+/// The general code for any number of links (tests the specialised ones in bench_simulate).
+int rattle_chain_step_general(rattle_chain *c);
 
 /// Total energy Σ |p_i|²/(2 m_i) + m_i g y_i.
 double rattle_chain_energy(const rattle_chain *c);

@@ -50,6 +50,7 @@
 #include "csv_output.h"
 #include "exit_status.h"
 #include "input_table.h"
+#include "library_message.h"
 #include "output_times.h"
 #include "state_file.h"
 #include "json_output.h"
@@ -203,6 +204,8 @@ static int bad_input(const char *fmt, const char *a, const char *b)
 
 static void print_message(const char *prefix, const char *msg)
 {
+    char said[2048];
+    msg = cli_library_message(msg, said, sizeof said);   // options.dt -> --dt
     fprintf(stderr, "dirac simulate: %s%s", prefix, msg);
     if (!*msg || msg[strlen(msg) - 1] != '\n')
         fputc('\n', stderr);
@@ -748,6 +751,8 @@ static int write_summary(FILE *f, const sim_args *a, const sim_settings *s, cons
                               : st->interrupted ? "interrupted"
                               : st->stopped     ? "stopped"
                                                 : "ok");
+    // the summary keeps the library's words (as dirac.Simulation's summary in Python does);
+    // the messages on stderr show the tool's flags (print_message)
     json_string(&w, "error", st->error);
     json_number(&w, "dt", s->dt);
     json_integer(&w, "steps", st->run.steps);

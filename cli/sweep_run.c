@@ -3,6 +3,7 @@
 
 #include "sweep_run.h"
 #include "csv_output.h"
+#include "library_message.h"
 #include "output_file.h"
 
 #include <dirac/dirac.h>
@@ -334,6 +335,7 @@ static void fail(run_result *r, sweep_status status, const char *format, ...)
     va_start(args, format);
     vsnprintf(r->message, sizeof r->message, format, args);
     va_end(args);
+    cli_library_message_in_place(r->message);
     r->status = status;
 }
 
@@ -598,9 +600,12 @@ static void simulate(const sweep_job *job, long index, const dirac_model *model,
     r->warnings = dirac_sim_warning_count(sim);
     size_t used = 0;
     for (int k = 0; k < r->warnings && used < sizeof r->warning_text; k++) {
-        int n = snprintf(r->warning_text + used, sizeof r->warning_text - used, "%s%s",
-                         k ? "; " : "", dirac_sim_warning(sim, k));
-        used += n > 0 ? (size_t)n : 0;
+        snprintf(r->warning_text + used, sizeof r->warning_text - used, "%s%s", k ? "; " : "",
+                 dirac_sim_warning(sim, k));
+        cli_library_message_in_place(r->warning_text + used);
+        used = strlen(r->warning_text);
+        if (used + 1 >= sizeof r->warning_text)
+            break;   // truncated
     }
     if (r->warnings > 0 && job->opt.strict && r->status == SWEEP_OK)
         fail(r, SWEEP_FAILED, r->warnings == 1 ? "the run raised a warning and --strict was given"

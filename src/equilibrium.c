@@ -114,8 +114,7 @@ typedef struct equilibrium_solve {
     double *z, *trial, *r, *dz, *jd;
     void *block;
     analysis_point pt;
-    linsolve ls;
-    int have_ls;
+    linsolve *ls;             // sparse solves (NULL when dense)
 } equilibrium_solve;
 
 static void solve_layout(mem_plan *p, equilibrium_solve *e)
@@ -138,16 +137,14 @@ static dirac_status solve_init(equilibrium_solve *e, dirac_error *err)
     e->block = plan.block;
     dirac_status status = analysis_point_init(&e->pt, e->m, err);
     if (status == DIRAC_OK && !e->dense) {
-        status = linsolve_init(&e->ls, e->size, true, err);
-        e->have_ls = status == DIRAC_OK;
+        status = linsolve_create(e->size, true, &e->ls, err);
     }
     return status;
 }
 
 static void solve_free(equilibrium_solve *e)
 {
-    if (e->have_ls)
-        linsolve_free(&e->ls);
+    linsolve_destroy(e->ls);
     analysis_point_free(&e->pt);
     mem_free(NULL, e->block);
 }
@@ -157,18 +154,18 @@ static dirac_status sparse_direction(equilibrium_solve *e, dirac_error *err)
 {
     const dirac_model *m = e->m;
     int n = m->n;
-    jacobian_sink sink = { .ls = &e->ls, .size = e->size, .sign = 1.0 };
-    if (!e->ls.has_pattern) {
-        linsolve_begin_pattern(&e->ls);
+    jacobian_sink sink = { .ls = e->ls, .size = e->size, .sign = 1.0 };
+    if (!linsolve_has_pattern(e->ls)) {
+        linsolve_begin_pattern(e->ls);
         jacobian(&e->pt, &sink);
-        dirac_status status = linsolve_end_pattern(&e->ls, err);
+        dirac_status status = linsolve_end_pattern(e->ls, err);
         if (status != DIRAC_OK)
             return status;
     }
-    linsolve_zero(&e->ls);
+    linsolve_zero(e->ls);
     jacobian(&e->pt, &sink);
     int bad = -1;
-    if (linsolve_factor(&e->ls, &bad) != DIRAC_OK) {
+    if (linsolve_factor(e->ls, &bad) != DIRAC_OK) {
         const char *what = bad >= 0 && bad < n ? m->coord_names[bad]
                            : bad >= n && bad < e->size ? m->constraints[bad - n].name : "?";
         return error_set(err, DIRAC_ERR_SINGULAR,
@@ -179,7 +176,7 @@ static dirac_status sparse_direction(equilibrium_solve *e, dirac_error *err)
     }
     for (int i = 0; i < e->size; i++)
         e->dz[i] = -e->r[i];
-    linsolve_solve(&e->ls, e->dz);
+    linsolve_solve(e->ls, e->dz);
     return DIRAC_OK;
 }
 

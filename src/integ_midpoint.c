@@ -43,14 +43,20 @@ void midpoint_layout(const dirac_sim *sim, void *state, sim_layout *l)
     st->s_old = sim_layout_doubles(l, ns);
     st->dq = sim_layout_doubles(l, n);
     st->residual = sim_layout_doubles(l, stage1);
+    st->positions = (predictor){ (int)stage1,
+                                 sim_layout_doubles(l, predictor_memory_size((int)stage1)) };
+    st->velocities = (predictor){ (int)(n + mc),
+                                  sim_layout_doubles(l, predictor_memory_size((int)(n + mc))) };
     sim_layout_newton(l, (int)stage1);
     sim_layout_newton(l, (int)(n + mc));
 }
 
-// Degenerate Lagrangians need the node-velocity workspace (sim_degenerate.c).
+// Degenerate Lagrangians need the node-velocity workspace (sim_degenerate.c); the predictor
+// makes simplified Newton pay (newton.h).
 dirac_status midpoint_init(dirac_sim *sim, void *state)
 {
     (void)state;
+    sim->nw.simplified = true;
     return sim_degenerate_init(sim);
 }
 
@@ -189,7 +195,7 @@ static void name_velocity_rows(const dirac_sim *sim, int index, char *buf, size_
         sim_name_coordinate_rows(sim, index, buf, size);
 }
 
-// Stage 2's unknowns [v_{k+1} | ν] from the guess (v̄, λ).
+// Stage 2's unknowns [v_{k+1} | ν] from the guess (v̄, λ), or extrapolated from the last steps.
 static void velocity_guess(const dirac_sim *sim, midpoint_state *st)
 {
     int n = sim->n;
@@ -201,19 +207,18 @@ static void velocity_guess(const dirac_sim *sim, midpoint_state *st)
         st->z[n + a] = st->lambda[a];
         st->block[n + a] = 5;
     }
+    if (!sim->nw.full)
+        predictor_predict(&st->velocities, n + sim->mc, sim->t + sim->h, sim->t, sim->h, st->z);
 }
 
-dirac_status midpoint_step(dirac_sim *sim, void *state)
+// Stage 1: increments, entropies and λ from the guess Δq = h v_k; the temperatures at the
+// converged midpoint must be positive. Leaves Δq, λ and S_k in the state.
+static dirac_status solve_positions(midpoint_ctx *cx, int *iterations)
 {
-    midpoint_state *st = state;
-    midpoint_ctx cx = { sim, st };
-    const dirac_model *m = sim->model;
-    int n = sim->n, ns = sim->ns, mc = sim->mc;
-    double h = sim->h, *z = st->z, *qbar = st->qbar, *vbar = st->vbar, *q1 = st->q1;
-    double *pstar = st->pstar, *lambda = st->lambda, *sbar = st->sbar, *s_old = st->s_old;
-    double *dq = st->dq;
-    int *block = st->block;
-    // stage 1: increments, entropies and λ, from the guess Δq = h v_k
+    dirac_sim *sim = cx->sim;
+    midpoint_state *st = cx->st;
+    int n = sim->n, ns = sim->ns, mc = sim->mc, *block = st->block;
+    double h = sim->h, *z = st->z;
     sim_evaluate(sim, &sim->eval[START], sim->q, sim->v, sim->s, sim->t, NULL, EVAL_CONSTRAINTS);
     for (int i = 0; i < n; i++) {
         z[i] = h * sim->v[i];
@@ -227,61 +232,92 @@ dirac_status midpoint_step(dirac_sim *sim, void *state)
         z[n + ns + a] = sim->mu[a];
         block[n + ns + a] = 4;
     }
+    // better: the last steps' mean velocities, entropies and λ extrapolated (predictor.h)
+    double *predicted = st->residual;   // free until the solve
+    if (!sim->nw.full && predictor_predict(&st->positions, n + ns + mc, sim->t + 0.5 * h, sim->t,
+                                           h, predicted) > 0) {
+        for (int i = 0; i < n; i++)
+            z[i] = h * predicted[i];
+        memcpy(z + n, predicted + n, (size_t)(ns + mc) * sizeof *z);
+    }
     dirac_status status =
         newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE1, n + ns + mc), n + ns + mc, z,
-                     block, assemble_positions, &cx, sim->rtol, sim->max_iterations);
-    int iterations = sim->nw.iterations;
+                     block, assemble_positions, cx, sim->rtol, sim->max_iterations);
+    *iterations += sim->nw.iterations;
     if (status != DIRAC_OK)
         return sim_fail_newton(sim, status, "positions", name_position_rows);
-    // temperatures at the converged midpoint must be positive
-    assemble_positions(&cx, z, st->residual, NULL);
+    assemble_positions(cx, z, st->residual, NULL);
     for (int j = 0; j < ns; j++) {
         double temperature = -sim->eval[MID].gradient[2 * n + j];
         if (!(temperature > 0.0))
             return sim_fail_temperature(sim, j, temperature);
     }
-    memcpy(dq, z, (size_t)n * sizeof *dq);
-    memcpy(lambda, z + n + ns, (size_t)mc * sizeof *lambda);
-    memcpy(s_old, sim->s, (size_t)ns * sizeof *s_old);
-    // p* and the discrete work at the converged midpoint (entropies still at S_k: S̄ needs both)
-    midpoint_of(sim, dq, qbar, vbar, q1);
+    memcpy(st->dq, z, (size_t)n * sizeof *st->dq);
+    memcpy(st->lambda, z + n + ns, (size_t)mc * sizeof *st->lambda);
+    memcpy(st->s_old, sim->s, (size_t)ns * sizeof *st->s_old);
+    return DIRAC_OK;
+}
+
+// p* = ∂L/∂v + h/2 [∂L/∂q + F] and the step's discrete work at the converged midpoint
+// (entropies still at S_k: S̄ needs both); then the entropies move to S_{k+1} for stage 2.
+static double midpoint_momentum(midpoint_ctx *cx)
+{
+    dirac_sim *sim = cx->sim;
+    midpoint_state *st = cx->st;
+    const dirac_model *m = sim->model;
+    int n = sim->n, ns = sim->ns;
+    double h = sim->h;
+    midpoint_of(sim, st->dq, st->qbar, st->vbar, st->q1);
     for (int j = 0; j < ns; j++)
-        sbar[j] = 0.5 * (sim->s[j] + z[n + j]);
+        st->sbar[j] = 0.5 * (sim->s[j] + st->z[n + j]);
     sim_eval *mid = &sim->eval[MID];
-    sim_evaluate(sim, mid, qbar, vbar, sbar, sim->t + 0.5 * h, NULL,
+    sim_evaluate(sim, mid, st->qbar, st->vbar, st->sbar, sim->t + 0.5 * h, NULL,
                  EVAL_GRADIENT | EVAL_FORCES | EVAL_CONSTRAINTS);
     double work = -h * mid->gradient[m->index_t];
     for (int i = 0; i < n; i++) {
-        pstar[i] = mid->gradient[n + i] + 0.5 * h * (mid->gradient[i] + mid->forces[i]);
-        work += mid->forces[i] * dq[i];
+        st->pstar[i] = mid->gradient[n + i] + 0.5 * h * (mid->gradient[i] + mid->forces[i]);
+        work += mid->forces[i] * st->dq[i];
     }
     if (ns > 0) {
         model_group_eval(&m->thermal, mid->x, sim->tape_work, sim->thermal_values);
-        work += sim_thermal_work(sim, sim->thermal_values, dq, h);
-        memcpy(sim->s, z + n, (size_t)ns * sizeof *sim->s);   // stage 2 runs at S_{k+1}
+        work += sim_thermal_work(sim, sim->thermal_values, st->dq, h);
+        memcpy(sim->s, st->z + n, (size_t)ns * sizeof *sim->s);
     }
-    // stage 2: velocities and ν, from the guess v_{k+1} = v̄
+    return work;
+}
+
+// One Newton solve of stage 2 with `ls` from the guess (v̄, λ).
+static dirac_status velocity_solve(midpoint_ctx *cx, linsolve *ls, int *iterations)
+{
+    dirac_sim *sim = cx->sim;
+    int size = sim->n + sim->mc;
+    velocity_guess(sim, cx->st);
+    dirac_status status = newton_solve(&sim->nw, ls, size, cx->st->z, cx->st->block,
+                                       assemble_velocities, cx, sim->rtol, sim->max_iterations);
+    *iterations += sim->nw.iterations;
+    return status;
+}
+
+// Stage 2: velocities and ν, from the guess v_{k+1} = v̄; for degenerate Lagrangians with the
+// momentum balance along K (sim_degenerate.c), tried first when the last node needed it.
+static dirac_status solve_velocities(midpoint_ctx *cx, int *iterations)
+{
+    dirac_sim *sim = cx->sim;
+    midpoint_state *st = cx->st;
+    int n = sim->n, mc = sim->mc;
     sim_degenerate *dg = &sim->degenerate;
     dg->dim = 0;
-    status = DIRAC_ERR_SINGULAR;
+    dirac_status status = DIRAC_ERR_SINGULAR;
     bool tried_regular = !dg->active;
-    if (tried_regular) {
-        velocity_guess(sim, st);
-        status = newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE2, n + mc), n + mc, z,
-                              block, assemble_velocities, &cx, sim->rtol, sim->max_iterations);
-        iterations += sim->nw.iterations;
-    }
+    if (tried_regular)
+        status = velocity_solve(cx, sim_solver(sim, SIM_SOLVER_STAGE2, n + mc), iterations);
     if (status == DIRAC_ERR_SINGULAR && dg->available) {
         // a degenerate Lagrangian: the momentum balance fixes the velocities in K
-        sim_evaluate(sim, &sim->eval[END], q1, vbar, sim->s, sim->t + h, NULL,
+        sim_evaluate(sim, &sim->eval[END], st->q1, st->vbar, sim->s, sim->t + sim->h, NULL,
                      EVAL_HESSIAN | EVAL_CONSTRAINTS);
-        if (sim_degenerate_basis(sim, &sim->eval[END]) > 0) {
-            velocity_guess(sim, st);
-            status = newton_solve(&sim->nw, sim_dense_solver(sim, SIM_SOLVER_NODE, n + mc),
-                                  n + mc, z, block, assemble_velocities, &cx, sim->rtol,
-                                  sim->max_iterations);
-            iterations += sim->nw.iterations;
-        }
+        if (sim_degenerate_basis(sim, &sim->eval[END]) > 0)
+            status = velocity_solve(cx, sim_dense_solver(sim, SIM_SOLVER_NODE, n + mc),
+                                    iterations);
         dg->active = status == DIRAC_OK && dg->dim > 0;
         if (status == DIRAC_ERR_SINGULAR && dg->dim > 0 && mc > 0) {
             snprintf(sim->errmsg, sizeof sim->errmsg,
@@ -290,55 +326,84 @@ dirac_status midpoint_step(dirac_sim *sim, void *state)
                      "velocity-dependent forces do not fix all of them (index above one after "
                      "the constraints, e.g. a loop of capacitors in a circuit); midpoint needs "
                      "the forces to fix them (a resistor in every such loop)",
-                     sim->steps + 1, sim->t, sim->t + h, dg->dim);
+                     sim->steps + 1, sim->t, sim->t + sim->h, dg->dim);
             dg->dim = 0;
-            memcpy(sim->s, s_old, (size_t)ns * sizeof *sim->s);
             return DIRAC_ERR_SINGULAR;
         }
         if (!dg->active && !tried_regular) {
             // K is trivial now: the regular stage 2
             dg->dim = 0;
-            velocity_guess(sim, st);
-            status = newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE2, n + mc), n + mc,
-                                  z, block, assemble_velocities, &cx, sim->rtol,
-                                  sim->max_iterations);
-            iterations += sim->nw.iterations;
+            status = velocity_solve(cx, sim_solver(sim, SIM_SOLVER_STAGE2, n + mc), iterations);
         }
     }
     if (status == DIRAC_ERR_SINGULAR && mc == 0) {
         // L linear in some velocities: the Legendre map does not determine v_{k+1}; report the
         // step's mean velocity and keep p_{k+1} = D2 L_d (docs/methods.md)
-        memcpy(z, vbar, (size_t)n * sizeof *z);
+        memcpy(st->z, st->vbar, (size_t)n * sizeof *st->z);
         status = DIRAC_OK;
     }
-    if (status != DIRAC_OK) {
-        memcpy(sim->s, s_old, (size_t)ns * sizeof *sim->s);
+    if (status != DIRAC_OK)
         return sim_fail_newton(sim, status, "velocities", name_velocity_rows);
-    }
+    return DIRAC_OK;
+}
+
+dirac_status midpoint_step(dirac_sim *sim, void *state)
+{
+    midpoint_state *st = state;
+    midpoint_ctx cx = { sim, st };
+    const dirac_model *m = sim->model;
+    int n = sim->n, ns = sim->ns, mc = sim->mc, iterations = 0;
+    double h = sim->h, *z = st->z;
+    dirac_status status = solve_positions(&cx, &iterations);
+    if (status != DIRAC_OK)
+        return status;
+    double work = midpoint_momentum(&cx);
+    status = solve_velocities(&cx, &iterations);
     // temperatures at the new node must be positive too
-    if (ns > 0) {
-        sim_evaluate(sim, &sim->eval[START], q1, z, sim->s, sim->t + h, NULL, EVAL_GRADIENT);
-        for (int j = 0; j < ns; j++) {
+    if (status == DIRAC_OK && ns > 0) {
+        sim_evaluate(sim, &sim->eval[START], st->q1, z, sim->s, sim->t + h, NULL, EVAL_GRADIENT);
+        for (int j = 0; j < ns && status == DIRAC_OK; j++) {
             double temperature = -sim->eval[START].gradient[2 * n + j];
-            if (!(temperature > 0.0)) {
-                memcpy(sim->s, s_old, (size_t)ns * sizeof *sim->s);
-                return sim_fail_temperature(sim, j, temperature);
-            }
+            if (!(temperature > 0.0))
+                status = sim_fail_temperature(sim, j, temperature);
         }
+    }
+    if (status != DIRAC_OK) {
+        memcpy(sim->s, st->s_old, (size_t)ns * sizeof *sim->s);   // back to S_k
+        return status;
     }
     // accept: p_{k+1} = p* + h/2 ω(q_{k+1})ᵀ ν (ω at q_{k+1} is in eval[END])
     const double *nu = z + n;
+    const sim_eval *mid = &sim->eval[MID];
     for (int a = 0; a < mc; a++)
         if (m->constraints[a].time_dependent)
-            work -= h * 0.5 * (lambda[a] + nu[a]) * mid->rates[a];
-    memcpy(sim->q, q1, (size_t)n * sizeof *sim->q);
+            work -= h * 0.5 * (st->lambda[a] + nu[a]) * mid->rates[a];
+    memcpy(sim->q, st->q1, (size_t)n * sizeof *sim->q);
     memcpy(sim->v, z, (size_t)n * sizeof *sim->v);
-    memcpy(sim->p, pstar, (size_t)n * sizeof *sim->p);
+    memcpy(sim->p, st->pstar, (size_t)n * sizeof *sim->p);
     sim_add_forms_transposed(sim, &sim->eval[END], nu, 0.5 * h, sim->p);
     memcpy(sim->mu, nu, (size_t)mc * sizeof *sim->mu);
     sim->work += work;
     sim->newton_iterations = iterations;
+    // the predictor's history: stage 1 as [v̄ | S_{k+1} | λ] at the midpoint, stage 2 at the end
+    double *record = st->residual;
+    for (int i = 0; i < n; i++)
+        record[i] = st->dq[i] / h;
+    memcpy(record + n, sim->s, (size_t)ns * sizeof *record);
+    memcpy(record + n + ns, st->lambda, (size_t)mc * sizeof *record);
+    predictor_push(&st->positions, n + ns + mc, sim->t + 0.5 * h, record, sim->t, sim->t + h);
+    predictor_push(&st->velocities, n + mc, sim->t + h, z, sim->t, sim->t + h);
     return DIRAC_OK;
+}
+
+// The predictors' histories go with the node into snapshots and the failed-step backup.
+static void midpoint_history(const dirac_sim *sim, void *state, sim_history *out)
+{
+    midpoint_state *st = state;
+    size_t stage1 = (size_t)(sim->n + sim->ns + sim->mc), stage2 = (size_t)(sim->n + sim->mc);
+    *out = (sim_history){ 2,
+                          { st->positions.memory, st->velocities.memory },
+                          { predictor_memory_size((int)stage1), predictor_memory_size((int)stage2) } };
 }
 
 const sim_method sim_method_midpoint = {
@@ -352,4 +417,5 @@ const sim_method sim_method_midpoint = {
     .layout = midpoint_layout,
     .init = midpoint_init,
     .step = midpoint_step,
+    .history = midpoint_history,
 };

@@ -2,6 +2,7 @@
 #ifndef DIRAC_SRC_INTEG_MIDPOINT_H
 #define DIRAC_SRC_INTEG_MIDPOINT_H
 
+#include "predictor.h"
 #include "sim.h"
 
 /// Workspace of one midpoint step (src/integ_midpoint.c), named once by midpoint_layout.
@@ -15,6 +16,9 @@ typedef struct midpoint_state {
     double *s_old;                // S_k (ns)
     double *dq;                   // Δq = q_{k+1} − q_k of the last step (n)
     double *residual;             // stage 1's residual at the converged solution
+    // Newton's starting values (history: part of the snapshot): stage 1 as [v̄ | S | λ] at the
+    // step midpoints, stage 2 as [v | ν] at the nodes
+    predictor positions, velocities;
 } midpoint_state;
 
 void midpoint_layout(const dirac_sim *sim, void *state, sim_layout *l);

@@ -111,6 +111,59 @@ dirac_status linalg_least_squares(int n, double *a, double *b, const char *what,
     return DIRAC_OK;
 }
 
+dirac_status linalg_solve(int n, double *a, double *b, const char *what, dirac_error *err)
+{
+    if (n == 0)
+        return DIRAC_OK;
+    lapack_int *pivots = malloc((size_t)n * sizeof *pivots);
+    if (!pivots)
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    lapack_int info = LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, a, n, pivots, b, n);
+    free(pivots);
+    if (info > 0)
+        return error_set(err, DIRAC_ERR_SINGULAR, "%s", what);
+    if (info != 0)
+        return error_set(err, DIRAC_ERR_LINALG, "%s: LAPACK dgesv failed (info %d)", what,
+                         (int)info);
+    return DIRAC_OK;
+}
+
+int linalg_lu_dependent_column(int n, double *a)
+{
+    if (n == 0)
+        return -1;
+    double scale = linalg_max_abs(a, (size_t)n * (size_t)n);
+    if (!(scale > 0.0))
+        return 0;
+    lapack_int *pivots = malloc((size_t)n * sizeof *pivots);
+    if (!pivots)
+        return -2;
+    lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, a, n, pivots);
+    free(pivots);
+    int dependent = info > 0 ? (int)info - 1 : -1;
+    for (int j = 0; dependent < 0 && j < n; j++)
+        if (!(fabs(a[(size_t)j * (size_t)n + (size_t)j]) > LINALG_RANK_RTOL * scale))
+            dependent = j;
+    return dependent;
+}
+
+int linalg_svd_right_work_size(int m, int k)
+{
+    double query = 0.0, dummy = 0.0;
+    lapack_int info = LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'A', m, k, &dummy,
+                                          m > 0 ? m : 1, &dummy, NULL, 1, &dummy, k > 0 ? k : 1,
+                                          &query, -1);
+    return info == 0 ? (int)query + 1 : -1;
+}
+
+dirac_status linalg_svd_right(int m, int k, double *a, double *s, double *vt, double *work,
+                              int work_size)
+{
+    lapack_int info = LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'A', m, k, a, m, s, NULL, 1, vt,
+                                          k, work, work_size);
+    return info == 0 ? DIRAC_OK : DIRAC_ERR_LINALG;
+}
+
 dirac_status linalg_generalized_eigen(int n, double *k, double *m, double *lambda,
                                       dirac_error *err)
 {

@@ -40,6 +40,27 @@ dirac_status linalg_rank_qr(int m, int k, const double *a, int *rank, int *depen
 dirac_status linalg_least_squares(int n, double *a, double *b, const char *what,
                                   dirac_error *err);
 
+/// Solves the square system A x = b by LU with partial pivoting (LAPACK dgesv): A (n x n,
+/// column-major) is overwritten by its factors, b by x. DIRAC_ERR_SINGULAR (naming `what`)
+/// for an exactly zero pivot, DIRAC_ERR_NOMEM when out of memory.
+dirac_status linalg_solve(int n, double *a, double *b, const char *what, dirac_error *err);
+
+/// The first column of the column-major n x n matrix `a` that LU with partial pivoting (LAPACK
+/// dgetrf) finds dependent under the rank rule in its LU form: a pivot counts as zero when
+/// |u_jj| <= LINALG_RANK_RTOL max_ij |a_ij| (every column of a zero matrix is dependent: 0).
+/// Returns that column, -1 when there is none, -2 when out of memory; `a` is overwritten.
+int linalg_lu_dependent_column(int n, double *a);
+
+/// Doubles of workspace linalg_svd_right needs for an m x k matrix (-1 if LAPACK fails).
+int linalg_svd_right_work_size(int m, int k);
+
+/// Singular values `s` (min(m, k), descending) and the full V^T (k x k) of the column-major
+/// m x k matrix `a`, which is overwritten, with the caller's workspace `work` (work_size >=
+/// linalg_svd_right_work_size(m, k)): allocates nothing, so it may run inside a time step.
+/// DIRAC_ERR_LINALG if LAPACK fails.
+dirac_status linalg_svd_right(int m, int k, double *a, double *s, double *vt, double *work,
+                              int work_size);
+
 /// Generalized symmetric eigenproblem K x = λ M x with M positive definite (LAPACK dsygv):
 /// the eigenvalues ascending into `lambda` (n), the M-orthonormal eigenvectors into the columns
 /// of `k` (n x n, column-major); `m` is overwritten. DIRAC_ERR_UNSUPPORTED when M is not

@@ -3,11 +3,41 @@
 
 #include "error.h"
 
+#include <klu.h>
+#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-dirac_status linsolve_init(linsolve *ls, int size, bool sparse, dirac_error *err)
+struct linsolve {
+    int size;
+    bool sparse;
+    // dense: column-major size x size
+    double *dense;
+    lapack_int *pivots;
+    // sparse: compressed columns
+    bool recording, has_pattern;
+    int *trip_row, *trip_col;
+    long trip_count, trip_cap;
+    int nnz;
+    int *col_start, *row_index;
+    double *values;
+    long pattern_misses;        // entries added outside the recorded pattern (a bug if > 0)
+    klu_common common;
+    klu_symbolic *symbolic;
+    klu_numeric *numeric;
+    // the matrix behind the factorization, kept for Newton's reuse of it (newton.c):
+    double *assembled;          // dense: its values (the LU overwrites `dense`); sparse: NULL
+                                // (KLU keeps `values`)
+    double *hidden;             // the assembly's hidden magnitudes (newton.h), size entries
+    bool factored;              // holds the LU of the last assembled matrix
+    double step_size;           // the step size it was assembled for (newton.c)
+    long factorizations;        // LU factorizations so far (counter for tests and benchmarks)
+};
+
+static void linsolve_free(linsolve *ls);
+
+static dirac_status linsolve_init(linsolve *ls, int size, bool sparse, dirac_error *err)
 {
     memset(ls, 0, sizeof *ls);
     ls->size = size;
@@ -15,8 +45,9 @@ dirac_status linsolve_init(linsolve *ls, int size, bool sparse, dirac_error *err
     size_t n = (size_t)(size > 0 ? size : 1);
     if (!sparse) {
         ls->dense = calloc(n * n, sizeof *ls->dense);
+        ls->assembled = calloc(n * n, sizeof *ls->assembled);
         ls->pivots = calloc(n, sizeof *ls->pivots);
-        if (!ls->dense || !ls->pivots) {
+        if (!ls->dense || !ls->assembled || !ls->pivots) {
             linsolve_free(ls);
             return error_set(err, DIRAC_ERR_NOMEM,
                              "out of memory for a dense %d x %d Jacobian (use the sparse solver)",
@@ -25,16 +56,23 @@ dirac_status linsolve_init(linsolve *ls, int size, bool sparse, dirac_error *err
     } else {
         klu_defaults(&ls->common);
     }
+    ls->hidden = calloc(n, sizeof *ls->hidden);
+    if (!ls->hidden) {
+        linsolve_free(ls);
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory for a %d x %d Jacobian", size, size);
+    }
     return DIRAC_OK;
 }
 
-void linsolve_free(linsolve *ls)
+static void linsolve_free(linsolve *ls)
 {
     if (ls->numeric)
         klu_free_numeric(&ls->numeric, &ls->common);
     if (ls->symbolic)
         klu_free_symbolic(&ls->symbolic, &ls->common);
     free(ls->dense);
+    free(ls->assembled);
+    free(ls->hidden);
     free(ls->pivots);
     free(ls->trip_row);
     free(ls->trip_col);
@@ -44,8 +82,16 @@ void linsolve_free(linsolve *ls)
     memset(ls, 0, sizeof *ls);
 }
 
+// The assembled matrix's values: dense column-major (the copy kept beside the LU once
+// factorized), or the sparse compressed columns.
+static const double *matrix_of(const linsolve *ls)
+{
+    return ls->sparse ? ls->values : ls->factored ? ls->assembled : ls->dense;
+}
+
 void linsolve_zero(linsolve *ls)
 {
+    ls->factored = false;
     if (!ls->sparse)
         memset(ls->dense, 0, (size_t)ls->size * (size_t)ls->size * sizeof *ls->dense);
     else if (ls->values)
@@ -104,15 +150,16 @@ void linsolve_row_magnitudes(const linsolve *ls, const double *x, double *out)
     int n = ls->size;
     for (int i = 0; i < n; i++)
         out[i] = 0.0;
+    const double *a = matrix_of(ls);
     if (!ls->sparse) {
         for (int j = 0; j < n; j++)
             for (int i = 0; i < n; i++)
-                out[i] += fabs(ls->dense[(size_t)j * (size_t)n + (size_t)i]) * x[j];
+                out[i] += fabs(a[(size_t)j * (size_t)n + (size_t)i]) * x[j];
         return;
     }
     for (int j = 0; j < n; j++)
         for (int k = ls->col_start[j]; k < ls->col_start[j + 1]; k++)
-            out[ls->row_index[k]] += fabs(ls->values[k]) * x[j];
+            out[ls->row_index[k]] += fabs(a[k]) * x[j];
 }
 
 // Entries below this fraction of their column's largest are weak couplings: their reach
@@ -125,7 +172,7 @@ void linsolve_column_reach(const linsolve *ls, const double *row_scale, double *
     for (int j = 0; j < n; j++) {
         int begin = ls->sparse ? ls->col_start[j] : 0;
         int end = ls->sparse ? ls->col_start[j + 1] : n;
-        const double *column = ls->sparse ? ls->values : ls->dense + (size_t)j * (size_t)n;
+        const double *column = ls->sparse ? matrix_of(ls) : matrix_of(ls) + (size_t)j * (size_t)n;
         double strongest = 0.0;
         for (int k = begin; k < end; k++)
             strongest = fmax(strongest, fabs(column[k]));
@@ -259,7 +306,22 @@ static void small_solve(int n, const double *a, const lapack_int *pivots, double
     }
 }
 
+static dirac_status factor(linsolve *ls, int *bad_column);
+
 dirac_status linsolve_factor(linsolve *ls, int *bad_column)
+{
+    if (!ls->sparse)
+        memcpy(ls->assembled, ls->dense, (size_t)ls->size * (size_t)ls->size * sizeof *ls->dense);
+    ls->factored = false;
+    dirac_status status = factor(ls, bad_column);
+    if (status == DIRAC_OK) {
+        ls->factored = true;
+        ls->factorizations++;
+    }
+    return status;
+}
+
+static dirac_status factor(linsolve *ls, int *bad_column)
 {
     *bad_column = -1;
     if (!ls->sparse && ls->size <= LINSOLVE_SMALL) {
@@ -304,3 +366,45 @@ void linsolve_solve(linsolve *ls, double *b)
     else
         klu_solve(ls->symbolic, ls->numeric, ls->size, 1, b, &ls->common);
 }
+
+dirac_status linsolve_create(int size, bool sparse, linsolve **out, dirac_error *err)
+{
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    dirac_status status = linsolve_init(*out, size, sparse, err);
+    if (status != DIRAC_OK) {
+        free(*out);
+        *out = NULL;
+    }
+    return status;
+}
+
+void linsolve_destroy(linsolve *ls)
+{
+    if (!ls)
+        return;
+    linsolve_free(ls);
+    free(ls);
+}
+
+int linsolve_size(const linsolve *ls)
+{
+    return ls->size;
+}
+
+bool linsolve_is_sparse(const linsolve *ls)
+{
+    return ls->sparse;
+}
+
+bool linsolve_has_pattern(const linsolve *ls)
+{
+    return ls->has_pattern;
+}
+
+double *linsolve_kept_hidden(linsolve *ls) { return ls->hidden; }
+double linsolve_kept_step_size(const linsolve *ls) { return ls->step_size; }
+void linsolve_set_kept_step_size(linsolve *ls, double h) { ls->step_size = h; }
+bool linsolve_is_factored(const linsolve *ls) { return ls->factored; }
+long linsolve_factorizations(const linsolve *ls) { return ls ? ls->factorizations : 0; }

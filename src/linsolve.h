@@ -1,4 +1,4 @@
-// Internal: the linear solvers of Newton's method behind one interface — dense LU (LAPACK
+// Internal: the linear solvers of Newton's method behind one opaque handle — dense LU (LAPACK
 // dgetrf/dgetrs) for small systems, sparse LU (SuiteSparse KLU) for large ones. A sparse
 // matrix learns its pattern from one assembly in recording mode (every structurally possible
 // entry is added, whatever its value), then KLU analyses it once; later factorizations reuse
@@ -8,33 +8,22 @@
 
 #include <dirac/status.h>
 
-#include <klu.h>
-#include <lapacke.h>
 #include <stdbool.h>
 
-typedef struct linsolve {
-    int size;
-    bool sparse;
-    // dense: column-major size x size
-    double *dense;
-    lapack_int *pivots;
-    // sparse: compressed columns
-    bool recording, has_pattern;
-    int *trip_row, *trip_col;
-    long trip_count, trip_cap;
-    int nnz;
-    int *col_start, *row_index;
-    double *values;
-    long pattern_misses;        // entries added outside the recorded pattern (a bug if > 0)
-    klu_common common;
-    klu_symbolic *symbolic;
-    klu_numeric *numeric;
-} linsolve;
+/// A linear solver (opaque: the dense LU and KLU live in linsolve.c).
+typedef struct linsolve linsolve;
 
-/// Prepares a solver for size x size systems (dense storage is allocated now; sparse
-/// structures when the pattern is recorded).
-dirac_status linsolve_init(linsolve *ls, int size, bool sparse, dirac_error *err);
-void linsolve_free(linsolve *ls);
+/// A solver for size x size systems, dense or sparse (dense storage is allocated now; sparse
+/// structures when the pattern is recorded); DIRAC_ERR_NOMEM with *out NULL when out of memory.
+dirac_status linsolve_create(int size, bool sparse, linsolve **out, dirac_error *err);
+/// Releases the solver; NULL is a no-op.
+void linsolve_destroy(linsolve *ls);
+
+/// The size of its systems, whether it is sparse, and whether a sparse solver has recorded
+/// its pattern (false for dense ones: they need none).
+int linsolve_size(const linsolve *ls);
+bool linsolve_is_sparse(const linsolve *ls);
+bool linsolve_has_pattern(const linsolve *ls);
 
 /// Sets every stored value to zero (before an assembly).
 void linsolve_zero(linsolve *ls);
@@ -46,19 +35,31 @@ void linsolve_add(linsolve *ls, int row, int col, double value);
 void linsolve_begin_pattern(linsolve *ls);
 dirac_status linsolve_end_pattern(linsolve *ls, dirac_error *err);
 
-/// out_i = Σ_j |A_ij| x_j of the assembled (not yet factorized) matrix.
+/// out_i = Σ_j |A_ij| x_j of the assembled matrix (also after its factorization: the dense
+/// values are kept).
 void linsolve_row_magnitudes(const linsolve *ls, const double *x, double *out);
 
 /// out_j = max_i row_scale_i / |A_ij| over the entries of column j of at least 1e-8 of the
 /// column's largest (0 for an empty column): the change of unknown j that is at the scale of
-/// some equation it enters. The matrix is assembled, not yet factorized.
+/// some equation it enters. Of the assembled matrix (also after its factorization).
 void linsolve_column_reach(const linsolve *ls, const double *row_scale, double *out);
 
-/// Factorizes the assembled matrix. DIRAC_ERR_SINGULAR with *bad_column (0-based) on a zero
-/// pivot; DIRAC_ERR_NOMEM if KLU could not allocate.
+/// Factorizes the assembled matrix (a dense one is copied first, so that its magnitudes stay
+/// readable). DIRAC_ERR_SINGULAR with *bad_column (0-based) on a zero pivot; DIRAC_ERR_NOMEM
+/// if KLU could not allocate. Sets `factored` on success and counts `factorizations`.
 dirac_status linsolve_factor(linsolve *ls, int *bad_column);
 
 /// Solves A x = b in place (after a successful factorization).
 void linsolve_solve(linsolve *ls, double *b);
+
+/// Newton's reuse of a factorization (newton.c): the hidden magnitudes of the assembly behind
+/// it (size entries, newton.h), the step size it was assembled for, whether the solver holds
+/// the LU of the last assembled matrix (linsolve_zero forgets it), and the number of
+/// factorizations so far (0 for NULL).
+double *linsolve_kept_hidden(linsolve *ls);
+double linsolve_kept_step_size(const linsolve *ls);
+void linsolve_set_kept_step_size(linsolve *ls, double h);
+bool linsolve_is_factored(const linsolve *ls);
+long linsolve_factorizations(const linsolve *ls);
 
 #endif

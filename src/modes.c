@@ -129,24 +129,22 @@ static dirac_status sparse_modes(const dirac_linearization *lin, int count, dira
     double *d = calloc((size_t)nev, sizeof *d);
     double *z = calloc((size_t)size * (size_t)nev, sizeof *z);
     a_int *select = calloc((size_t)ncv, sizeof *select);
-    linsolve ls = { 0 };
-    int have_ls = 0;
+    linsolve *ls = NULL;
     dirac_status status = DIRAC_OK;
     if (!resid || !v || !workd || !workl || !d || !z || !select) {
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
         goto done;
     }
-    if ((status = linsolve_init(&ls, size, true, err)) != DIRAC_OK)
+    if ((status = linsolve_create(size, true, &ls, err)) != DIRAC_OK)
         goto done;
-    have_ls = 1;
-    linsolve_begin_pattern(&ls);
-    assemble_bordered(&ls, lin);
-    if ((status = linsolve_end_pattern(&ls, err)) != DIRAC_OK)
+    linsolve_begin_pattern(ls);
+    assemble_bordered(ls, lin);
+    if ((status = linsolve_end_pattern(ls, err)) != DIRAC_OK)
         goto done;
-    linsolve_zero(&ls);
-    assemble_bordered(&ls, lin);
+    linsolve_zero(ls);
+    assemble_bordered(ls, lin);
     int bad = -1;
-    if (linsolve_factor(&ls, &bad) != DIRAC_OK) {
+    if (linsolve_factor(ls, &bad) != DIRAC_OK) {
         status = error_set(err, DIRAC_ERR_SINGULAR, "modes: the stiffness on the constraint "
                            "manifold is singular at the equilibrium (a zero-frequency mode: "
                            "free rigid motion, or dependent constraints); the sparse "
@@ -164,10 +162,10 @@ static dirac_status sparse_modes(const dirac_linearization *lin, int count, dira
         double *x = workd + ipntr[0] - 1, *y = workd + ipntr[1] - 1;
         if (ido == -1) {            // y = inv(A) B x
             mass_times(lin, size, x, y);
-            linsolve_solve(&ls, y);
+            linsolve_solve(ls, y);
         } else if (ido == 1) {      // y = inv(A) (B x), B x given
             memcpy(y, workd + ipntr[2] - 1, (size_t)size * sizeof *y);
-            linsolve_solve(&ls, y);
+            linsolve_solve(ls, y);
         } else if (ido == 2) {
             mass_times(lin, size, x, y);
         } else {
@@ -213,8 +211,7 @@ static dirac_status sparse_modes(const dirac_linearization *lin, int count, dira
     out->sparse = 1;
     normalise_shapes(n, got, out->shapes);
 done:
-    if (have_ls)
-        linsolve_free(&ls);
+    linsolve_destroy(ls);
     free(resid), free(v), free(workd), free(workl), free(d), free(z), free(select);
     return status;
 }

@@ -1,5 +1,7 @@
-// Newton's method with a dense LU: z ← z − J(z)⁻¹ r(z) until the updates are at the requested
-// relative accuracy (house rule: scale-aware, per block of unknowns).
+// Newton's method: z ← z − J⁻¹ r(z) until the updates are at the requested relative accuracy
+// (house rule: scale-aware, per block of unknowns), with J's factorization kept across
+// iterations and steps while the iterates contract fast (simplified Newton; Hairer–Wanner,
+// Solving ODEs II, sec. IV.8, the strategy of RADAU5; Brenan–Campbell–Petzold ch. 5, IDA).
 #include "newton.h"
 
 #include "error.h"
@@ -20,8 +22,9 @@ dirac_status newton_init(newton *nw, int capacity, dirac_error *err)
     nw->row_scale = malloc(c * sizeof *nw->row_scale);
     nw->floor = malloc(c * sizeof *nw->floor);
     nw->hidden_magnitude = malloc(c * sizeof *nw->hidden_magnitude);
+    nw->guess = malloc(c * sizeof *nw->guess);
     if (!nw->residual || !nw->delta || !nw->scale || !nw->row_scale || !nw->floor ||
-        !nw->hidden_magnitude) {
+        !nw->hidden_magnitude || !nw->guess) {
         newton_free(nw);
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory for a Newton solver of size %d",
                          capacity);
@@ -37,6 +40,7 @@ void newton_free(newton *nw)
     free(nw->row_scale);
     free(nw->floor);
     free(nw->hidden_magnitude);
+    free(nw->guess);
     memset(nw, 0, sizeof *nw);
 }
 
@@ -55,6 +59,8 @@ typedef struct update_ratios {
     double primary;      // positions, velocities, momenta, entropies: max |δ| / allowed
     double multiplier;   // multipliers: max |δ| / allowed
     double relative;     // primary unknowns: max |δ| / scale
+    // max |δ| / its rounding level max(floor, 16 ε scale), primary and multipliers
+    double noise_primary, noise_multiplier;
 } update_ratios;
 
 // Measures nw->delta against z (already updated): an update δ_i is small when
@@ -68,17 +74,26 @@ static update_ratios measure(newton *nw, int size, const double *z, const int *b
     for (int i = 0; i < size; i++)
         if (fabs(z[i]) > block_max[block[i]])
             block_max[block[i]] = fabs(z[i]);
-    update_ratios u = { 0.0, 0.0, 0.0 };
+    update_ratios u = { 0.0, 0.0, 0.0, 0.0, 0.0 };
     double worst = -1.0;
     for (int i = 0; i < size; i++) {
         double scale = fabs(z[i]) + block_max[block[i]];
         double allowed = fmax((rtol > 16.0 * DBL_EPSILON ? rtol : 16.0 * DBL_EPSILON) * scale,
                               nw->floor[i]);
         double ratio = fabs(nw->delta[i]) / (allowed > 0.0 ? allowed : DBL_MIN);
+        // rounding level: ε of the unknown's scale (multipliers too: their conditioning
+        // limits their accuracy to ε/h², yet full Newton's end point is within ε of a smooth
+        // function of the state, and runs that reach a step by different paths must agree)
+        double rounding = DBL_EPSILON * scale;
+        double noise = fabs(nw->delta[i]) / (rounding > 0.0 ? rounding : DBL_MIN);
         if (block[i] >= NEWTON_MULTIPLIER_BLOCK) {
             if (ratio > u.multiplier)
                 u.multiplier = ratio;
+            if (noise > u.noise_multiplier)
+                u.noise_multiplier = noise;
         } else {
+            if (noise > u.noise_primary)
+                u.noise_primary = noise;
             if (ratio > u.primary)
                 u.primary = ratio;
             double relative = fabs(nw->delta[i]) / (scale > 0.0 ? scale : DBL_MIN);
@@ -95,14 +110,22 @@ static update_ratios measure(newton *nw, int size, const double *z, const int *b
 }
 
 // Converged: the state's updates are small and the multipliers' are small or no longer
-// shrinking (their accuracy is limited by the conditioning: ε/h²).
-static int converged(const update_ratios *u, int iteration, double previous_multiplier)
+// shrinking (their accuracy is limited by the conditioning: ε/h²). `bound` >= 1 multiplies
+// the updates into bounds of the remaining error (simplified Newton: θ/(1 − θ)).
+static int converged_within(const update_ratios *u, int iteration, double previous_multiplier,
+                            double bound)
 {
-    return u->primary <= 1.0 &&
-           (u->multiplier <= 1.0 || (iteration > 1 && u->multiplier > 0.25 * previous_multiplier));
+    return bound * u->primary <= 1.0 &&
+           (bound * u->multiplier <= 1.0 ||
+            (iteration > 1 && u->multiplier > 0.25 * previous_multiplier));
 }
 
-// The magnitudes R_i of the equations' terms at z (Jacobian assembled, not yet factorized):
+static int converged(const update_ratios *u, int iteration, double previous_multiplier)
+{
+    return converged_within(u, iteration, previous_multiplier, 1.0);
+}
+
+// The magnitudes R_i of the equations' terms at z (from the assembled Jacobian behind ls):
 // R_i = Σ_j |J_ij| (|z_j| + block scale) + |r_i(guess)| (the guess's residual carries the
 // constant terms, e.g. −p_k, that the Jacobian does not see) + the hidden magnitude the
 // assembly reported (absolute positions behind increments), and from them the rounding
@@ -151,11 +174,218 @@ static void propagate_rounding(newton *nw, linsolve *ls, int size)
     }
 }
 
+// Assembles r and J at z into ls (recording a sparse pattern first), factorizes J and keeps
+// the assembly's hidden magnitudes beside it. On failure nw->worst and worst_value say where.
+static dirac_status assemble_and_factor(newton *nw, linsolve *ls, int size, const double *z,
+                                        newton_assemble_fn assemble, void *context)
+{
+    if (linsolve_is_sparse(ls) && !linsolve_has_pattern(ls)) {
+        // one assembly records the Jacobian's pattern (first solve only)
+        linsolve_begin_pattern(ls);
+        assemble(context, z, nw->residual, ls);
+        if (linsolve_end_pattern(ls, NULL) != DIRAC_OK)
+            return DIRAC_ERR_NOMEM;
+    }
+    linsolve_zero(ls);
+    memset(nw->hidden_magnitude, 0, (size_t)size * sizeof *nw->hidden_magnitude);
+    nw->jacobians++;
+    int where = 0;
+    if (assemble(context, z, nw->residual, ls) != 0 || !all_finite(nw->residual, size, &where)) {
+        nw->worst = where;
+        nw->worst_value = nw->residual[where];
+        return DIRAC_ERR_NOT_FINITE;
+    }
+    int bad = -1;
+    dirac_status factored = linsolve_factor(ls, &bad);
+    if (factored != DIRAC_OK) {
+        nw->worst = bad >= 0 ? bad : 0;
+        nw->worst_value = 0.0;
+        return factored;
+    }
+    memcpy(linsolve_kept_hidden(ls), nw->hidden_magnitude, (size_t)size * sizeof(double));
+    linsolve_set_kept_step_size(ls, nw->step_size);
+    return DIRAC_OK;
+}
+
+// The residual alone at z; 0 if it is outside the domain or not finite (nw->worst says where).
+static int residual_at(newton *nw, int size, const double *z, newton_assemble_fn assemble,
+                       void *context)
+{
+    nw->residuals++;
+    int where = 0;
+    if (assemble(context, z, nw->residual, NULL) != 0 || !all_finite(nw->residual, size, &where)) {
+        nw->worst = where;
+        nw->worst_value = nw->residual[where];
+        return 0;
+    }
+    return 1;
+}
+
+// δ = J⁻¹ r with the factorization in ls, z ← z − δ; 0 if δ is not finite.
+static int correct(newton *nw, linsolve *ls, int size, double *z)
+{
+    memcpy(nw->delta, nw->residual, (size_t)size * sizeof *nw->delta);
+    linsolve_solve(ls, nw->delta);
+    int where = 0;
+    if (!all_finite(nw->delta, size, &where)) {
+        nw->worst = where;
+        nw->worst_value = nw->delta[where];
+        return 0;
+    }
+    for (int i = 0; i < size; i++)
+        z[i] -= nw->delta[i];
+    nw->iterations++;
+    return 1;
+}
+
+// Full Newton: a fresh Jacobian at every iterate, each followed by one look-ahead correction
+// with the same factorization.
+static dirac_status full_newton(newton *nw, linsolve *ls, int size, double *z, const int *block,
+                                newton_assemble_fn assemble, void *context, double rtol,
+                                int max_iterations)
+{
+    double previous_multiplier = HUGE_VAL, previous_primary = HUGE_VAL;
+    for (int it = 1; it <= max_iterations; it++) {
+        dirac_status status = assemble_and_factor(nw, ls, size, z, assemble, context);
+        if (status != DIRAC_OK)
+            return status;
+        measure_rows(nw, ls, size, z, block, it == 1);
+        propagate_rounding(nw, ls, size);
+        if (!correct(nw, ls, size, z))
+            return DIRAC_ERR_NOT_FINITE;
+        update_ratios ratios = measure(nw, size, z, block, rtol);
+        if (converged(&ratios, it, previous_multiplier))
+            return DIRAC_OK;
+        // a cheap look ahead with the same factorization: the residual at the new point and
+        // the correction it asks for; near the solution that correction is already small
+        if (residual_at(nw, size, z, assemble, context) && correct(nw, ls, size, z)) {
+            update_ratios next = measure(nw, size, z, block, rtol);
+            if (converged(&next, it + 1, ratios.multiplier))
+                return DIRAC_OK;
+            ratios = next;
+        }
+        // stagnation a little above the requested level: updates made of rounding noise (e.g.
+        // the ε|L|/|Δx| of a discrete gradient) that no longer shrink
+        if (it > 2 && ratios.relative <= NEWTON_STAGNATION_LEVEL &&
+            ratios.primary > 0.5 * previous_primary &&
+            (ratios.multiplier <= 1.0 || ratios.multiplier > 0.25 * previous_multiplier))
+            return DIRAC_OK;
+        previous_multiplier = ratios.multiplier;
+        previous_primary = ratios.primary;
+    }
+    return DIRAC_ERR_NEWTON;
+}
+
+// What the acceptance of a simplified-Newton update looks at besides the update itself.
+typedef struct contraction {
+    double theta;              // |δ_k| / |δ_{k−1}| (scaled primary updates); 0: a Newton step
+                               // (fresh Jacobian at z_{k−1}); < 0: not measured yet
+    double previous_theta;     // the same one update earlier (< 0: none)
+    double previous_noise;     // max |δ_{k−1}| / rounding level, primary unknowns
+    double previous_noise_multiplier;   // the same for the multipliers
+    double previous_multiplier;         // δ_{k−1} of the multipliers against their tolerance
+} contraction;
+
+// Acceptance of a simplified-Newton update δ_k (newton.h): the test of full Newton, and an
+// error left after it at rounding level, as full Newton's quadratic convergence leaves it:
+// θ/(1 − θ) |δ_k| within the rounding level (ε |z|, multipliers at least the floor's
+// ε R / |J|). A Newton step (θ = 0) is judged like full Newton's. A rounding plateau: once the
+// updates contracted at θ_{k−1} < NEWTON_REFACTOR_RATE, an update that does not shrink is made
+// of the residual's rounding (full Newton's updates stop there too): accepted when the
+// contraction left from step k−1, θ_{k−1}²/(1 − θ_{k−1}) |δ_{k−1}|, is at rounding level.
+static int accepted(const update_ratios *u, int iteration, const contraction *c)
+{
+    if (!converged(u, iteration, c->previous_multiplier))
+        return 0;
+    if (c->theta == 0.0)
+        return 1;
+    if (c->theta > NEWTON_REFACTOR_RATE && c->previous_theta >= 0.0 &&
+        c->previous_theta < NEWTON_REFACTOR_RATE) {
+        double left = c->previous_theta * c->previous_theta / (1.0 - c->previous_theta);
+        return left * c->previous_noise <= 1.0 && left * c->previous_noise_multiplier <= 1.0;
+    }
+    if (!(c->theta > 0.0 && c->theta < 1.0))
+        return 0;
+    double bound = c->theta / (1.0 - c->theta);
+    return bound * u->noise_primary <= 1.0 && bound * u->noise_multiplier <= 1.0;
+}
+
+// Simplified Newton (newton.h): the factorization in ls is kept while the updates contract by
+// θ <= NEWTON_REFACTOR_RATE and renewed at the current iterate otherwise; at most two renewals,
+// then the caller falls back to full Newton.
+static dirac_status simplified_newton(newton *nw, linsolve *ls, int size, double *z,
+                                      const int *block, newton_assemble_fn assemble,
+                                      void *context, double rtol, int max_iterations)
+{
+    // a constant Jacobian factorized for this step size is exact and kept across solves
+    // (its factors are a function of the model and h alone, so runs stay reproducible);
+    // otherwise a solve starts with a Newton step from the guess
+    bool kept = linsolve_is_factored(ls) && nw->constant_jacobian &&
+                linsolve_kept_step_size(ls) == nw->step_size;
+    double start_theta = 0.0;   // see contraction
+    int renewals = 0;
+    dirac_status status;
+    if (kept) {
+        if (!residual_at(nw, size, z, assemble, context))
+            return DIRAC_ERR_NOT_FINITE;
+        memcpy(nw->hidden_magnitude, linsolve_kept_hidden(ls), (size_t)size * sizeof(double));
+    } else {
+        if ((status = assemble_and_factor(nw, ls, size, z, assemble, context)) != DIRAC_OK)
+            return status;
+    }
+    measure_rows(nw, ls, size, z, block, 1);
+    propagate_rounding(nw, ls, size);
+    contraction c = { start_theta, -1.0, HUGE_VAL, HUGE_VAL, HUGE_VAL };
+    double previous_primary = -1.0;
+    bool have_residual = true, fresh = !kept;
+    for (int it = 1; it <= max_iterations; it++) {
+        if (!have_residual && !residual_at(nw, size, z, assemble, context))
+            return DIRAC_ERR_NOT_FINITE;
+        have_residual = false;
+        if (!correct(nw, ls, size, z))
+            return DIRAC_ERR_NOT_FINITE;
+        update_ratios u = measure(nw, size, z, block, rtol);
+        if (previous_primary > 0.0)
+            c.theta = u.primary / previous_primary;
+        else if (previous_primary == 0.0)
+            c.theta = 0.0;
+        if (accepted(&u, it, &c))
+            return DIRAC_OK;
+        // stagnation at rounding level (full_newton), trusted only with a Jacobian assembled
+        // in this solve: with a kept one, slow contraction looks the same
+        if (fresh && it > 2 && u.relative <= NEWTON_STAGNATION_LEVEL &&
+            u.primary > 0.5 * previous_primary &&
+            (u.multiplier <= 1.0 || u.multiplier > 0.25 * c.previous_multiplier))
+            return DIRAC_OK;
+        c.previous_theta = c.theta;
+        c.previous_multiplier = u.multiplier;
+        c.previous_noise = u.noise_primary;
+        c.previous_noise_multiplier = u.noise_multiplier;
+        previous_primary = u.primary;
+        // renew the Jacobian when the contraction is slow: θ above the limit, or three more
+        // updates at this rate would not bring the error to rounding level
+        double theta = c.theta;
+        bool measured = theta >= 0.0 && it > 1;
+        if (measured && (theta > NEWTON_REFACTOR_RATE ||
+                         u.noise_primary * theta * theta * theta / (1.0 - theta) > 1.0)) {
+            if (++renewals > 2)
+                return DIRAC_ERR_NEWTON;
+            if ((status = assemble_and_factor(nw, ls, size, z, assemble, context)) != DIRAC_OK)
+                return status;
+            measure_rows(nw, ls, size, z, block, 0);
+            propagate_rounding(nw, ls, size);
+            have_residual = fresh = true;
+            c = (contraction){ 0.0, -1.0, HUGE_VAL, HUGE_VAL, c.previous_multiplier };
+            previous_primary = -1.0;
+        }
+    }
+    return DIRAC_ERR_NEWTON;
+}
+
 dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const int *block,
                           newton_assemble_fn assemble, void *context, double rtol,
                           int max_iterations)
 {
-    double previous_multiplier = HUGE_VAL, previous_primary = HUGE_VAL;
     nw->size = size;
     nw->iterations = 0;
     nw->worst = -1;
@@ -165,75 +395,21 @@ dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const i
     if (!ls)
         return DIRAC_ERR_NOMEM;
     dirac_status status = DIRAC_ERR_NEWTON;
-    for (int it = 1; it <= max_iterations && status == DIRAC_ERR_NEWTON; it++) {
-        nw->iterations = it;
-        if (ls->sparse && !ls->has_pattern) {
-            // one assembly records the Jacobian's pattern (first solve only)
-            linsolve_begin_pattern(ls);
-            assemble(context, z, nw->residual, ls);
-            if (linsolve_end_pattern(ls, NULL) != DIRAC_OK)
-                return DIRAC_ERR_NOMEM;
-        }
-        linsolve_zero(ls);
-        memset(nw->hidden_magnitude, 0, (size_t)size * sizeof *nw->hidden_magnitude);
-        int where = 0;
-        if (assemble(context, z, nw->residual, ls) != 0 ||
-            !all_finite(nw->residual, size, &where)) {
-            nw->worst = where;
-            nw->worst_value = nw->residual[where];
-            return DIRAC_ERR_NOT_FINITE;
-        }
-        measure_rows(nw, ls, size, z, block, it == 1);
-        int bad = -1;
-        dirac_status factored = linsolve_factor(ls, &bad);
-        if (factored != DIRAC_OK) {
-            nw->worst = bad >= 0 ? bad : 0;
+    if (!nw->full && (nw->constant_jacobian || (nw->simplified && rtol > NEWTON_FULL_RTOL))) {
+        memcpy(nw->guess, z, (size_t)size * sizeof *z);
+        status = simplified_newton(nw, ls, size, z, block, assemble, context, rtol,
+                                   max_iterations);
+        if (status == DIRAC_ERR_NOMEM)
+            return status;
+        if (status != DIRAC_OK) {
+            // retry with full Newton from the guess before declaring failure
+            memcpy(z, nw->guess, (size_t)size * sizeof *z);
+            nw->worst = -1;
             nw->worst_value = 0.0;
-            return factored;
         }
-        propagate_rounding(nw, ls, size);
-        memcpy(nw->delta, nw->residual, (size_t)size * sizeof *nw->delta);
-        linsolve_solve(ls, nw->delta);
-        if (!all_finite(nw->delta, size, &where)) {
-            nw->worst = where;
-            nw->worst_value = nw->delta[where];
-            return DIRAC_ERR_NOT_FINITE;
-        }
-        for (int i = 0; i < size; i++)
-            z[i] -= nw->delta[i];
-        update_ratios ratios = measure(nw, size, z, block, rtol);
-        if (converged(&ratios, it, previous_multiplier)) {
-            status = DIRAC_OK;
-            break;
-        }
-        // a cheap look ahead with the same factorization: the residual at the new point and
-        // the correction it asks for; near the solution that correction is already small
-        if (assemble(context, z, nw->residual, NULL) == 0 &&
-            all_finite(nw->residual, size, &where)) {
-            memcpy(nw->delta, nw->residual, (size_t)size * sizeof *nw->delta);
-            linsolve_solve(ls, nw->delta);
-            if (all_finite(nw->delta, size, &where)) {
-                for (int i = 0; i < size; i++)
-                    z[i] -= nw->delta[i];
-                update_ratios next = measure(nw, size, z, block, rtol);
-                if (converged(&next, it + 1, ratios.multiplier)) {
-                    status = DIRAC_OK;
-                    break;
-                }
-                ratios = next;
-            }
-        }
-        // stagnation a little above the requested level: updates made of rounding noise (e.g.
-        // the ε|L|/|Δx| of a discrete gradient) that no longer shrink
-        if (it > 2 && ratios.relative <= NEWTON_STAGNATION_LEVEL &&
-            ratios.primary > 0.5 * previous_primary &&
-            (ratios.multiplier <= 1.0 || ratios.multiplier > 0.25 * previous_multiplier)) {
-            status = DIRAC_OK;
-            break;
-        }
-        previous_multiplier = ratios.multiplier;
-        previous_primary = ratios.primary;
     }
+    if (status != DIRAC_OK)
+        status = full_newton(nw, ls, size, z, block, assemble, context, rtol, max_iterations);
     if (status == DIRAC_OK)
         for (int i = 0; i < size; i++)
             if (fabs(z[i]) > nw->block_floor[block[i]])

@@ -1,5 +1,8 @@
 // Internal: the one Newton solver of the implicit integrators, with a dense LU (LAPACK
 // dgetrf/dgetrs) and all memory allocated once (newton_init), so a solve allocates nothing.
+// Simplified Newton (as in IDA and RADAU5): a linear solver's factorization is kept across
+// iterations while the iterates contract fast, and renewed only when they do not; a constant
+// Jacobian (linear models) is factorized once (newton_solve).
 #ifndef DIRAC_SRC_NEWTON_H
 #define DIRAC_SRC_NEWTON_H
 
@@ -26,8 +29,21 @@ typedef struct newton {
     // assembly (zeroed before each Jacobian assembly); see newton_solve
     double *hidden_magnitude;
     double block_floor[NEWTON_MAX_BLOCKS];   // largest magnitude seen per block (scales)
+    double *guess;          // the start of the solve (the full-Newton retry starts there again)
+    // reuse of factorizations (simplified Newton; newton_solve)
+    bool full;              // full Newton only: a fresh Jacobian every iteration, and the
+                            // methods' plain guesses, no predictor (the path tests compare to)
+    bool simplified;        // simplified Newton for Jacobians that depend on the unknowns:
+                            // methods whose predictor makes the first Newton step the last
+                            // (midpoint); without one, full Newton's look-ahead costs less
+    bool constant_jacobian; // the stage Jacobians do not depend on the unknowns (linear
+                            // models): a factorization for the same step size is exact
+    double step_size;       // the step the next solves are for (the Jacobians depend on it)
+    // counters over the solver's life (tests and benchmarks)
+    long jacobians;         // Jacobian assemblies
+    long residuals;         // residual-only assemblies
     // outcome of the last solve
-    int iterations;
+    int iterations;         // corrections z ← z − δ (each one residual and one linear solve)
     int worst;            // index of the largest scaled update (or residual) at failure
     double worst_value;   // that value
 } newton;
@@ -63,9 +79,31 @@ void newton_free(newton *nw);
 /// within max_iterations), DIRAC_ERR_SINGULAR (LU found a zero pivot: nw->worst is its column)
 /// or DIRAC_ERR_NOT_FINITE (nw->worst is the equation). `ls` must have been initialised for
 /// `size` unknowns; a sparse one records its pattern at its first solve.
+///
+/// Simplified Newton (nw->simplified; not with nw->full or rtol <= NEWTON_FULL_RTOL): each
+/// solve starts with a Newton step from the guess (fresh Jacobian, judged by the test above),
+/// then keeps that factorization while the contraction rate θ = |δ_k| / |δ_{k−1}| (scaled
+/// primary updates) stays <= NEWTON_REFACTOR_RATE and three more updates at rate θ would bring the error to
+/// rounding level; otherwise the Jacobian is assembled and factorized again at the current
+/// iterate. Such an update is accepted under the test above only once its error bound
+/// θ/(1 − θ) |δ_k| is at rounding level (ε |z|) for every unknown, multipliers included, as
+/// full Newton's quadratic convergence leaves it (the first law of dgrad, the constraints of
+/// lobatto and runs that reach a step by different paths need that, not just rtol), or when
+/// the updates stop shrinking at the residual's rounding after contracting fast. A constant
+/// Jacobian (constant_jacobian, factorized for the same step size) is exact: it is kept across
+/// solves and its updates are Newton steps, so each linear system is factorized once per step
+/// size. If the simplified iteration fails in any way, the solve restarts from the guess with
+/// full Newton, so it fails only where full Newton fails.
 dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const int *block,
                           newton_assemble_fn assemble, void *context, double rtol,
                           int max_iterations);
+
+/// Solves asking for this relative accuracy or less (dgrad: 1e-14, "to rounding level") use
+/// full Newton: only its quadratic convergence leaves a residual at rounding level.
+#define NEWTON_FULL_RTOL 1e-13
+
+/// Simplified Newton renews the Jacobian when the updates shrink by less than this factor.
+#define NEWTON_REFACTOR_RATE 0.5
 
 /// Updates below this many ε of their equations' magnitudes are rounding (see newton_solve).
 #define NEWTON_ROUNDING 64.0

@@ -336,7 +336,7 @@ int dirac_sim_warning_count(const dirac_sim *sim)
         snprintf(rq->messages[count++], size,
                  "energy balance error |E - E0 - W| = %.3g at t = %.10g is %.3g of the model's "
                  "energy scale %.3g (threshold %g): the steps do not resolve the dynamics; try a "
-                 "smaller --dt or another method",
+                 "smaller step (options.dt) or another method",
                  rq->energy_error_max, q.energy_error_time, q.energy_error, energy_scale(rq),
                  DIRAC_WARN_ENERGY);
     if (q.constraint_error_index >= 0 && beyond(q.constraint_error, DIRAC_WARN_CONSTRAINT)) {

@@ -46,7 +46,8 @@ static const sim_method *auto_method(dirac_sim *sim, const char **reason, dirac_
 
 // ---- creation ----------------------------------------------------------------------------
 
-static dirac_status eval_alloc(sim_eval *e, const dirac_model *m)
+// The arrays of one evaluation slot.
+static void eval_layout(mem_plan *p, sim_eval *e, const dirac_model *m)
 {
     size_t sizes[] = { (size_t)m->n_inputs, (size_t)m->gradient.count,
                        (size_t)m->hessian.nnz, (size_t)m->m,
@@ -56,28 +57,12 @@ static dirac_status eval_alloc(sim_eval *e, const dirac_model *m)
     double **fields[] = { &e->x, &e->gradient, &e->hessian, &e->values, &e->forms, &e->rates,
                           &e->constraint_jac, &e->curvature, &e->forces, &e->force_jac };
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
-        if (!(*fields[k] = calloc(sizes[k] + 1, sizeof(double))))
-            return DIRAC_ERR_NOMEM;
-    return DIRAC_OK;
-}
-
-static void eval_free(sim_eval *e)
-{
-    free(e->x);
-    free(e->gradient);
-    free(e->hessian);
-    free(e->values);
-    free(e->forms);
-    free(e->rates);
-    free(e->constraint_jac);
-    free(e->curvature);
-    free(e->forces);
-    free(e->force_jac);
+        *fields[k] = mem_plan_take(p, sizes[k], sizeof(double));
 }
 
 // The node, evaluation slots and workspaces every method shares (the method's own block is
-// allocated once the method is settled, sim_method_start).
-static dirac_status alloc_common(dirac_sim *sim, dirac_error *err)
+// laid out once the method is settled, sim_method_start).
+static void common_layout(mem_plan *p, dirac_sim *sim)
 {
     const dirac_model *m = sim->model;
     size_t n = (size_t)sim->n, mc = (size_t)sim->mc, ns = (size_t)sim->ns;
@@ -92,15 +77,23 @@ static dirac_status alloc_common(dirac_sim *sim, dirac_error *err)
         { &sim->adapt.trial, 3 * n + ns }, { &sim->adapt.trial_start, 3 * n + ns },
     };
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
-        if (!(*arrays[k].array = calloc(arrays[k].count + 1, sizeof(double))))
-            return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
-    if (!(sim->constrained = calloc(n + 1, 1)))
+        *arrays[k].array = mem_plan_take(p, arrays[k].count, sizeof(double));
+    sim->constrained = mem_plan_take(p, n, 1);
+    for (int k = 0; k < SIM_EVAL_SLOTS; k++)
+        eval_layout(p, &sim->eval[k], m);
+}
+
+// One block for the common arrays (mem.h, mem_plan: a sizing pass, then a placing pass).
+static dirac_status alloc_common(dirac_sim *sim, dirac_error *err)
+{
+    mem_plan plan = { 0 };
+    common_layout(&plan, sim);
+    if (!mem_plan_alloc(&plan, &sim->mem))
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
-    for (int k = 0; k < SIM_EVAL_SLOTS; k++) {
-        if (eval_alloc(&sim->eval[k], m) != DIRAC_OK)
-            return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
-        model_set_default_inputs(m, sim->eval[k].x);   // inputs live in every x (sim_input.c)
-    }
+    sim->block = plan.block;
+    common_layout(&plan, sim);
+    for (int k = 0; k < SIM_EVAL_SLOTS; k++)   // inputs live in every x (sim_input.c)
+        model_set_default_inputs(sim->model, sim->eval[k].x);
     return DIRAC_OK;
 }
 
@@ -108,23 +101,15 @@ void dirac_sim_destroy(dirac_sim *sim)
 {
     if (!sim)
         return;
-    double *arrays[] = { sim->q, sim->v, sim->p, sim->mu, sim->s, sim->temperature,
-                         sim->node_velocity_constraint, sim->outputs, sim->wedge_values,
-                         sim->tape_work, sim->thermal_values, sim->kkt.rhs,
-                         sim->kkt.acceleration, sim->adapt.trial, sim->adapt.trial_start,
-                         sim->backup };
-    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
-        free(arrays[k]);
-    free(sim->constrained);
     for (int k = 0; k < SIM_SOLVER_SLOTS; k++)
-        linsolve_free(&sim->solver[k]);
-    for (int k = 0; k < SIM_EVAL_SLOTS; k++)
-        eval_free(&sim->eval[k]);
+        linsolve_destroy(sim->solver[k]);
     newton_free(&sim->nw);
-    sim_degenerate_free(&sim->degenerate);
+    sim_degenerate_free(sim);
     run_quality_free(&sim->quality);
     sim_method_free(sim);
-    free(sim);
+    mem_free(&sim->mem, sim->block);
+    mem_counter mem = sim->mem;
+    mem_free(&mem, sim);
 }
 
 // DIRAC_ERR_NOT_FINITE when the model is not defined at the current state (a NaN momentum
@@ -150,11 +135,10 @@ static dirac_status check_defined(dirac_sim *sim, const char *which, dirac_error
 static dirac_status check_options(const dirac_sim_options *o, dirac_error *err)
 {
     if (!o)
-        return error_set(err, DIRAC_ERR_ARGUMENT, "the simulation options are NULL (the step dt "
-                         "is required)");
-    if (!(o->dt > 0.0) || !isfinite(o->dt))
-        return error_set(err, DIRAC_ERR_ARGUMENT, "the step dt must be a positive number (got %g)",
-                         o->dt);
+        return error_set(err, DIRAC_ERR_ARGUMENT, "the simulation options are NULL");
+    if (!(o->dt >= 0.0) || !isfinite(o->dt))
+        return error_set(err, DIRAC_ERR_ARGUMENT, "the step options.dt must be a positive number, "
+                         "or 0 for the model's 'simulate dt' (got %g)", o->dt);
     if (!isfinite(o->t0))
         return error_set(err, DIRAC_ERR_ARGUMENT, "the initial time t0 must be finite (got %g)",
                          o->t0);
@@ -190,10 +174,29 @@ static dirac_status find_method(const dirac_sim_options *options, const sim_meth
                      list);
 }
 
-// The settings of the options (checked) in the simulation.
-static void apply_options(dirac_sim *sim, const dirac_sim_options *options)
+// The step size: options.dt, or for 0 the model's `simulate dt`.
+static dirac_status step_size(const dirac_model *model, const dirac_sim_options *options,
+                              double *h, dirac_error *err)
 {
-    sim->h = options->dt;
+    *h = options->dt;
+    if (*h > 0.0)
+        return DIRAC_OK;
+    dirac_simulate_defaults defaults;
+    dirac_model_simulate_defaults(model, &defaults);
+    if (!defaults.has_dt)
+        return error_set(err, DIRAC_ERR_ARGUMENT, "no step size: options.dt is 0 and model '%s' "
+                         "has no 'simulate dt = H'", model->name);
+    *h = defaults.dt;
+    if (!(*h > 0.0) || !isfinite(*h))
+        return error_set(err, DIRAC_ERR_ARGUMENT, "the step size of model '%s' ('simulate dt') "
+                         "must be a positive number (got %g)", model->name, *h);
+    return DIRAC_OK;
+}
+
+// The settings of the options (checked) in the simulation, with the step size h.
+static void apply_options(dirac_sim *sim, const dirac_sim_options *options, double h)
+{
+    sim->h = h;
     sim->t0 = sim->t = options->t0;
     sim->rtol = options->newton_rtol > 0.0 ? options->newton_rtol : 1e-10;
     sim->max_iterations = options->newton_max_iterations > 0 ? options->newton_max_iterations : 25;
@@ -241,21 +244,6 @@ static dirac_status initial_node(dirac_sim *sim, int project, dirac_error *err)
     return DIRAC_OK;
 }
 
-// The method's block and the backup of the last good node, which includes its history.
-static dirac_status start_method(dirac_sim *sim, dirac_error *err)
-{
-    dirac_status status = sim_method_start(sim, err);
-    if (status != DIRAC_OK)
-        return status;
-    sim_history history;
-    sim_method_history(sim, &history);
-    sim->backup_size = 3 * (size_t)sim->n + (size_t)(sim->mc + sim->ns);
-    for (int k = 0; k < history.count; k++)
-        sim->backup_size += history.size[k];
-    sim->backup = calloc(sim->backup_size + 1, sizeof *sim->backup);
-    return sim->backup ? DIRAC_OK : error_set(err, DIRAC_ERR_NOMEM, "out of memory");
-}
-
 // The checks of the settled method and node: temperatures, outputs, the method's own check.
 static dirac_status check_start(dirac_sim *sim, dirac_error *err)
 {
@@ -287,7 +275,10 @@ dirac_status sim_create(const dirac_model *model, const dirac_sim_options *optio
         return error_set(err, DIRAC_ERR_ARGUMENT, "dirac_sim_create: the model is NULL");
     const sim_method *method = NULL;
     bool automatic = false;
+    double h = 0.0;
     dirac_status status = check_options(options, err);
+    if (status == DIRAC_OK)
+        status = step_size(model, options, &h, err);
     if (status == DIRAC_OK)
         status = find_method(options, &method, &automatic, err);
     if (status != DIRAC_OK)
@@ -304,16 +295,19 @@ dirac_status sim_create(const dirac_model *model, const dirac_sim_options *optio
                          "method '%s' is a two-step method: adaptive step sizes need a "
                          "one-step method (midpoint, dgrad, dirac1, lobatto3, lobatto4, rk4, "
                          "euler)", method->info.name);
-    dirac_sim *sim = calloc(1, sizeof *sim);
+    // every block of the simulation continues the failure injection of the model's counter
+    mem_counter mem = mem_counter_inherit(&model->mem);
+    dirac_sim *sim = mem_calloc(&mem, 1, sizeof *sim);
     if (!sim)
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    sim->mem = mem;
     sim->model = model;
     sim->method = method;
     sim->method_requested = automatic ? "auto" : method->info.name;
     sim->n = model->n;
     sim->ns = model->ns;
     sim->mc = model->m;
-    apply_options(sim, options);
+    apply_options(sim, options, h);
     status = alloc_common(sim, err);
     if (status == DIRAC_OK && model->thermodynamic && !method->thermodynamic)
         status = error_set(err, DIRAC_ERR_UNSUPPORTED,
@@ -327,7 +321,7 @@ dirac_status sim_create(const dirac_model *model, const dirac_sim_options *optio
             sim->method = chosen;
     }
     if (status == DIRAC_OK)
-        status = start_method(sim, err);
+        status = sim_method_start(sim, err);
     if (status == DIRAC_OK) {
         sim_update_diagnostics(sim);
         sim->energy0 = sim->energy;
@@ -383,6 +377,7 @@ void sim_restore_state(dirac_sim *sim)
 dirac_status sim_raw_step(dirac_sim *sim, double t_after)
 {
     double t_before = sim->t;
+    sim->nw.step_size = sim->h;   // kept factorizations are for one step size (newton.h)
     dirac_status status = sim->method->step(sim, sim->method_state);
     if (status == DIRAC_OK) {
         sim->t = t_after;

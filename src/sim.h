@@ -8,6 +8,7 @@
 
 #include <dirac/simulate.h>
 
+#include "mem.h"
 #include "model.h"
 #include "newton.h"
 #include "run_quality.h"
@@ -103,6 +104,8 @@ typedef struct sim_history {
 
 struct dirac_sim {
     const dirac_model *model;
+    mem_counter mem;                // every block below (continues the model's counter)
+    void *block;                    // the arrays every method shares, in one block
     const sim_method *method;
     void *method_state;             // the method's state struct and workspace (one block)
     const char *method_requested;   // "auto" or the method's name
@@ -130,7 +133,7 @@ struct dirac_sim {
     sim_kkt kkt;
     newton nw;
     int linear_solver;            // dirac_linear_solver
-    linsolve solver[SIM_SOLVER_SLOTS];   // one per kind of linear system a method solves
+    linsolve *solver[SIM_SOLVER_SLOTS];  // one per kind of linear system a method solves
     sim_degenerate degenerate;    // node velocities of degenerate Lagrangians
     // the last good node, restored when a step fails: [q | v | p | μ | S | method history]
     double *backup, backup_work;
@@ -140,16 +143,15 @@ struct dirac_sim {
     run_quality quality;          // the run's errors against the model's scales (warnings)
 };
 
-/// A method's workspace is named by one layout function: run on a counting layout (base NULL:
-/// only the sizes add up, the pointers stay NULL) and then on the allocated block, so every
+/// A method's workspace is named by one layout function: run on a sizing plan (the sizes add
+/// up, the pointers stay NULL) and then on the allocated block (mem.h, mem_plan), so every
 /// buffer has one name and one size (sim_methods.c).
 typedef struct sim_layout {
-    unsigned char *base;          // NULL while counting
-    size_t used;                  // bytes laid out so far
+    mem_plan plan;
     int unknowns;                 // largest Newton system the method solves
 } sim_layout;
 
-/// `count` doubles (ints) of the workspace; NULL while counting.
+/// `count` doubles (ints) of the workspace; NULL while sizing.
 double *sim_layout_doubles(sim_layout *l, size_t count);
 int *sim_layout_ints(sim_layout *l, size_t count);
 /// Records a Newton system of `size` unknowns (the Newton solver is sized for the largest).
@@ -188,6 +190,10 @@ struct sim_method {
     void (*history)(const dirac_sim *sim, void *state, sim_history *out);
 };
 
+/// The stage Jacobians of every implicit method are constant for this model (its expressions
+/// say so: src/sim_linear.c); Newton then factorizes each system once per step size.
+bool sim_jacobian_constant(const dirac_model *m);
+
 extern const sim_method sim_method_midpoint, sim_method_dirac1, sim_method_dirac2,
     sim_method_euler, sim_method_rk4, sim_method_dgrad, sim_method_lobatto3, sim_method_lobatto4;
 
@@ -196,7 +202,8 @@ const sim_method *sim_method_find(const char *name);
 /// "midpoint, dirac1, ..." into buf.
 void sim_method_list(char *buf, size_t size);
 
-/// Allocates sim->method_state for sim->method (state struct and workspace in one block),
+/// Allocates sim->method_state for sim->method (state struct, workspace and the backup of the
+/// last good node, which includes the method's history, in one block),
 /// names its buffers, sizes Newton's solver and runs the method's init and reset.
 dirac_status sim_method_start(dirac_sim *sim, dirac_error *err);
 void sim_method_free(dirac_sim *sim);
@@ -216,7 +223,7 @@ dirac_status sim_acceleration(dirac_sim *sim, const double *q, const double *v, 
                               double *a, double *mu, double *power);
 
 /// A coordinate whose velocity ∂²L/∂v² does not determine at the initial state (no pivot in
-/// its LU with a relative threshold of 1e-12): its index, −1 when L is regular there, −2 when
+/// its LU under linalg_dense.h's rank rule): its index, −1 when L is regular there, −2 when
 /// out of memory. Creation only (allocates).
 int sim_degenerate_coordinate(dirac_sim *sim);
 
@@ -247,7 +254,7 @@ linsolve *sim_dense_solver(dirac_sim *sim, int slot, int size);
 
 /// Allocates sim->degenerate when the model has velocity-free coordinates (creation only).
 dirac_status sim_degenerate_init(dirac_sim *sim);
-void sim_degenerate_free(sim_degenerate *dg);
+void sim_degenerate_free(dirac_sim *sim);
 /// Orthonormal basis Z of K = ker ∂²L/∂v² ∩ ker ω at e (Hessian and forms evaluated) into
 /// sim->degenerate; returns dim K (0 when K is trivial or no workspace exists).
 int sim_degenerate_basis(dirac_sim *sim, const sim_eval *e);

@@ -98,7 +98,7 @@ static dirac_status step_size_failure(dirac_sim *sim, double t, double h, const 
     if (!(sim->adapt.atol > 0.0) && written > 0 && (size_t)written < sizeof sim->errmsg)
         written += snprintf(sim->errmsg + written, sizeof sim->errmsg - (size_t)written,
                             "; with rtol alone a quantity that starts at zero has no scale: "
-                            "give an absolute tolerance (--atol)");
+                            "give an absolute tolerance (options.adaptive_atol)");
     if (last[0] && written > 0 && (size_t)written < sizeof sim->errmsg)
         snprintf(sim->errmsg + written, sizeof sim->errmsg - (size_t)written,
                  "; the last trial step failed: %.600s", last);

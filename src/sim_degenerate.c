@@ -15,17 +15,14 @@
 // system is regular.
 #include "sim.h"
 
-#include <float.h>
-#include <lapacke.h>
+#include "linalg_dense.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 // Largest model whose null-space workspace (about 3 n² doubles, 6 MB at 500) is allocated.
 #define DEGENERATE_MAX_COORDINATES 500
-// Singular values below this fraction of the largest (rows scaled to unit max norm) count as
-// zero: the degenerate directions are structural (exact zeros), regular ones are far above.
-#define DEGENERATE_RANK_TOLERANCE 1e-9
 
 static int velocity_free_coordinate(const dirac_model *m, int i)
 {
@@ -37,49 +34,44 @@ static int velocity_free_coordinate(const dirac_model *m, int i)
     return 1;
 }
 
+// The workspace's arrays (one block, mem.h's mem_plan).
+static void degenerate_layout(mem_plan *p, sim_degenerate *dg, int n, int rows)
+{
+    size_t nn = (size_t)n * (size_t)n;
+    dg->matrix = mem_plan_take(p, (size_t)rows * (size_t)n, sizeof(double));
+    dg->singular_values = mem_plan_take(p, (size_t)n, sizeof(double));
+    dg->vt = mem_plan_take(p, nn, sizeof(double));
+    dg->basis = mem_plan_take(p, nn, sizeof(double));
+    dg->coupling = mem_plan_take(p, nn, sizeof(double));
+    dg->balance = mem_plan_take(p, 2 * (size_t)n, sizeof(double));
+    dg->work = mem_plan_take(p, (size_t)dg->work_size, sizeof(double));
+}
+
 dirac_status sim_degenerate_init(dirac_sim *sim)
 {
     const dirac_model *m = sim->model;
-    int n = sim->n, mc = sim->mc, any = 0;
+    int n = sim->n, rows = sim->n + sim->mc, any = 0;
     for (int i = 0; i < n && !any; i++)
         any = velocity_free_coordinate(m, i);
     if (!any || n > DEGENERATE_MAX_COORDINATES)
         return DIRAC_OK;
     sim_degenerate *dg = &sim->degenerate;
-    size_t nn = (size_t)n * (size_t)n, rows = (size_t)(n + mc);
-    dg->matrix = calloc(rows * (size_t)n + 1, sizeof(double));
-    dg->singular_values = calloc((size_t)n + 1, sizeof(double));
-    dg->vt = calloc(nn + 1, sizeof(double));
-    dg->basis = calloc(nn + 1, sizeof(double));
-    dg->coupling = calloc(nn + 1, sizeof(double));
-    dg->balance = calloc(2 * (size_t)n + 1, sizeof(double));
-    if (!dg->matrix || !dg->singular_values || !dg->vt || !dg->basis || !dg->coupling ||
-        !dg->balance)
+    dg->work_size = linalg_svd_right_work_size(rows, n);
+    if (dg->work_size < 0)
         return DIRAC_ERR_NOMEM;
-    double query = 0.0;
-    lapack_int info = LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'A', (lapack_int)rows, n,
-                                          dg->matrix, (lapack_int)rows, dg->singular_values,
-                                          NULL, 1, dg->vt, n, &query, -1);
-    if (info != 0)
+    mem_plan plan = { 0 };
+    degenerate_layout(&plan, dg, n, rows);
+    if (!mem_plan_alloc(&plan, &sim->mem))
         return DIRAC_ERR_NOMEM;
-    dg->work_size = (int)query + 1;
-    dg->work = calloc((size_t)dg->work_size, sizeof(double));
-    if (!dg->work)
-        return DIRAC_ERR_NOMEM;
+    degenerate_layout(&plan, dg, n, rows);
     dg->available = true;
     return DIRAC_OK;
 }
 
-void sim_degenerate_free(sim_degenerate *dg)
+void sim_degenerate_free(dirac_sim *sim)
 {
-    free(dg->matrix);
-    free(dg->singular_values);
-    free(dg->vt);
-    free(dg->basis);
-    free(dg->coupling);
-    free(dg->balance);
-    free(dg->work);
-    memset(dg, 0, sizeof *dg);
+    mem_free(&sim->mem, sim->degenerate.matrix);   // the block starts with the matrix
+    memset(&sim->degenerate, 0, sizeof sim->degenerate);
 }
 
 int sim_degenerate_basis(dirac_sim *sim, const sim_eval *e)
@@ -108,17 +100,12 @@ int sim_degenerate_basis(dirac_sim *sim, const sim_eval *e)
             for (int j = 0; j < n; j++)
                 a[(size_t)j * (size_t)rows + (size_t)r] /= big;
     }
-    lapack_int info = LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'A', rows, n, a, rows,
-                                          dg->singular_values, NULL, 1, dg->vt, n, dg->work,
-                                          dg->work_size);
-    if (info != 0)
+    if (linalg_svd_right(rows, n, a, dg->singular_values, dg->vt, dg->work, dg->work_size) !=
+        DIRAC_OK)
         return 0;
-    double threshold = DEGENERATE_RANK_TOLERANCE * fmax(dg->singular_values[0], DBL_MIN);
-    int rank = 0;
-    // singular values: min(rows, n) of them, descending; rows < n leaves n − rows zeros
-    int count = rows < n ? rows : n;
-    while (rank < count && dg->singular_values[rank] > threshold)
-        rank++;
+    // singular values: min(rows, n) of them, descending; rows < n leaves n − rows zeros; the
+    // degenerate directions are structural (exact zeros), regular ones far above the rank rule
+    int rank = linalg_rank_of_singular_values(dg->singular_values, rows < n ? rows : n);
     int dim = n - rank;
     // Z: the last `dim` rows of Vᵀ, as columns (n x dim, column-major)
     for (int k = 0; k < dim; k++)

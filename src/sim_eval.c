@@ -59,28 +59,28 @@ void sim_add_hessian_block(const dirac_sim *sim, const sim_eval *e, int row_firs
 // Sparse LU pays off from about this many unknowns (bench/: dense LAPACK wins below).
 #define SIM_SPARSE_THRESHOLD 64
 
+// The solver of `slot`, replaced when its size or kind differs (first use: allocates).
+static linsolve *slot_solver(dirac_sim *sim, int slot, int size, bool sparse)
+{
+    linsolve **ls = &sim->solver[slot];
+    if (*ls && linsolve_size(*ls) == size && linsolve_is_sparse(*ls) == sparse)
+        return *ls;
+    linsolve_destroy(*ls);
+    *ls = NULL;
+    linsolve_create(size, sparse, ls, NULL);
+    return *ls;
+}
+
 linsolve *sim_solver(dirac_sim *sim, int slot, int size)
 {
-    linsolve *ls = &sim->solver[slot];
-    if (ls->size == size && (ls->dense || ls->sparse))
-        return ls;
-    linsolve_free(ls);
     bool sparse = sim->linear_solver == DIRAC_LINEAR_SPARSE ||
                   (sim->linear_solver == DIRAC_LINEAR_AUTO && size >= SIM_SPARSE_THRESHOLD);
-    if (linsolve_init(ls, size, sparse, NULL) != DIRAC_OK)
-        return NULL;
-    return ls;
+    return slot_solver(sim, slot, size, sparse);
 }
 
 linsolve *sim_dense_solver(dirac_sim *sim, int slot, int size)
 {
-    linsolve *ls = &sim->solver[slot];
-    if (ls->size == size && ls->dense)
-        return ls;
-    linsolve_free(ls);
-    if (linsolve_init(ls, size, false, NULL) != DIRAC_OK)
-        return NULL;
-    return ls;
+    return slot_solver(sim, slot, size, false);
 }
 
 void sim_velocity_constraint(const dirac_sim *sim, const sim_eval *e, const double *v, double *g)

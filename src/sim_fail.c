@@ -27,7 +27,7 @@ dirac_status sim_fail_newton(dirac_sim *sim, dirac_status status, const char *st
         snprintf(sim->errmsg, sizeof sim->errmsg,
                  "step %ld from t = %.17g to %.17g (%s, %s): Newton's method did not converge in "
                  "%d iterations; the largest remaining update is in %s (residual %.3e); try a "
-                 "smaller --dt",
+                 "smaller step (options.dt)",
                  sim->steps + 1, sim->t, t_next, sim->method->info.name, stage,
                  sim->nw.iterations, what, sim->nw.worst_value);
         break;
@@ -59,5 +59,5 @@ dirac_status sim_fail_temperature(dirac_sim *sim, int j, double temperature)
              "(%.3e): -dL/dS must stay positive",
              sim->steps + 1, sim->t, sim->t + sim->h, sim->method->info.name,
              sim->model->entropy_names[j], temperature);
-    return DIRAC_ERR_NOT_FINITE;
+    return DIRAC_ERR_DOMAIN;
 }

@@ -2,10 +2,13 @@
 //     H_vv a − ωᵀ μ = ∂L/∂q + F − H_vq v − H_vt
 //     ω a          = −(∂g/∂q v + ∂g/∂t),      g = ⟨ω, v⟩ + b  (the velocity-level constraint),
 // which needs a regular H_vv on the constraint distribution (docs/methods.md); and the test of
-// ∂²L/∂v² for a coordinate whose velocity it does not determine.
+// ∂²L/∂v² for a coordinate whose velocity it does not determine (linalg_dense.h's rank rule).
 #include "sim.h"
 
+#include "linalg_dense.h"
+
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 // Acceleration and multipliers at (q, v, t); returns DIRAC_ERR_SINGULAR if the KKT matrix is.
@@ -24,7 +27,8 @@ dirac_status sim_acceleration(dirac_sim *sim, const double *q, const double *v, 
     if (!kkt)
         return DIRAC_ERR_NOMEM;
     // [H_vv, −ωᵀ; ω, 0]: the pattern is recorded at the first use, then values are added
-    for (int pass = kkt->sparse && !kkt->has_pattern ? 0 : 1; pass < 2; pass++) {
+    for (int pass = linsolve_is_sparse(kkt) && !linsolve_has_pattern(kkt) ? 0 : 1; pass < 2;
+         pass++) {
         if (pass == 0)
             linsolve_begin_pattern(kkt);
         else
@@ -80,29 +84,24 @@ dirac_status sim_acceleration(dirac_sim *sim, const double *q, const double *v, 
 
 int sim_degenerate_coordinate(dirac_sim *sim)
 {
+    const dirac_model *m = sim->model;
     int n = sim->n;
     if (n == 0)
         return -1;
     sim_eval *e = &sim->eval[SIM_EVAL_STEP_A];
     sim_evaluate(sim, e, sim->q, sim->v, sim->s, sim->t, NULL, EVAL_HESSIAN);
-    linsolve hvv;
-    if (linsolve_init(&hvv, n, false, NULL) != DIRAC_OK)
+    double *hvv = calloc((size_t)n * (size_t)n, sizeof *hvv);
+    if (!hvv)
         return -2;
-    sim_add_hessian_block(sim, e, n, n, n, n, 1.0, &hvv, 0, 0);
-    double scale = 0.0;
-    for (int k = 0; k < n * n; k++)
-        scale = fmax(scale, fabs(hvv.dense[k]));
-    int degenerate = -1;
-    if (!(scale > 0.0)) {
-        degenerate = 0;   // L does not depend on the velocities at all
-    } else {
-        lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, hvv.dense, n, hvv.pivots);
-        if (info > 0)
-            degenerate = (int)info - 1;
-        for (int i = 0; degenerate < 0 && i < n; i++)
-            if (!(fabs(hvv.dense[(size_t)i * (size_t)n + (size_t)i]) > 1e-12 * scale))
-                degenerate = i;
-    }
-    linsolve_free(&hvv);
+    // ∂²L/∂v², column-major (rows and columns of the velocities in the Hessian)
+    const model_sparse *hs = &m->hessian;
+    for (int i = 0; i < n; i++)
+        for (int k = hs->row_start[m->first_v + i]; k < hs->row_start[m->first_v + i + 1]; k++) {
+            int j = hs->col[k] - m->first_v;
+            if (j >= 0 && j < n)
+                hvv[(size_t)j * (size_t)n + (size_t)i] += e->hessian[k];
+        }
+    int degenerate = linalg_lu_dependent_column(n, hvv);   // 0 for an L without velocities
+    free(hvv);
     return degenerate;
 }

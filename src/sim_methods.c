@@ -4,7 +4,7 @@
 
 #include "error.h"
 
-#include <stdalign.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,25 +45,14 @@ void sim_method_list(char *buf, size_t size)
 
 // ---- layouts -----------------------------------------------------------------------------
 
-// Every piece starts at a multiple of the strictest alignment any piece needs.
-#define LAYOUT_ALIGN (alignof(double) > alignof(int) ? alignof(double) : alignof(int))
-
-static void *layout_take(sim_layout *l, size_t bytes)
-{
-    l->used = (l->used + LAYOUT_ALIGN - 1) / LAYOUT_ALIGN * LAYOUT_ALIGN;
-    void *piece = l->base ? l->base + l->used : NULL;
-    l->used += bytes;
-    return piece;
-}
-
 double *sim_layout_doubles(sim_layout *l, size_t count)
 {
-    return layout_take(l, count * sizeof(double));
+    return mem_plan_take(&l->plan, count, sizeof(double));
 }
 
 int *sim_layout_ints(sim_layout *l, size_t count)
 {
-    return layout_take(l, count * sizeof(int));
+    return mem_plan_take(&l->plan, count, sizeof(int));
 }
 
 void sim_layout_newton(sim_layout *l, int size)
@@ -74,37 +63,62 @@ void sim_layout_newton(sim_layout *l, int size)
 
 // ---- the method's block ------------------------------------------------------------------
 
-// The state struct, then the workspace, in one zeroed block.
+// The backup of the last good node: [q | v | p | μ | S | the method's history].
+static size_t backup_size(const dirac_sim *sim)
+{
+    sim_history history;
+    sim_method_history(sim, &history);
+    size_t size = 3 * (size_t)sim->n + (size_t)(sim->mc + sim->ns);
+    for (int k = 0; k < history.count; k++)
+        size += history.size[k];
+    return size;
+}
+
+// The state struct, its workspace and the backup, laid out on l.
+static void method_layout(dirac_sim *sim, void *state, sim_layout *l)
+{
+    void *placed = mem_plan_take(&l->plan, 1, sim->method->state_size);
+    sim->method->layout(sim, placed ? placed : state, l);
+    sim->method_state = placed ? placed : state;   // history pointers of the sizing pass: probe
+    sim->backup_size = backup_size(sim);
+    sim->backup = mem_plan_take(&l->plan, sim->backup_size, sizeof(double));
+}
+
 dirac_status sim_method_start(dirac_sim *sim, dirac_error *err)
 {
     const sim_method *method = sim->method;
-    size_t head = (method->state_size + LAYOUT_ALIGN - 1) / LAYOUT_ALIGN * LAYOUT_ALIGN;
-    // the counting pass writes its NULL pointers into a probe of the state struct
-    void *probe = calloc(1, method->state_size);
-    if (!probe)
+    // the sizing pass writes its NULL pointers into a probe of the state struct
+    union {
+        max_align_t align;
+        unsigned char bytes[1024];
+    } probe;
+    memset(&probe, 0, sizeof probe);
+    if (method->state_size > sizeof probe.bytes)
+        return error_set(err, DIRAC_ERR_ARGUMENT, "internal: the state of method '%s' is larger "
+                         "than its probe", method->info.name);
+    sim_layout l = { { 0 }, 0 };
+    method_layout(sim, probe.bytes, &l);
+    sim->method_state = NULL;
+    sim->backup = NULL;
+    if (!mem_plan_alloc(&l.plan, &sim->mem))
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
-    sim_layout counting = { NULL, 0, 0 };
-    method->layout(sim, probe, &counting);
-    free(probe);
-    unsigned char *block = calloc(head + counting.used + 1, 1);
-    if (!block)
-        return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
-    sim->method_state = block;
-    sim_layout filling = { block + head, 0, 0 };
-    method->layout(sim, block, &filling);
-    if (newton_init(&sim->nw, filling.unknowns + 1, err) != DIRAC_OK)
+    l.unknowns = 0;
+    method_layout(sim, NULL, &l);
+    if (newton_init(&sim->nw, l.unknowns + 1, err) != DIRAC_OK)
         return DIRAC_ERR_NOMEM;
-    if (method->init && method->init(sim, block) != DIRAC_OK)
+    sim->nw.constant_jacobian = sim_jacobian_constant(sim->model);
+    if (method->init && method->init(sim, sim->method_state) != DIRAC_OK)
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     if (method->reset)
-        method->reset(sim, block);
+        method->reset(sim, sim->method_state);
     return DIRAC_OK;
 }
 
 void sim_method_free(dirac_sim *sim)
 {
-    free(sim->method_state);
+    mem_free(&sim->mem, sim->method_state);   // the block starts with the state
     sim->method_state = NULL;
+    sim->backup = NULL;
 }
 
 void sim_method_history(const dirac_sim *sim, sim_history *out)

@@ -5,47 +5,37 @@
 #include "sim.h"
 
 #include "error.h"
+#include "linalg_dense.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-// Solves the minimum-norm correction δ = Aᵀ y, (A Aᵀ) y = r for the rows of A (dense,
-// rows x n, column-major) — used only by the initial projection (allocates).
-static dirac_status min_norm_correction(int rows, int n, const double *a, const double *r,
+// Solves the minimum-norm correction δ = Aᵀ y, (A Aᵀ) y = r for the rows of A, given as
+// At = Aᵀ (n x rows, column-major) — used only by the initial projection (allocates).
+static dirac_status min_norm_correction(int rows, int n, const double *at, const double *r,
                                         double *delta, dirac_error *err)
 {
     double *aat = calloc((size_t)rows * (size_t)rows + 1, sizeof *aat);
     double *y = malloc(((size_t)rows + 1) * sizeof *y);
-    lapack_int *piv = malloc(((size_t)rows + 1) * sizeof *piv);
     dirac_status status = DIRAC_OK;
-    if (!aat || !y || !piv)
+    if (!aat || !y)
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     if (status == DIRAC_OK) {
-        for (int i = 0; i < rows; i++)
-            for (int j = 0; j < rows; j++)
-                for (int k = 0; k < n; k++)
-                    aat[(size_t)j * (size_t)rows + (size_t)i] +=
-                        a[(size_t)k * (size_t)rows + (size_t)i] * a[(size_t)k * (size_t)rows + (size_t)j];
+        linalg_matmul_tn(rows, n, rows, at, at, aat);
         memcpy(y, r, (size_t)rows * sizeof *y);
-        if (LAPACKE_dgesv(LAPACK_COL_MAJOR, rows, 1, aat, rows, piv, y, rows) != 0)
-            status = error_set(err, DIRAC_ERR_SINGULAR,
-                               "cannot project the initial state: the constraint forms are "
-                               "linearly dependent there");
+        status = linalg_solve(rows, aat, y,
+                              "cannot project the initial state: the constraint forms are "
+                              "linearly dependent there", err);
     }
     if (status == DIRAC_OK)
-        for (int k = 0; k < n; k++) {
-            delta[k] = 0.0;
-            for (int i = 0; i < rows; i++)
-                delta[k] += a[(size_t)k * (size_t)rows + (size_t)i] * y[i];
-        }
+        linalg_matmul(n, rows, 1, at, y, delta);
     free(aat);
     free(y);
-    free(piv);
     return status;
 }
 
-// Dense ω (rows of the selected constraints) at e into a (rows x n, column-major), with the
+// Dense ω (rows of the selected constraints) at e into a as ωᵀ (n x rows, column-major), with the
 // columns of the coordinates whose start value is `fixed` zeroed (they do not move).
 static int selected_forms(const dirac_sim *sim, const sim_eval *e, int holonomic_only, double *a,
                           double *r, const double *g)
@@ -63,7 +53,7 @@ static int selected_forms(const dirac_sim *sim, const sim_eval *e, int holonomic
             continue;
         for (int k = f->row_start[c]; k < f->row_start[c + 1]; k++)
             if (!fixed[f->col[k]])
-                a[(size_t)f->col[k] * (size_t)rows + (size_t)row] = e->forms[k];
+                a[(size_t)row * (size_t)sim->n + (size_t)f->col[k]] = e->forms[k];
         r[row] = holonomic_only ? e->values[c] : g[c];
         row++;
     }
@@ -136,7 +126,7 @@ dirac_status sim_initial_consistency(dirac_sim *sim, int project, dirac_error *e
         if (!project) {
             status = error_set(err, DIRAC_ERR_ARGUMENT,
                                "the initial state violates constraint '%s' (residual %.3e); fix "
-                               "the initial values or use --project-initial",
+                               "the initial values or use options.project_initial",
                                m->constraints[worst].name, worst_value);
             if (worst_value <= 1e-9 * q_scale)
                 status = DIRAC_OK;   // accepted as consistent within tolerance
@@ -173,7 +163,7 @@ dirac_status sim_initial_consistency(dirac_sim *sim, int project, dirac_error *e
                     status = error_set(err, DIRAC_ERR_ARGUMENT,
                                        "the initial velocities violate constraint '%s' (velocity "
                                        "residual %.3e); fix the initial values or use "
-                                       "--project-initial",
+                                       "options.project_initial",
                                        m->constraints[worst].name, worst_value);
             } else {
                 status = dense_forms(sim, &a, err);

@@ -4,17 +4,8 @@
 # against the harmonic oscillator's x(t) = x0 cos(w t); off-grid times with fixed steps, bad
 # lists and conflicting options are refused; a restarted run writes the remaining times.
 # usage: cli_output_times.sh PATH-TO-DIRAC SOURCE-DIR
-set -u
-dirac=$1
-src=$2
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-check() {   # check DESCRIPTION CONDITION...
-  local what=$1
-  shift
-  if "$@"; then echo "ok     $what"; else echo "FAILED $what"; fail=1; fi
-}
+. "$(dirname "$0")/support/cli.sh"
+src=$(absolute "$2")
 osc=$src/examples/harmonic_oscillator.dirac   # x0 = 0.1, w = 2, x' = 0 at t = 0
 
 # rows_at FILE TOL TIMES...: the rows' times are exactly TIMES (as decimal numbers) and

@@ -6,17 +6,8 @@
 # wall-time limit or a signal splits a run); and state files of another model, of other
 # parameters, edited or damaged ones are refused with the reason.
 # usage: cli_restart.sh PATH-TO-DIRAC SOURCE-DIR
-set -u
-dirac=$1
-src=$2
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-check() {   # check DESCRIPTION CONDITION...
-  local what=$1
-  shift
-  if "$@"; then echo "ok     $what"; else echo "FAILED $what"; fail=1; fi
-}
+. "$(dirname "$0")/support/cli.sh"
+src=$(absolute "$2")
 
 # the methods, from the tool itself (a new method is tested without editing this script)
 methods=$("$dirac" methods | awk 'NR > 1 && $1 != "auto" && $2 ~ /^[0-9]+$/ { print $1 }')

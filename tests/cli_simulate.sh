@@ -113,6 +113,8 @@ expect2 "no dt anywhere" "no step size" nodefaults.dirac --t-end 1
 expect2 "no t_end anywhere" "no final time" nodefaults.dirac --dt 0.1
 printf 'model off\ncoordinate x, y\nlagrangian (x'"'"'^2 + y'"'"'^2)/2 - 9.81*y\nconstraint rod: x^2 + y^2 = 1\ninitial x = 1, y = -1\n' >off.dirac
 expect2 "inconsistent initial state" "constraint 'rod'" off.dirac --dt 0.01 --t-end 0.1
+# the library names options.project_initial; the tool shows its flag
+expect2 "inconsistent initial state: the flag" "or use --project-initial" off.dirac --dt 0.01 --t-end 0.1
 printf 'model broken\ncoordinate x\nlagrangian x'"'"'^2 + y\n' >broken.dirac
 expect2 "model error" "broken.dirac:3:19: error: unknown name 'y'" broken.dirac --dt 0.1 --t-end 1
 "$dirac" simulate off.dirac --dt 0.01 --t-end 0.1 --project-initial --out off.csv 2>err; rc=$?

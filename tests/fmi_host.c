@@ -104,19 +104,26 @@ static int attribute(const char *element, const char *name, char *out, size_t si
     return 1;
 }
 
+// The attributes both FMI versions give a variable: name, valueReference, causality,
+// variability, initial.
+static void read_attributes(const char *at, variable *v)
+{
+    char vr[32] = "";
+    check(attribute(at, "name", v->name, sizeof v->name), "a variable without a name");
+    check(attribute(at, "valueReference", vr, sizeof vr), "%s: no valueReference", v->name);
+    v->vr = (unsigned)strtoul(vr, NULL, 10);
+    attribute(at, "causality", v->causality, sizeof v->causality);
+    attribute(at, "variability", v->variability, sizeof v->variability);
+    attribute(at, "initial", v->initial, sizeof v->initial);
+}
+
 // FMI 2.0: <ScalarVariable ...><Real start=.../></ScalarVariable>
 static void read_variables2(const char *xml)
 {
     for (const char *at = strstr(xml, "<ScalarVariable"); at && var_count < MAX_VARS;
          at = strstr(at + 1, "<ScalarVariable")) {
         variable *v = &vars[var_count++];
-        char vr[32] = "";
-        check(attribute(at, "name", v->name, sizeof v->name), "a variable without a name");
-        check(attribute(at, "valueReference", vr, sizeof vr), "%s: no valueReference", v->name);
-        v->vr = (unsigned)strtoul(vr, NULL, 10);
-        attribute(at, "causality", v->causality, sizeof v->causality);
-        attribute(at, "variability", v->variability, sizeof v->variability);
-        attribute(at, "initial", v->initial, sizeof v->initial);
+        read_attributes(at, v);
         const char *real = strstr(at, "<Real");
         const char *close = strstr(at, "</ScalarVariable>");
         check(real && close && real < close, "%s: not a Real", v->name);
@@ -139,13 +146,8 @@ static void read_variables3(const char *xml)
             continue;
         check(!strncmp(at, "<Float64 ", 9), "a variable that is not Float64: %.20s", at);
         variable *v = &vars[var_count++];
-        char vr[32] = "", start[64];
-        check(attribute(at, "name", v->name, sizeof v->name), "a variable without a name");
-        check(attribute(at, "valueReference", vr, sizeof vr), "%s: no valueReference", v->name);
-        v->vr = (unsigned)strtoul(vr, NULL, 10);
-        attribute(at, "causality", v->causality, sizeof v->causality);
-        attribute(at, "variability", v->variability, sizeof v->variability);
-        attribute(at, "initial", v->initial, sizeof v->initial);
+        char start[64];
+        read_attributes(at, v);
         if (!v->causality[0])
             strcpy(v->causality, "local");
         if (!v->variability[0])

@@ -164,7 +164,7 @@ static void test_refusals_and_limits(void)
     dirac_sim_options rel = { .method = "midpoint", .dt = 1e-3, .adaptive_rtol = 1e-6 };
     if (run_open_with(&r, at_rest, NULL, 0, &rel)) {
         ENSURE_EQ_INT(dirac_sim_step(r.sim), DIRAC_ERR_STEP_SIZE);
-        ENSURE(strstr(dirac_sim_errmsg(r.sim), "--atol") != NULL);
+        ENSURE(strstr(dirac_sim_errmsg(r.sim), "options.adaptive_atol") != NULL);   // the CLI shows --atol
         ENSURE_EQ_INT(dirac_sim_step_count(r.sim), 0);
         run_close(&r);
     }

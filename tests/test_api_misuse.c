@@ -308,6 +308,22 @@ static void sim_options(void)
     o = good, o.adaptive_rtol = -1, refused(m, o, "adaptive_rtol < 0");
     o = good, o.method = "", refused(m, o, "method \"\"");
     o = good, o.method = "no-such-method", refused(m, o, "unknown method");
+    // dt = 0 is the model's `simulate dt`: refused above (the model has none), used here
+    dirac_spec *timed_spec = NULL;
+    dirac_model *timed = NULL;
+    const char timed_text[] = "model timed\ncoordinate x\nlagrangian x'^2/2 - x^2/2\n"
+                              "initial x = 1\nsimulate dt = 0.025\n";
+    ENSURE(dirac_spec_parse("t.dirac", timed_text, strlen(timed_text), &timed_spec) == DIRAC_OK);
+    ENSURE(dirac_model_compile(timed_spec, &timed) == DIRAC_OK);
+    o = good, o.dt = 0;
+    ENSURE_EQ_INT(dirac_sim_create(timed, &o, &sim, &err), DIRAC_OK);
+    ENSURE(dirac_sim_next_step_size(sim) == 0.025);
+    ENSURE_EQ_INT(dirac_sim_step(sim), DIRAC_OK);
+    ENSURE(dirac_sim_time(sim) == 0.025);   // t0 + 1 h, exactly
+    dirac_sim_destroy(sim);
+    sim = NULL;
+    dirac_model_destroy(timed);
+    dirac_spec_destroy(timed_spec);
     ENSURE(dirac_method(-1) == NULL);
     ENSURE(dirac_method(dirac_method_count()) == NULL);
     ENSURE(dirac_method(1 << 30) == NULL);

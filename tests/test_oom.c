@@ -240,20 +240,22 @@ static void sweep(const oom_model *om)
 // model (which continues the spec's count) and any object that continues the model's count
 // book fails, for k = 1, 2, ... until a run goes through, which must be bit for bit the run
 // without injection, and only after every allocation the spec and the model count was failed
-// once. Some of the failures must land in model compilation.
+// once. Some of the failures must land in model compilation, and some in dirac_sim_create
+// (the simulation continues the model's count).
 static void sweep_counted(const oom_model *om)
 {
     pipeline_result full = run_pipeline(om, -1, FAIL_COUNTED);
     ENSURE_EQ_INT(full.status, DIRAC_OK);
     ENSURE_EQ_INT(full.reached, STAGE_DONE);
     ENSURE(full.counted > 10);
-    long in_compile = 0, bad = 0, k = 1;
+    long in_compile = 0, in_create = 0, bad = 0, k = 1;
     for (; k <= full.allocations; k++) {
         pipeline_result r = run_pipeline(om, k, FAIL_COUNTED);
         int same = r.status == DIRAC_OK && r.reached == STAGE_DONE &&
                    !memcmp(r.final_q, full.final_q, sizeof r.final_q);
         int ok = ((r.status == DIRAC_ERR_NOMEM && r.has_message) || same) && r.leaked == 0;
         in_compile += r.status == DIRAC_ERR_NOMEM && r.reached == STAGE_COMPILE;
+        in_create += r.status == DIRAC_ERR_NOMEM && r.reached == STAGE_CREATE;
         if (!ok && bad++ < 5)
             fprintf(stderr, "  %s: counted allocation %ld failed: status %s, stage %d, "
                     "message %s, %ld blocks leaked\n", om->path, k,
@@ -265,8 +267,10 @@ static void sweep_counted(const oom_model *om)
     }
     ENSURE(k > full.counted && k <= full.allocations);
     ENSURE(in_compile > 0);
+    ENSURE(in_create > 0);
     printf("  %s (%s): %ld counted allocation points (%ld of spec and model), %ld in compile, "
-           "%ld bad\n", om->path, om->method, k - 1, full.counted, in_compile, bad);
+           "%ld in create, %ld bad\n", om->path, om->method, k - 1, full.counted, in_compile,
+           in_create, bad);
 }
 
 static void oom_pendulum(void)

@@ -31,7 +31,7 @@ static int run_file(run *r, const char *path, const char *method, double dt, dou
     dirac_sim_options o;
     memset(&o, 0, sizeof o);
     o.method = method ? method : d.has_method ? d.method : "midpoint";
-    o.dt = dt > 0 ? dt : d.dt;
+    o.dt = dt > 0 ? dt : 0;   // 0: the model's `simulate dt`
     o.newton_rtol = d.has_tol ? d.tol : 0;
     o.newton_max_iterations = d.has_max_iter ? d.max_iter : 0;
     if (!run_create(r, path, &o))

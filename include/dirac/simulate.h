@@ -31,7 +31,7 @@ const dirac_method_info *dirac_method(int i);
 /// Linear solver of the implicit methods' Newton iterations.
 typedef enum dirac_linear_solver {
     DIRAC_LINEAR_AUTO,     ///< dense LU below 64 unknowns, sparse (KLU) from there
-    DIRAC_LINEAR_DENSE,    ///< LAPACK dgetrf/dgetrs
+    DIRAC_LINEAR_DENSE,    ///< dense LU: in-house up to 32 unknowns, LAPACK dgetrf/dgetrs above
     DIRAC_LINEAR_SPARSE,   ///< SuiteSparse KLU, pattern fixed at the first step
 } dirac_linear_solver;
 
@@ -41,7 +41,7 @@ typedef struct dirac_sim_options {
     /// dgrad for models with entropy variables or a degenerate Lagrangian (∂²L/∂v² singular at
     /// the initial state), midpoint otherwise (docs/methods.md, "Choosing a method").
     const char *method;
-    double dt;                 ///< step size h > 0 (required)
+    double dt;                 ///< step size h > 0; 0: the model's `simulate dt` (refused if none)
     double t0;                 ///< initial time (default 0)
     int project_initial;       ///< move an inconsistent initial state onto the constraints
     double newton_rtol;        ///< relative tolerance of Newton's updates (0: 1e-10)
@@ -73,8 +73,10 @@ void dirac_sim_destroy(dirac_sim *sim);
 
 /// Advances one step. On failure the state (q, v, p, multipliers, entropies, work) is restored
 /// to the last good step and the reason is in dirac_sim_errmsg; returns DIRAC_ERR_NEWTON,
-/// DIRAC_ERR_SINGULAR or DIRAC_ERR_NOT_FINITE, and in adaptive mode DIRAC_ERR_STEP_SIZE when
-/// the step size falls below the resolution of t or 30 trials in a row are rejected.
+/// DIRAC_ERR_SINGULAR or DIRAC_ERR_NOT_FINITE, DIRAC_ERR_DOMAIN when the step would leave the
+/// model's domain (a temperature −∂L/∂S that is not positive), and in adaptive mode
+/// DIRAC_ERR_STEP_SIZE when the step size falls below the resolution of t or 30 trials in a row
+/// are rejected. Messages name the options that may help (options.dt, ...).
 dirac_status dirac_sim_step(dirac_sim *sim);
 
 /// Size of the next step (adaptive mode: the controller's proposal; fixed mode: dt). Setting it
@@ -126,7 +128,8 @@ int dirac_sim_newton_iterations(const dirac_sim *sim);
 double dirac_sim_projection_distance(const dirac_sim *sim);
 /// Force of interaction k (dirac_model_interaction_count) on every coordinate (coordinate_count
 /// values) at the current node, and its power ⟨F, v⟩ (zero up to rounding: interactions do no
-/// work). Constraint interactions: F = μ_a ω^a; two-forms: F = B(v, ·).
+/// work). Constraint interactions: F = μ_a ω^a; two-forms: F = B(v, ·), from the forms and
+/// two-form coefficients evaluated when the node was accepted.
 void dirac_sim_interaction_force(const dirac_sim *sim, int k, double *force, double *power);
 
 /// Sets input `k` (dirac_model_input_count) to `value`: every evaluation from now on sees it, so
@@ -152,7 +155,9 @@ size_t dirac_sim_state_size(const dirac_sim *sim);
 dirac_status dirac_sim_state_save(const dirac_sim *sim, void *buffer, size_t size);
 dirac_status dirac_sim_state_restore(dirac_sim *sim, const void *buffer, size_t size);
 
-/// Values of the model's `output` expressions at the current node (output_count values).
+/// Values of the model's `output` expressions at the current node (output_count values),
+/// computed when the node was accepted (and again when an input changes): reading them changes
+/// nothing, like every query of a simulation.
 /// A step after which an output is not finite fails with DIRAC_ERR_NOT_FINITE (naming the
 /// output and the time), like a non-finite state.
 void dirac_sim_outputs(const dirac_sim *sim, double *values);

@@ -12,6 +12,12 @@
 /// without a result do nothing (or write NaN to the outputs they were given). Pointers that
 /// may be NULL by design say so ("may be NULL"), as do the `*_destroy` functions (no-op).
 /// Allocation failure anywhere returns DIRAC_ERR_NOMEM and leaves nothing allocated.
+///
+/// Failed simulation steps (dirac_sim_step) return DIRAC_ERR_NEWTON (Newton's method did not
+/// converge), DIRAC_ERR_SINGULAR (a singular Jacobian), DIRAC_ERR_NOT_FINITE (the state or an
+/// output became NaN or infinite), DIRAC_ERR_DOMAIN (a step left the model's domain: a
+/// temperature −∂L/∂S that is not positive) and, in adaptive mode, DIRAC_ERR_STEP_SIZE (the step
+/// size fell below the resolution of t, or 30 trial steps in a row were rejected).
 #ifndef DIRAC_STATUS_H
 #define DIRAC_STATUS_H
 
@@ -35,7 +41,8 @@ extern "C" {
     X(DIRAC_ERR_NEWTON, "Newton iteration did not converge")                          \
     X(DIRAC_ERR_SINGULAR, "singular Jacobian")                                        \
     X(DIRAC_ERR_UNSUPPORTED, "not supported for this model")                          \
-    X(DIRAC_ERR_STEP_SIZE, "adaptive step size too small")
+    X(DIRAC_ERR_STEP_SIZE, "adaptive step size too small")                           \
+    X(DIRAC_ERR_DOMAIN, "value outside the model's domain")
 
 /// Status of a libdirac call; DIRAC_OK (zero) means success.
 typedef enum dirac_status {

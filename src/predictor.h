@@ -1,0 +1,36 @@
+// Internal: the predictor of Newton's unknowns — the polynomial through their values at the
+// last steps, extrapolated to the next one (Hairer–Wanner, Solving ODEs II, sec. IV.8: starting
+// values from the last steps' solution). A history is used only while it ends at the node the
+// next step starts from; a wrong guess costs iterations, never accuracy. The history lives in
+// memory the simulation's snapshots hold (src/sim_state.c), so a restored run predicts, and
+// continues, exactly like the run it was saved from.
+#ifndef DIRAC_SRC_PREDICTOR_H
+#define DIRAC_SRC_PREDICTOR_H
+
+#include <stddef.h>
+
+/// Points the extrapolation uses at most (degree 4: at h = 1e-3 on a pendulum the guess is
+/// then within 1e-11 of the solution, so a Newton step from it is the last).
+#define PREDICTOR_POINTS 5
+
+/// A history of up to `capacity` values per point in caller-owned memory of
+/// predictor_memory_size(capacity) doubles, zeroed (empty).
+typedef struct predictor {
+    int capacity;
+    double *memory;   // count | size | node_t | times (PREDICTOR_POINTS) | values, newest first
+} predictor;
+
+size_t predictor_memory_size(int capacity);
+
+/// Records the solution `values` (size entries) of the step just taken from the node start_t
+/// to node_t, at `time`. A different size, or a history that does not end at start_t, starts
+/// the history anew.
+void predictor_push(predictor *p, int size, double time, const double *values, double start_t,
+                    double node_t);
+
+/// Extrapolates the history to `time` into out (size entries) for a step of size h from the
+/// node node_t; returns the number of points used, 0 (out untouched) without a valid history.
+int predictor_predict(const predictor *p, int size, double time, double node_t, double h,
+                      double *out);
+
+#endif
