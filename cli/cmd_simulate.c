@@ -45,6 +45,7 @@
 #include "commands.h"
 #include "evaluation_report.h"
 #include "memory_option.h"
+#include "element_energy.h"
 #include "spice_import.h"
 #include "plot.h"
 #include "csv_output.h"
@@ -148,6 +149,8 @@ typedef struct sim_stats {
     int signal;           // the signal that interrupted the run (0: none)
     const char *error;    // message of the failure, NULL if none
     char stop_message[200];
+    int with_energy;      // a netlist with --summary: the energy of each element
+    element_energy energy;
 } sim_stats;
 
 // The terminating signals that end a run after its current step, as Ctrl-C does.
@@ -802,6 +805,17 @@ static int write_summary(FILE *f, const sim_args *a, const sim_settings *s, cons
         json_string(&w, NULL, dirac_model_interaction_name(m, k));
     json_end(&w);
     json_number(&w, "interaction_power_max", sim && ni > 0 ? st->run.interaction_power_max : missing);
+    if (st->with_energy) {   // a netlist: W_E = ∫ p_E dt absorbed by each element
+        const element_energy *e = &st->energy;
+        double sum = 0;
+        json_object(&w, "element_energy");
+        for (int k = 0; k < e->count; k++) {
+            json_number(&w, e->name[k], e->energy[k]);
+            sum += e->energy[k];
+        }
+        json_end(&w);
+        json_number(&w, "element_energy_sum", sum);
+    }
     // the run's errors relative to the model's scales, and the warnings they raise
     dirac_sim_quality quality;
     memset(&quality, 0, sizeof quality);
@@ -919,6 +933,22 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
         print_message("error: ", created == DIRAC_ERR_NOMEM ? "out of memory" : err.message);
         return created == DIRAC_ERR_NOMEM ? EXIT_OUT_OF_MEMORY : EXIT_FAILED;
     }
+    // a netlist's summary: each element's energy, integrated over every node of the run
+    double *node = NULL;
+    if (a->summary && spice_is_netlist(a->path)) {
+        node = malloc((size_t)columns * sizeof *node);
+        if (!node || element_energy_init(&st->energy, m)) {
+            free(node);
+            free(row);
+            dirac_run_destroy(r);
+            output_discard(csv_file);
+            print_message("error: ", "out of memory");
+            return EXIT_OUT_OF_MEMORY;
+        }
+        st->with_energy = 1;
+        dirac_run_row(r, node);
+        element_energy_add(&st->energy, node);
+    }
     progress prog = { 0 };
     prog.enabled = isatty(fileno(stderr)) && s->steps > 0;
     prog.start = now_seconds();
@@ -994,6 +1024,10 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
             }
         }
         dirac_status status = dirac_run_advance(r, 1, row, 1, &written);
+        if (node && status == DIRAC_OK) {
+            dirac_run_row(r, node);
+            element_energy_add(&st->energy, node);
+        }
         if (with_times && status == DIRAC_OK) {
             double h = adaptive ? dirac_sim_last_step_size(sim) : s->dt;
             long before = next_time;
@@ -1053,6 +1087,7 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
     st->run = *dirac_run_statistics(r);
     dirac_run_destroy(r);
     free(row);
+    free(node);
 
     int csv_error = csv_finish(csv);
     // a write that failed because of the signal's cause (a closed pipe) is not a write error
@@ -1264,6 +1299,7 @@ int cli_simulate(int argc, char **argv)
     }
 
 done:
+    element_energy_free(&st.energy);
     input_table_free(&a.table);
     saved_state_free(&a.saved);
     output_times_free(&a.times);

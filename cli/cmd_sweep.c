@@ -15,6 +15,7 @@
 #include "sweep_cli.h"
 #include "sweep_results.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -101,15 +102,23 @@ int cli_sweep(int argc, char **argv)
     const sweep_job *job = &cli.job;
     cli.job.stop = &stop_requested;
     long threads = cli.jobs > 0 ? cli.jobs : 1;
-    char *header = sweep_header_line(job);
     sweep_results results;
-    int e = header ? sweep_results_open(&results, cli.out, job->plan.runs, header) : 0;
-    free(header);
-    if (!header || e) {
-        fprintf(stderr, "dirac sweep: error: cannot write '%s': %s\n", cli.out,
-                header ? strerror(e) : "out of memory");
+    int e = sweep_results_open(&results, cli.out, job);
+    if (e) {
+        fprintf(stderr, "dirac sweep: error: cannot write '%s': %s\n", cli.out, strerror(e));
         sweep_cli_free(&cli);
-        return header ? 2 : 3;
+        return e == ENOMEM ? 3 : 2;
+    }
+    const char *trajectories = job->opt.trajectories;
+    if (trajectories && sweep_hdf5_path(trajectories)) {
+        e = sweep_h5_trajectories_open(trajectories, &cli.job.trajectory_file);
+        if (e) {
+            fprintf(stderr, "dirac sweep: error: cannot write '%s': %s\n", trajectories,
+                    strerror(e));
+            sweep_results_close(&results);
+            sweep_cli_free(&cli);
+            return e == ENOMEM ? 3 : 2;
+        }
     }
     void (*previous)(int) = signal(SIGINT, on_interrupt);
     if (previous == SIG_IGN)
@@ -120,12 +129,18 @@ int cli_sweep(int argc, char **argv)
     signal(SIGINT, previous == SIG_ERR ? SIG_DFL : previous);
     long not_ok = results.not_ok, done = results.done;
     e = sweep_results_close(&results);
+    int e_trajectories = sweep_h5_trajectories_close(cli.job.trajectory_file);
+    cli.job.trajectory_file = NULL;
     rc = 0;
     if (oom || done < job->plan.runs) {
         fputs("dirac sweep: error: out of memory (RESULTS is incomplete)\n", stderr);
         rc = 3;
     } else if (e) {
         fprintf(stderr, "dirac sweep: error: writing '%s' failed: %s\n", cli.out, strerror(e));
+        rc = 3;
+    } else if (e_trajectories) {
+        fprintf(stderr, "dirac sweep: error: writing '%s' failed: %s\n", trajectories,
+                strerror(e_trajectories));
         rc = 3;
     } else if (atomic_load(&stop_requested)) {
         fprintf(stderr, "dirac sweep: interrupted; RESULTS has every run, those not finished "

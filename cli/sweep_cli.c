@@ -14,7 +14,7 @@
 
 const char sweep_usage[] =
     "usage: dirac sweep MODEL --vary NAME=VALUES... [--samples N [--seed S]] [--jobs J]\n"
-    "                   --out RESULTS.csv [--trajectories DIR] [--quiet]\n"
+    "                   --out RESULTS.csv|RESULTS.h5 [--trajectories DIR|FILE.h5] [--quiet]\n"
     "                   [-p NAME=VALUE]... [--method NAME] [--dt H] [--t-end T] [--every K]\n"
     "                   [--project-initial] [--tol R] [--max-iter N] [--rtol R] [--atol A]\n"
     "                   [--max-steps N] [--strict]\n"
@@ -143,7 +143,8 @@ static int parse_args(int argc, char **argv, sweep_cli *cli, long *samples, uint
             cli->out = value;
         } else if (OPTION("--trajectories")) {
             if (!value || !*value)
-                return bad_input("--trajectories needs a directory", NULL, NULL);
+                return bad_input("--trajectories needs a directory or an HDF5 file (*.h5)", NULL,
+                             NULL);
             o->trajectories = value;
         } else if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
             cli->quiet = 1;
@@ -168,6 +169,14 @@ static int parse_args(int argc, char **argv, sweep_cli *cli, long *samples, uint
     if (!strcmp(cli->out, o->path))
         return bad_input("refusing to overwrite the model file '%s' with the results", o->path,
                          NULL);
+    const char *traj = o->trajectories;
+    if (traj && !strcmp(traj, cli->out))
+        return bad_input("--out and --trajectories name the same file '%s'", traj, NULL);
+    if (!sweep_hdf5_available() &&
+        (sweep_hdf5_path(cli->out) || (traj && sweep_hdf5_path(traj))))
+        return bad_input("'%s' is an HDF5 file, and this dirac was built without HDF5 (install "
+                         "libhdf5-dev and rebuild); write CSV instead",
+                         sweep_hdf5_path(cli->out) ? cli->out : traj, NULL);
     if (has_seed && *samples == 0)
         return bad_input("--seed is for --samples N", NULL, NULL);
     return 0;
@@ -189,7 +198,7 @@ int sweep_cli_setup(int argc, char **argv, const char *program, sweep_cli *cli)
     if (rc)
         return rc;
     const char *dir = cli->job.opt.trajectories;
-    if (dir && mkdir(dir, 0777) && errno != EEXIST) {
+    if (dir && !sweep_hdf5_path(dir) && mkdir(dir, 0777) && errno != EEXIST) {
         fprintf(stderr, "%s: error: cannot create the directory '%s': %s\n", program, dir,
                 strerror(errno));
         return EXIT_BAD_INPUT;

@@ -224,25 +224,51 @@ void sweep_job_free(sweep_job *job)
 
 // ---- the RESULTS line ---------------------------------------------------------------------
 
+int sweep_result_columns(const sweep_job *job, const char **names, sweep_column_kind *kinds)
+{
+    int n = 0;
+#define COLUMN(name_, kind_)                                                                   \
+    do {                                                                                       \
+        if (names)                                                                             \
+            names[n] = (name_);                                                                \
+        if (kinds)                                                                             \
+            kinds[n] = (kind_);                                                                \
+        n++;                                                                                   \
+    } while (0)
+    COLUMN("index", SWEEP_COLUMN_INTEGER);
+    for (int k = 0; k < job->plan.varied_count; k++)
+        COLUMN(job->plan.varied[k].name, SWEEP_COLUMN_REAL);
+    COLUMN("status", SWEEP_COLUMN_TEXT);
+    COLUMN("message", SWEEP_COLUMN_TEXT);
+    COLUMN("method", SWEEP_COLUMN_TEXT);
+    COLUMN("steps", SWEEP_COLUMN_INTEGER);
+    COLUMN("t_final", SWEEP_COLUMN_REAL);
+    COLUMN("energy_error_max", SWEEP_COLUMN_REAL);
+    COLUMN("constraint_residual_max", SWEEP_COLUMN_REAL);
+    COLUMN("velocity_constraint_residual_max", SWEEP_COLUMN_REAL);
+    if (job->has_entropy)
+        COLUMN("entropy_step_min", SWEEP_COLUMN_REAL);
+    COLUMN("newton_iterations_max", SWEEP_COLUMN_INTEGER);
+    COLUMN("warnings", SWEEP_COLUMN_INTEGER);
+    COLUMN("warning_messages", SWEEP_COLUMN_TEXT);
+    for (int k = 1; k < job->columns; k++)   // the final row of the trajectory, t excluded
+        COLUMN(job->column_names[k], SWEEP_COLUMN_REAL);
+    COLUMN("wall_seconds", SWEEP_COLUMN_REAL);
+#undef COLUMN
+    return n;
+}
+
 char *sweep_header_line(const sweep_job *job)
 {
+    int n = sweep_result_columns(job, NULL, NULL);
+    const char **names = malloc((size_t)n * sizeof *names);
+    if (!names)
+        return NULL;
+    sweep_result_columns(job, names, NULL);
     line l = { 0 };
-    field_text(&l, "index");
-    for (int k = 0; k < job->plan.varied_count; k++)
-        field_text(&l, job->plan.varied[k].name);
-    static const char *const summary[] = {
-        "status", "message", "method", "steps", "t_final", "energy_error_max",
-        "constraint_residual_max", "velocity_constraint_residual_max" };
-    for (size_t k = 0; k < sizeof summary / sizeof summary[0]; k++)
-        field_text(&l, summary[k]);
-    if (job->has_entropy)
-        field_text(&l, "entropy_step_min");
-    field_text(&l, "newton_iterations_max");
-    field_text(&l, "warnings");
-    field_text(&l, "warning_messages");
-    for (int k = 1; k < job->columns; k++)   // the final row of the trajectory, t excluded
-        field_text(&l, job->column_names[k]);
-    field_text(&l, "wall_seconds");
+    for (int k = 0; k < n; k++)
+        field_text(&l, names[k]);
+    free(names);
     return line_end(&l);
 }
 
@@ -257,8 +283,10 @@ typedef struct run_result {
     int warnings;           // dirac_sim_warning_count at the end
     char warning_text[2048];   // the warnings, joined by "; " (truncated if longer)
     double wall_seconds;
+    sweep_trajectory *keep;    // hand the trajectory back here (NULL: write it)
 } run_result;
 
+// The fields in the order of sweep_result_columns.
 static char *format_line(const sweep_job *job, long index, const run_result *r)
 {
     line l = { 0 };
@@ -430,9 +458,53 @@ static int open_trajectory(const sweep_job *job, long index, output_file *file, 
     return 0;
 }
 
+// The rows of a trajectory kept in memory until the run ends (--trajectories FILE.h5).
+typedef struct row_buffer {
+    double *values;
+    size_t rows, capacity;   // in rows
+    int columns;
+    int failed;              // out of memory
+} row_buffer;
+
+static void keep_rows(row_buffer *b, const double *rows, long count)
+{
+    if (b->failed || count <= 0)
+        return;
+    size_t need = b->rows + (size_t)count;
+    if (need > b->capacity) {
+        size_t capacity = b->capacity ? b->capacity : 256;
+        while (capacity < need)
+            capacity *= 2;
+        double *grown = realloc(b->values, capacity * (size_t)b->columns * sizeof *grown);
+        if (!grown) {
+            b->failed = 1;
+            return;
+        }
+        b->values = grown;
+        b->capacity = capacity;
+    }
+    memcpy(b->values + b->rows * (size_t)b->columns, rows,
+           (size_t)count * (size_t)b->columns * sizeof *rows);
+    b->rows = need;
+}
+
+// Where a run's trajectory goes: a CSV file, a buffer for the HDF5 file, or nowhere.
+typedef struct trajectory_sink {
+    csv_writer *csv;
+    row_buffer *buffer;
+} trajectory_sink;
+
+static void write_rows(const trajectory_sink *sink, const double *rows, long count, int columns)
+{
+    for (long k = 0; sink->csv && k < count; k++)
+        write_trajectory_row(sink->csv, rows + k * columns, columns);
+    if (sink->buffer)
+        keep_rows(sink->buffer, rows, count);
+}
+
 // Steps the run to its end (dirac_run_advance in chunks), writing trajectory rows.
-static void step_run(const sweep_job *job, dirac_sim *sim, dirac_run *run, csv_writer *traj,
-                     double *rows, run_result *r)
+static void step_run(const sweep_job *job, dirac_sim *sim, dirac_run *run,
+                     const trajectory_sink *traj, double *rows, run_result *r)
 {
     const sweep_options *o = &job->opt;
     int adaptive = o->rtol > 0 || o->atol > 0;
@@ -456,8 +528,7 @@ static void step_run(const sweep_job *job, dirac_sim *sim, dirac_run *run, csv_w
         }
         long written = 0;
         dirac_status status = dirac_run_advance(run, want, rows, CHUNK_ROWS, &written);
-        for (long k = 0; traj && k < written; k++)
-            write_trajectory_row(traj, rows + k * job->columns, job->columns);
+        write_rows(traj, rows, written, job->columns);
         if (status != DIRAC_OK) {
             const char *msg = dirac_sim_errmsg(sim);
             fail(r, SWEEP_FAILED, "%s", msg && *msg ? msg : dirac_status_string(status));
@@ -500,22 +571,28 @@ static void simulate(const sweep_job *job, long index, const dirac_model *model,
         dirac_sim_destroy(sim);
         return;
     }
-    csv_writer traj, *t = NULL;
+    csv_writer traj;
     output_file traj_file;
+    row_buffer buffer = { NULL, 0, 0, job->columns, 0 };
+    trajectory_sink sink = { NULL, NULL };
     char path[4096];
-    if (job->opt.trajectories) {
+    if (job->trajectory_file || r->keep) {
+        sink.buffer = &buffer;
+    } else if (job->opt.trajectories && !sweep_hdf5_path(job->opt.trajectories)) {
         int e = open_trajectory(job, index, &traj_file, &traj, path, sizeof path);
         if (e) {
             fail(r, SWEEP_FAILED, "cannot write '%s': %s", path, strerror(e));
             goto done;
         }
-        t = &traj;
-        dirac_run_row(run, rows);
-        write_trajectory_row(t, rows, job->columns);
+        sink.csv = &traj;
     }
-    step_run(job, sim, run, t, rows, r);
-    if (t && dirac_run_finish(run, rows))   // the trajectory ends at the last good step
-        write_trajectory_row(t, rows, job->columns);
+    if (sink.csv || sink.buffer) {
+        dirac_run_row(run, rows);
+        write_rows(&sink, rows, 1, job->columns);
+    }
+    step_run(job, sim, run, &sink, rows, r);
+    if ((sink.csv || sink.buffer) && dirac_run_finish(run, rows))
+        write_rows(&sink, rows, 1, job->columns);   // the trajectory ends at the last good step
     dirac_run_row(run, r->final);
     r->stats = *dirac_run_statistics(run);
     r->have_stats = 1;
@@ -533,23 +610,56 @@ static void simulate(const sweep_job *job, long index, const dirac_model *model,
     if (r->warnings > 0 && job->opt.strict && r->status == SWEEP_OK)
         fail(r, SWEEP_FAILED, r->warnings == 1 ? "the run raised a warning and --strict was given"
                                                : "the run raised warnings and --strict was given");
-    if (t) {
-        int e = output_commit(&traj_file, csv_finish(t));
+    if (sink.csv) {
+        int e = output_commit(&traj_file, csv_finish(sink.csv));
         if (e && r->status == SWEEP_OK)
             fail(r, SWEEP_FAILED, "writing '%s' failed: %s", path, strerror(e));
     }
+    if (sink.buffer) {
+        int e = buffer.failed ? ENOMEM : 0;
+        if (!e && r->keep) {
+            r->keep->values = buffer.values;
+            r->keep->rows = buffer.rows;
+            buffer.values = NULL;
+        } else if (!e) {
+            e = sweep_write_trajectory(job, index, buffer.values, buffer.rows);
+        }
+        if (e && r->status == SWEEP_OK)
+            fail(r, SWEEP_FAILED, "writing the trajectory of run %ld to '%s' failed: %s", index,
+                 job->opt.trajectories, strerror(e));
+    }
+    free(buffer.values);
 done:
     dirac_run_destroy(run);
     free(rows);
     dirac_sim_destroy(sim);
 }
 
+int sweep_write_trajectory(const sweep_job *job, long index, const double *values, size_t rows)
+{
+    char name[64];   // the run's group, named as the CSV file of --trajectories DIR
+    snprintf(name, sizeof name, "run_%0*ld", job->trajectory_digits, index);
+    return sweep_h5_trajectories_write(job->trajectory_file, name, index, job->columns,
+                                       job->column_names, values, rows);
+}
+
 char *sweep_run_line(const sweep_job *job, long index, sweep_status *status)
+{
+    return sweep_run_line_keep(job, index, status, NULL);
+}
+
+char *sweep_run_line_keep(const sweep_job *job, long index, sweep_status *status,
+                          sweep_trajectory *trajectory)
 {
     double start = now_seconds();
     run_result r;
     memset(&r, 0, sizeof r);
     r.status = SWEEP_OK;
+    r.keep = trajectory;
+    if (trajectory) {
+        trajectory->values = NULL;
+        trajectory->rows = 0;
+    }
     r.final = malloc((size_t)job->columns * sizeof *r.final);
     if (!r.final)
         return NULL;

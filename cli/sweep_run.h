@@ -6,6 +6,7 @@
 #ifndef DIRAC_CLI_SWEEP_RUN_H
 #define DIRAC_CLI_SWEEP_RUN_H
 
+#include "sweep_hdf5.h"
 #include "sweep_plan.h"
 
 #include <stdatomic.h>
@@ -25,7 +26,7 @@ typedef struct sweep_options {
     int strict;             // a run with quality warnings is "failed"
     double rtol, atol;      // adaptive step size when either is > 0
     long max_steps;         // 0: none for fixed steps, 1e6 for adaptive ones (as simulate)
-    const char *trajectories;   // directory for one CSV per run, or NULL
+    const char *trajectories;   // directory for one CSV per run, an HDF5 file, or NULL
 } sweep_options;
 
 // Everything a run needs; read-only while runs execute.
@@ -37,6 +38,7 @@ typedef struct sweep_job {
     int has_entropy;
     int trajectory_digits;  // width of the run number in trajectory file names
     atomic_int *stop;       // set (e.g. by SIGINT): runs end early as "interrupted"
+    sweep_h5_trajectories *trajectory_file;   // open when opt.trajectories is an HDF5 file
 } sweep_job;
 
 // Status of a run, the RESULTS column `status`.
@@ -57,12 +59,30 @@ int sweep_job_prepare(sweep_job *job);
 
 void sweep_job_free(sweep_job *job);
 
+/// The RESULTS columns: fills names[] and kinds[] (either may be NULL) and returns their
+/// count. The names point into the job or are constant.
+int sweep_result_columns(const sweep_job *job, const char **names, sweep_column_kind *kinds);
+
 /// The RESULTS header line (with '\n'), malloc'd; NULL when out of memory.
 char *sweep_header_line(const sweep_job *job);
 
 /// Performs run `index` and returns its RESULTS line (with '\n'), malloc'd, and its status;
 /// NULL only when out of memory.
 char *sweep_run_line(const sweep_job *job, long index, sweep_status *status);
+
+// A run's trajectory handed back to the caller (rows × job->columns values, malloc'd).
+typedef struct sweep_trajectory {
+    double *values;
+    size_t rows;   // 0: the run did not start (no trajectory)
+} sweep_trajectory;
+
+/// As sweep_run_line, for an HDF5 trajectory file written elsewhere (dirac-mpi's rank 0): the
+/// run's trajectory is handed back in *trajectory instead of being written.
+char *sweep_run_line_keep(const sweep_job *job, long index, sweep_status *status,
+                          sweep_trajectory *trajectory);
+
+/// Writes run `index`'s trajectory into job->trajectory_file; 0 or an errno value.
+int sweep_write_trajectory(const sweep_job *job, long index, const double *values, size_t rows);
 
 /// A RESULTS line for a run that did not run (status INTERRUPTED or LOST) with a message.
 char *sweep_missing_line(const sweep_job *job, long index, sweep_status status,

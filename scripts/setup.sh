@@ -13,6 +13,9 @@ packages=(cmake make gcc clang libclang-rt-14-dev libc6-dev pkg-config gnuplot-n
           python3-pytest python3-matplotlib python3-pandas
           # dirac-mpi (the MPI sweep, docs/sweeps.md) and its test; the build works without them
           libopenmpi-dev openmpi-bin
+          # HDF5 output of `dirac sweep` (--out RESULTS.h5, --trajectories FILE.h5; optional in
+          # the build) and h5py, with which tests/cli_sweep_hdf5.sh reads the files back
+          libhdf5-dev python3-h5py
           # `dirac export fmu` zips the FMU; tests/cli_fmi.sh unpacks it
           zip unzip)
 # extra packages asked for by the caller (e.g. scripts/setup.sh gnuplot-nox)

@@ -98,4 +98,79 @@ printf 'title\nV1 a 0 1\nR1 a a 1\n.end\n' | expect_error shorted 3:6 "both term
 printf 'title\nV1 a 0 1\nR1 a 0 -5\n.end\n' | expect_error negative 3:8 "must be positive"
 printf 'title\nV1 a 0 1\nR1 a 0 1\n.tran 1u 1m 0.5m\n.end\n' | expect_error tstart 4:13 "TSTART"
 
+
+# ---- the energy of each element in the summary (docs/circuits.md, "Energy per element")
+# An RC charged from 0 by a DC source V through R: v_C = V (1 - e^(-t/tau)), tau = RC, so over
+# [0, T] with x = e^(-T/tau) the capacitor stores W_C = C V^2/2 (1 - x)^2, the resistor
+# dissipates W_R = C V^2/2 (1 - x^2) and the source delivers C V^2 (1 - x) (absorbs -C V^2 (1 - x)).
+# The summary's W_E = integral of p_E dt by the trapezoid rule over every step (not only the
+# written rows: --every 97 must not change it) with dgrad, both second order: the relative
+# error is C (h/tau)^2 (measured C = 0.25 for R and C); tolerance (h/tau)^2, and halving h
+# must divide the error by 4 (observed order within 2 +- 0.25).
+rc_netlist() {   # rc_netlist H: V = 2, R = 1k, C = 1u (tau = 1 ms), T = 10 tau, step H
+  printf 'RC charged by a DC source\nV1 in 0 DC 2\nR1 in out 1k\nC1 out 0 1u\n.tran %s 10m 0 %s uic\n.end\n' "$1" "$1"
+}
+rc_netlist 2u > rc2.cir
+rc_netlist 4u > rc4.cir
+"$dirac" simulate rc2.cir --out rc2.csv --summary rc2.json -q
+"$dirac" simulate rc2.cir --every 97 --out rc2_thin.csv --summary rc2_thin.json -q
+"$dirac" simulate rc4.cir --out rc4.csv --summary rc4.json -q
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+check "RC: per-element energies against C V^2/2 (1-x)^2, C V^2/2 (1-x^2), -C V^2 (1-x); order 2" \
+  "$py" - <<'PY'
+import json, math
+V, C, tau, T = 2.0, 1e-6, 1e-3, 10e-3
+x = math.exp(-T / tau)
+exact = {"c1": C * V * V / 2 * (1 - x) ** 2, "r1": C * V * V / 2 * (1 - x * x),
+         "v1": -C * V * V * (1 - x)}
+err = {}
+for h, name in ((2e-6, "rc2.json"), (4e-6, "rc4.json")):
+    s = json.load(open(name))
+    W = s["element_energy"]
+    assert sorted(W) == ["c1", "r1", "v1"], W
+    for e in exact:
+        rel = abs(W[e] / exact[e] - 1)
+        assert rel <= (h / tau) ** 2, (name, e, W[e], exact[e], rel)
+        err[(h, e)] = rel
+    # the power balance per element: what the source delivers and the resistor does not
+    # dissipate is the change of stored energy
+    dE = s["energy_final"] - s["energy_initial"]
+    assert abs(-(W["v1"] + W["r1"]) - dE) <= (h / tau) ** 2 * dE, (name, W, dE)
+    assert abs(s["element_energy_sum"]) <= 1e-12 * exact["r1"], s["element_energy_sum"]
+for e in ("c1", "r1"):
+    order = math.log2(err[(4e-6, e)] / err[(2e-6, e)])
+    assert abs(order - 2) <= 0.25, (e, order, err)
+print("relative errors at h = tau/500:", {e: "%.2e" % err[(2e-6, e)] for e in exact})
+PY
+check "RC: --every 97 gives the same element energies (accumulated per step)" "$py" - <<'PY'
+import json
+a = json.load(open("rc2.json"))["element_energy"]
+b = json.load(open("rc2_thin.json"))["element_energy"]
+assert a == b, (a, b)
+PY
+
+# Every element kind the import reads (R, C, L, K-coupled L, V and I with DC, SIN, PULSE, PWL,
+# EXP, subcircuits): Tellegen's theorem makes the absorbed energies add up to 0, up to the
+# KCL residual at nodes without a capacitor (O(h^2), bounded per sample by 1e-5 of the largest
+# power above); the storage elements' energies add up to the change of stored energy E
+# (trapezoid error O(h^2) at the netlists' omega h <= 2e-2: within 1e-6 of the sum of |W_E|).
+for n in coupled rlc_parallel nested_subckt rl_step pwl_rlc wheatstone rlc_series; do
+  "$dirac" simulate "$src/tests/spice/$n.cir" --every 1000 --out /dev/null --summary "$n.json" -q
+done
+check "every element kind: sum of W_E = 0 and storage W_E = change of stored energy" \
+  "$py" - coupled rlc_parallel nested_subckt rl_step pwl_rlc wheatstone rlc_series <<'PY'
+import json, sys
+for n in sys.argv[1:]:
+    s = json.load(open(n + ".json"))
+    W = s["element_energy"]
+    total = sum(abs(w) for w in W.values())
+    kinds = {e.split("_")[-1][0] for e in W}   # x1_x2_c1 is c1 of a subcircuit
+    assert kinds <= set("rclvi") and len(W) >= 3, (n, W)
+    assert abs(s["element_energy_sum"]) <= 1e-5 * total, (n, s["element_energy_sum"], total)
+    stored = sum(w for e, w in W.items() if e.split("_")[-1][0] in "cl")
+    dE = s["energy_final"] - s["energy_initial"]
+    assert abs(stored - dE) <= 1e-6 * total, (n, stored, dE, total)
+PY
+
 exit $fail

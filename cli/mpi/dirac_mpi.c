@@ -31,6 +31,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,9 +39,10 @@
 #include <time.h>
 #include <unistd.h>
 
-// worker → 0: the results of its last chunk and a request for the next one, as text:
-// "MEAN\n" (mean run seconds so far, 0 at first), then per run "INDEX STATUS LENGTH\n" and
-// the RESULTS line of LENGTH bytes
+// worker → 0: the results of its last chunk and a request for the next one:
+// "MEAN\n" (mean run seconds so far, 0 at first), then per run "INDEX STATUS LENGTH ROWS\n",
+// the RESULTS line of LENGTH bytes, and (--trajectories FILE.h5, which only rank 0 writes)
+// the run's trajectory, ROWS × columns doubles in the sender's byte order (ROWS 0: none)
 #define TAG_REQUEST 1
 #define MEAN_WIDTH 32   // bytes of the MEAN field (%.17g and '\n' fit in 25)
 #define TAG_ASSIGN 3    // 0 → worker: long[2] {first index, count}; count 0: no more work
@@ -60,6 +62,7 @@ typedef struct queue {
     long retry_count;
     int local_done;
     int out_of_memory;
+    int trajectory_error;      // errno value of a failed trajectory write (0: none)
 } queue;
 
 // Takes up to `want` indices: a retried one, or consecutive new ones. Returns the count.
@@ -155,28 +158,52 @@ static void requeue(queue *q, const rank_state *r)
     pthread_mutex_unlock(&q->lock);
 }
 
-// Stores the results carried by a request (the format of TAG_REQUEST) and reads the mean run
-// time. Returns 0, or -1 for a malformed message.
-static int take_results(queue *q, char *text, double *mean, long *results)
+// Stores the results carried by a request of `size` bytes (the format of TAG_REQUEST), writes
+// the trajectories they carry, and reads the mean run time. Returns 0, or -1 for a malformed
+// message.
+static int take_results(queue *q, const char *text, size_t size, double *mean, long *results)
 {
+    const sweep_job *job = q->job;
+    size_t row_bytes = (size_t)job->columns * sizeof(double);
     char *end;
     *mean = strtod(text, &end);
     if (*end != '\n')
         return -1;
-    for (char *p = end + 1; *p; ) {
+    for (const char *p = end + 1; p < text + size; ) {
         long index = strtol(p, &end, 10);
         int status = (int)strtol(end, &end, 10);
         long length = strtol(end, &end, 10);
-        if (*end != '\n' || length < 0 || (size_t)length > strlen(end + 1))
+        long rows = strtol(end, &end, 10);
+        if (*end != '\n' || length < 0 || rows < 0 ||
+            (size_t)length > (size_t)(text + size - (end + 1)) ||
+            (size_t)rows > (size_t)(text + size - (end + 1) - length) / row_bytes)
             return -1;
         char *line = malloc((size_t)length + 1);
         if (line) {
             memcpy(line, end + 1, (size_t)length);
             line[length] = '\0';
         }
+        const char *values = end + 1 + length;
+        if (rows > 0 && job->trajectory_file) {
+            pthread_mutex_lock(&q->lock);
+            int seen = sweep_results_has(q->results, index);
+            pthread_mutex_unlock(&q->lock);
+            double *copy = seen ? NULL : malloc((size_t)rows * row_bytes);   // aligned
+            int e = seen ? 0 : copy ? 0 : ENOMEM;
+            if (copy) {
+                memcpy(copy, values, (size_t)rows * row_bytes);
+                e = sweep_write_trajectory(job, index, copy, (size_t)rows);
+                free(copy);
+            }
+            if (e) {
+                pthread_mutex_lock(&q->lock);
+                q->trajectory_error = e;
+                pthread_mutex_unlock(&q->lock);
+            }
+        }
         put(q, index, line, (sweep_status)status);
         ++*results;
-        p = end + 1 + length;
+        p = values + (size_t)rows * row_bytes;
     }
     return 0;
 }
@@ -247,7 +274,7 @@ static int serve(queue *q, int ranks, double rank_timeout, const char *program,
                      MPI_STATUS_IGNORE);
             buffer[size] = '\0';
             double mean = 0;
-            if (!s->lost && take_results(q, buffer, &mean, &stats->results)) {
+            if (!s->lost && take_results(q, buffer, (size_t)size, &mean, &stats->results)) {
                 fprintf(stderr, "%s: error: a malformed message from rank %d\n", program,
                         st.MPI_SOURCE);
                 q->out_of_memory = 1;
@@ -299,6 +326,8 @@ static int append(char **buffer, size_t *len, size_t *capacity, const char *text
 // one.
 static int work(const sweep_job *job)
 {
+    // trajectories for rank 0's HDF5 file travel with the results
+    int keep = job->opt.trajectories && sweep_hdf5_path(job->opt.trajectories);
     double total = 0;
     long runs = 0;
     char *message = NULL, head[96];
@@ -306,6 +335,12 @@ static int work(const sweep_job *job)
     int rc = 0;
     for (;;) {
         long chunk[2];
+        if (len > INT_MAX) {   // one chunk's trajectories beyond an MPI count
+            fputs("dirac-mpi sweep: error: a chunk's trajectories exceed 2 GiB; thin them with "
+                  "--every\n", stderr);
+            rc = 3;
+            break;
+        }
         if (MPI_Send(message ? message : "0\n", message ? (int)len : 2, MPI_CHAR, 0,
                      TAG_REQUEST, MPI_COMM_WORLD) != MPI_SUCCESS ||
             MPI_Recv(chunk, 2, MPI_LONG, 0, TAG_ASSIGN, MPI_COMM_WORLD, MPI_STATUS_IGNORE) !=
@@ -324,22 +359,28 @@ static int work(const sweep_job *job)
         for (long i = chunk[0]; i < chunk[0] + chunk[1]; i++) {
             double start = sweep_now();
             sweep_status status;
-            char *line = sweep_run_line(job, i, &status);
+            sweep_trajectory traj = { NULL, 0 };
+            char *line = sweep_run_line_keep(job, i, &status, keep ? &traj : NULL);
             total += sweep_now() - start;
             runs++;
             if (!line) {
                 status = SWEEP_LOST;
                 line = sweep_missing_line(job, i, status, "out of memory on a worker rank");
             }
-            int n = snprintf(head, sizeof head, "%ld %d %zu\n", i, (int)status,
-                             line ? strlen(line) : 0);
+            size_t traj_bytes = traj.rows * (size_t)job->columns * sizeof(double);
+            int n = snprintf(head, sizeof head, "%ld %d %zu %zu\n", i, (int)status,
+                             line ? strlen(line) : 0, traj.rows);
             if (!line || append(&message, &len, &capacity, head, (size_t)n) ||
-                append(&message, &len, &capacity, line, strlen(line))) {
+                append(&message, &len, &capacity, line, strlen(line)) ||
+                (traj_bytes > 0 &&
+                 append(&message, &len, &capacity, (const char *)traj.values, traj_bytes))) {
                 free(line);
+                free(traj.values);
                 rc = 3;
                 break;
             }
             free(line);
+            free(traj.values);
         }
         if (rc)
             break;
@@ -351,18 +392,30 @@ static int work(const sweep_job *job)
     return rc;
 }
 
-// Rank 0: the computing thread, the MPI loop, RESULTS. Returns the exit status.
-// Opens RESULTS on rank 0 (before the ranks agree to start, so a failure stops them all).
-static int open_results(const sweep_cli *cli, sweep_results *results)
+// Opens RESULTS and an HDF5 trajectory file on rank 0 (before the ranks agree to start, so a
+// failure stops them all).
+static int open_results(sweep_cli *cli, sweep_results *results)
 {
-    char *header = sweep_header_line(&cli->job);
-    int e = header ? sweep_results_open(results, cli->out, cli->job.plan.runs, header) : ENOMEM;
-    free(header);
-    if (!e)
-        return 0;
-    fprintf(stderr, "dirac-mpi sweep: error: cannot write '%s': %s\n", cli->out, strerror(e));
-    return 2;
+    int e = sweep_results_open(results, cli->out, &cli->job);
+    if (e) {
+        fprintf(stderr, "dirac-mpi sweep: error: cannot write '%s': %s\n", cli->out,
+                strerror(e));
+        return 2;
+    }
+    const char *trajectories = cli->job.opt.trajectories;
+    if (trajectories && sweep_hdf5_path(trajectories)) {
+        e = sweep_h5_trajectories_open(trajectories, &cli->job.trajectory_file);
+        if (e) {
+            fprintf(stderr, "dirac-mpi sweep: error: cannot write '%s': %s\n", trajectories,
+                    strerror(e));
+            sweep_results_close(results);
+            return 2;
+        }
+    }
+    return 0;
 }
+
+// Rank 0: the computing thread, the MPI loop, RESULTS. Returns the exit status.
 
 static int lead(sweep_cli *cli, sweep_results *results_file, int ranks, double rank_timeout,
                 int show_stats, int *lost)
@@ -389,6 +442,10 @@ static int lead(sweep_cli *cli, sweep_results *results_file, int ranks, double r
     double wall = sweep_now() - start;
     long not_ok = results.not_ok, done = results.done;
     e = sweep_results_close(&results);
+    int e_trajectories = sweep_h5_trajectories_close(cli->job.trajectory_file);
+    cli->job.trajectory_file = NULL;
+    if (!e_trajectories)
+        e_trajectories = q.trajectory_error;
     pthread_mutex_destroy(&q.lock);
     free(q.retry);
     int rc = 0;
@@ -399,6 +456,10 @@ static int lead(sweep_cli *cli, sweep_results *results_file, int ranks, double r
     } else if (e) {
         fprintf(stderr, "dirac-mpi sweep: error: writing '%s' failed: %s\n", cli->out,
                 strerror(e));
+        rc = 3;
+    } else if (e_trajectories) {
+        fprintf(stderr, "dirac-mpi sweep: error: writing '%s' failed: %s\n",
+                cli->job.opt.trajectories, strerror(e_trajectories));
         rc = 3;
     } else if (not_ok || *lost) {
         rc = 3;
@@ -495,8 +556,10 @@ int main(int argc, char **argv)
     int worst = rc;
     MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (worst) {
-        if (!rc && rank == 0)
+        if (!rc && rank == 0) {
             sweep_results_close(&results);
+            sweep_h5_trajectories_close(cli.job.trajectory_file);
+        }
         sweep_cli_free(&cli);
         MPI_Finalize();
         return rc < 0 ? 0 : rc ? rc : worst;
