@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +25,19 @@
 #include <unistd.h>
 
 extern char **environ;
+
+// glibc's dlopen, dlsym and dlclose are thread-safe behind a lock inside ld.so, which
+// ThreadSanitizer cannot see (it reported a race between two threads' dlclose of one cached
+// object). This lock of our own makes the ordering visible; loads happen only when a model is
+// compiled or destroyed, so it costs nothing in a step.
+static pthread_mutex_t loader_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void loader_close(void *handle)
+{
+    pthread_mutex_lock(&loader_lock);
+    dlclose(handle);
+    pthread_mutex_unlock(&loader_lock);
+}
 
 // -ffp-contract=off: no fused multiply-adds, so each operation rounds as the tape's does
 // (vectorisers off: they double the compiler's time on straight-line code for no gain here)
@@ -57,7 +71,7 @@ void codegen_destroy(codegen_module *module)
     if (!module)
         return;
     if (module->handle)
-        dlclose(module->handle);
+        loader_close(module->handle);
     free(module->constants);
     free(module);
 }
@@ -305,16 +319,21 @@ static int run_compiler(const compiler *cc, char **sources, int count, const cha
 static int load(const char *object, const char *source_hash, codegen_module *module,
                 char *reason, size_t size)
 {
+    pthread_mutex_lock(&loader_lock);
     void *handle = dlopen(object, RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
         const char *why = dlerror();
         snprintf(reason, size, "cannot load the generated code: %.200s", why ? why : "dlopen");
+        pthread_mutex_unlock(&loader_lock);
         return 0;
     }
     const char *recorded = dlsym(handle, "dirac_generated_source");
     void *eval = dlsym(handle, "dirac_generated_eval");
-    if (!recorded || !eval || strcmp(recorded, source_hash) != 0) {
+    int ours = recorded && eval && strcmp(recorded, source_hash) == 0;
+    if (!ours)
         dlclose(handle);
+    pthread_mutex_unlock(&loader_lock);
+    if (!ours) {
         snprintf(reason, size, "the cached object '%.200s' holds other code", object);
         return 0;
     }
