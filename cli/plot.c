@@ -847,6 +847,9 @@ static int run_gnuplot(const char *who, const char *gnuplot, const char *script,
         dup2(fds[1], STDERR_FILENO);
         dup2(fds[1], STDOUT_FILENO);
         close(fds[1]);
+        // the script is UTF-8 (set encoding utf8): under a non-UTF-8 locale, such as the C
+        // locale of a fresh machine, gnuplot warns that iconv cannot convert its degree sign
+        setenv("LC_ALL", "C.UTF-8", 1);
         char *const args[] = { "gnuplot", (char *)script, NULL };
         execv(gnuplot, args);
         _exit(127);
