@@ -19,6 +19,7 @@
 #include "codegen.h"
 
 #include "error.h"
+#include "text.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -29,33 +30,9 @@
 #define FILE_CHUNKS 64          // functions per file
 #define POWI_LIMIT 1024.0       // the tape's limit of integer powers by multiplication
 
-// ---- a growing text buffer --------------------------------------------------------------
-
-typedef struct text_buffer {
-    char *data;
-    size_t length, capacity;
-    int failed;
-} text_buffer;
-
 static void put_n(text_buffer *b, const char *s, size_t n)
 {
-    if (b->failed)
-        return;
-    if (b->length + n + 1 > b->capacity) {
-        size_t capacity = b->capacity ? b->capacity : 4096;
-        while (b->length + n + 1 > capacity)
-            capacity *= 2;
-        char *data = realloc(b->data, capacity);
-        if (!data) {
-            b->failed = 1;
-            return;
-        }
-        b->data = data;
-        b->capacity = capacity;
-    }
-    memcpy(b->data + b->length, s, n);
-    b->length += n;
-    b->data[b->length] = '\0';
+    text_buffer_append(b, s, n);
 }
 
 static void put(text_buffer *b, const char *s)
@@ -570,7 +547,7 @@ dirac_status codegen_emit(const expr_pool *pool, int n_groups, const expr_id *co
 
     int failed = em.failed;
     for (int f = 0; f < file_count; f++)
-        failed |= files[f].failed;
+        failed |= files[f].status != DIRAC_OK;
     if (failed) {
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory emitting the generated code");
         goto done;

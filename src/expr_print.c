@@ -2,6 +2,7 @@
 // tree's structure. Iterative: a stack of pending items (a node to expand, or literal text),
 // so any depth prints; only the output length is limited (EXPR_PRINT_MAX_LENGTH).
 #include "expr_pool.h"
+#include "text.h"
 
 #include "error.h"
 
@@ -33,8 +34,7 @@ typedef struct printer {
     void *user;
     print_item *stack;
     size_t depth, capacity;
-    char *out;
-    size_t length, size;
+    text_buffer text;
     dirac_status status;
     // nodes printed without their sign (expr_print_term): the negative constants and
     // negations on the path of leading factors from the root
@@ -76,25 +76,8 @@ static void emit(printer *p, const char *text, size_t n)
 {
     if (p->status != DIRAC_OK)
         return;
-    if (p->length + n + 1 > p->size) {
-        if (p->length + n + 1 > EXPR_PRINT_MAX_LENGTH) {
-            p->status = DIRAC_ERR_SIZE;
-            return;
-        }
-        size_t size = p->size ? 2 * p->size : 256;
-        while (size < p->length + n + 1)
-            size *= 2;
-        char *out = realloc(p->out, size);
-        if (!out) {
-            p->status = DIRAC_ERR_NOMEM;
-            return;
-        }
-        p->out = out;
-        p->size = size;
-    }
-    memcpy(p->out + p->length, text, n);
-    p->length += n;
-    p->out[p->length] = '\0';
+    text_buffer_append(&p->text, text, n);
+    p->status = p->text.status;
 }
 
 static void emit_str(printer *p, const char *text)
@@ -358,14 +341,14 @@ static dirac_status print_marked(printer *pp, expr_id e, char **text, dirac_erro
     }
     free(p.stack);
     if (p.status != DIRAC_OK) {
-        free(p.out);
+        free(p.text.data);
         if (p.status == DIRAC_ERR_SIZE)
             return error_set(err, DIRAC_ERR_SIZE,
                              "expression %d prints longer than %u characters", (int)e,
                              (unsigned)EXPR_PRINT_MAX_LENGTH);
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory printing expression %d", (int)e);
     }
-    *text = p.out;
+    *text = p.text.data;
     return DIRAC_OK;
 }
 
@@ -376,7 +359,8 @@ dirac_status expr_print(const expr_pool *pool, expr_id e, expr_print_style style
     if (!expr_valid(pool, e))
         return error_set(err, DIRAC_ERR_ARGUMENT, "expr_print: expression id %d out of range",
                          (int)e);
-    printer p = { .pool = pool, .style = style, .name = name, .user = user, .status = DIRAC_OK };
+    printer p = { .pool = pool, .style = style, .name = name, .user = user,
+                  .text = { .limit = EXPR_PRINT_MAX_LENGTH }, .status = DIRAC_OK };
     return print_marked(&p, e, text, err);
 }
 
@@ -390,7 +374,8 @@ dirac_status expr_print_term(const expr_pool *pool, expr_id e, expr_print_style 
     if (!expr_valid(pool, e))
         return error_set(err, DIRAC_ERR_ARGUMENT,
                          "expr_print_term: expression id %d out of range", (int)e);
-    printer p = { .pool = pool, .style = style, .name = name, .user = user, .status = DIRAC_OK };
+    printer p = { .pool = pool, .style = style, .name = name, .user = user,
+                  .text = { .limit = EXPR_PRINT_MAX_LENGTH }, .status = DIRAC_OK };
     // the leading sign: follow negations and first factors of products and quotients from the
     // root; each negation or negative constant on the way flips it and prints unsigned
     expr_id id = e;

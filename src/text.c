@@ -16,3 +16,29 @@ char *text_concat(const char *a, const char *b, const char *c)
         snprintf(out, len, "%s%s%s", a, b, c);
     return out;
 }
+
+void text_buffer_append(text_buffer *b, const char *s, size_t n)
+{
+    if (b->status != DIRAC_OK)
+        return;
+    size_t need = b->length + n + 1;
+    if (b->limit && need > b->limit) {
+        b->status = DIRAC_ERR_SIZE;
+        return;
+    }
+    if (need > b->capacity) {
+        size_t capacity = b->capacity ? 2 * b->capacity : 256;
+        while (capacity < need)
+            capacity *= 2;
+        char *data = realloc(b->data, capacity);
+        if (!data) {
+            b->status = DIRAC_ERR_NOMEM;
+            return;
+        }
+        b->data = data;
+        b->capacity = capacity;
+    }
+    memcpy(b->data + b->length, s, n);
+    b->length += n;
+    b->data[b->length] = '\0';
+}
