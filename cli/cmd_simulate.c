@@ -41,6 +41,7 @@
 // (SIGHUP, SIGINT, SIGPIPE, SIGTERM: the run ends after the current step and writes its files).
 #define _POSIX_C_SOURCE 200809L   // isatty, fileno, clock_gettime, sigaction
 
+#include "column_name.h"
 #include "projection_report.h"
 #include "commands.h"
 #include "evaluation_report.h"
@@ -667,19 +668,12 @@ static int check_outputs(const dirac_spec *spec, const char *const *names,
 // The header row: the names of the run's columns (dirac_model_column_name).
 static int write_header(csv_writer *w, const dirac_model *m)
 {
-    char stack_name[256];
     for (int k = 0; k < dirac_model_column_count(m); k++) {
-        int len = dirac_model_column_name(m, k, stack_name, sizeof stack_name);
-        char *name = stack_name;
-        if (len >= (int)sizeof stack_name) {
-            name = malloc((size_t)len + 1);
-            if (!name)
-                return -1;
-            dirac_model_column_name(m, k, name, (size_t)len + 1);
-        }
+        char *name = column_name_dup(m, k);
+        if (!name)
+            return -1;
         csv_name(w, NULL, name, NULL);
-        if (name != stack_name)
-            free(name);
+        free(name);
     }
     csv_end_row(w);
     return 0;

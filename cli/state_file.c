@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L   // open_memstream
 
 #include "state_file.h"
+#include "column_name.h"
 
 #include "json_input.h"
 #include "json_output.h"
@@ -108,15 +109,6 @@ static void readable_values(const dirac_model *m, const dirac_sim *sim, double *
     }
 }
 
-// Column k's name (malloc'd; NULL when out of memory).
-static char *column_name(const dirac_model *m, int k)
-{
-    int len = dirac_model_column_name(m, k, NULL, 0);
-    char *name = len >= 0 ? malloc((size_t)len + 1) : NULL;
-    if (name)
-        dirac_model_column_name(m, k, name, (size_t)len + 1);
-    return name;
-}
 
 // ---- writing --------------------------------------------------------------------------------
 
@@ -166,7 +158,7 @@ static int write_body(FILE *file, const dirac_model *m, const dirac_sim *sim,
     readable_values(m, sim, values);
     json_object(&w, "state");
     for (int k = 0; k < count && !w.error; k++) {
-        char *name = column_name(m, k);
+        char *name = column_name_dup(m, k);
         if (!name) {
             free(values);
             return ENOMEM;
@@ -441,7 +433,7 @@ static int read_settings(const json_value *root, const dirac_model *m, saved_sta
         return -1;
     }
     for (int k = 0; k < out->value_count; k++) {
-        char *name = column_name(m, k);
+        char *name = column_name_dup(m, k);
         if (!name) {
             put_message(message, size, "reading '%s': out of memory", path);
             return -1;
@@ -529,7 +521,7 @@ int state_file_restore(const saved_state *state, const char *path, const dirac_m
     for (int k = 0; k < state->value_count && !rc; k++) {
         if (memcmp(&now[k], &state->values[k], sizeof now[k]) == 0)
             continue;
-        char *name = column_name(model, k), saved[40], snapshot[40];
+        char *name = column_name_dup(model, k), saved[40], snapshot[40];
         json_format_number(saved, sizeof saved, state->values[k]);
         json_format_number(snapshot, sizeof snapshot, now[k]);
         put_message(message, message_size, "'%s' was edited or damaged: \"state\" has %s = %s, "

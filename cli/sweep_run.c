@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L   // clock_gettime
 
 #include "sweep_run.h"
+#include "column_name.h"
 #include "csv_output.h"
 #include "library_message.h"
 #include "output_file.h"
@@ -139,15 +140,6 @@ static char *line_end(line *l)
 
 // ---- the base model -----------------------------------------------------------------------
 
-// Name of column k of the model's trajectory table, malloc'd (NULL: out of memory).
-static char *column_name(const dirac_model *m, int k)
-{
-    int len = dirac_model_column_name(m, k, NULL, 0);
-    char *name = len >= 0 ? malloc((size_t)len + 1) : NULL;
-    if (name)
-        dirac_model_column_name(m, k, name, (size_t)len + 1);
-    return name;
-}
 
 // Loads the model file and applies the -p options and `count` of run `index`'s values (count
 // 0: none). On failure returns the spec's status with *spec set (its message says why).
@@ -201,7 +193,7 @@ int sweep_job_prepare(sweep_job *job)
     job->column_names = calloc((size_t)job->columns, sizeof *job->column_names);
     int failed = !job->column_names;
     for (int k = 0; !failed && k < job->columns; k++)
-        failed = !(job->column_names[k] = column_name(model, k));
+        failed = !(job->column_names[k] = column_name_dup(model, k));
     dirac_model_destroy(model);
     if (failed) {
         fputs("dirac sweep: error: out of memory\n", stderr);

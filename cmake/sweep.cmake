@@ -50,7 +50,7 @@ if(DIRAC_MPI AND MPI_C_FOUND)
   file(GLOB DIRAC_SWEEP_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/cli/sweep_*.c)
   add_executable(dirac_mpi ${PROJECT_SOURCE_DIR}/cli/mpi/dirac_mpi.c ${DIRAC_SWEEP_SOURCES}
                            ${PROJECT_SOURCE_DIR}/cli/csv_output.c ${PROJECT_SOURCE_DIR}/cli/output_file.c
-                           ${PROJECT_SOURCE_DIR}/cli/option_args.c
+                           ${PROJECT_SOURCE_DIR}/cli/option_args.c ${PROJECT_SOURCE_DIR}/cli/column_name.c
                            ${PROJECT_SOURCE_DIR}/cli/library_message.c)
   set_target_properties(dirac_mpi PROPERTIES OUTPUT_NAME dirac-mpi)
   target_include_directories(dirac_mpi PRIVATE ${PROJECT_SOURCE_DIR}/cli)
