@@ -41,12 +41,11 @@ static void loader_close(void *handle)
 
 // -ffp-contract=off: no fused multiply-adds, so each operation rounds as the tape's does
 // (vectorisers off: they double the compiler's time on straight-line code for no gain here)
-#define CODEGEN_FLAGS                                                                        \
-    "-O2", "-fno-tree-vectorize", "-fno-tree-slp-vectorize", "-fPIC", "-shared",             \
-        "-ffp-contract=off", "-fno-math-errno", "-w"
-#define CODEGEN_FLAGS_TEXT                                                                   \
-    "-O2 -fno-tree-vectorize -fno-tree-slp-vectorize -fPIC -shared -ffp-contract=off "        \
-    "-fno-math-errno -w"
+// (the compiler runs with them, and they are part of the cache key)
+static const char *const codegen_flags[] = { "-O2", "-fno-tree-vectorize",
+                                             "-fno-tree-slp-vectorize", "-fPIC", "-shared",
+                                             "-ffp-contract=off", "-fno-math-errno", "-w" };
+#define CODEGEN_FLAG_COUNT ((int)(sizeof codegen_flags / sizeof codegen_flags[0]))
 
 struct codegen_module {
     void *handle;
@@ -258,8 +257,8 @@ static void first_line(const char *path, char *out, size_t size)
 static int run_compiler(const compiler *cc, char **sources, int count, const char *object,
                         const char *log, char *reason, size_t size)
 {
-    static const char *const flags[] = { CODEGEN_FLAGS };
-    int n_flags = (int)(sizeof flags / sizeof flags[0]);
+    const char *const *flags = codegen_flags;
+    int n_flags = CODEGEN_FLAG_COUNT;
     char **argv = calloc((size_t)(cc->argc + n_flags + count + 4), sizeof *argv);
     if (!argv) {
         snprintf(reason, size, "out of memory");
@@ -433,8 +432,8 @@ void codegen_build(const expr_pool *pool, int n_groups, const expr_id *const *id
         for (int f = 0; f < src.file_count; f++)
             hash_bytes(&h, src.files[f], strlen(src.files[f]));
         hash_text(&h, source_hash);
-        const char *flags = CODEGEN_FLAGS_TEXT;
-        hash_bytes(&h, flags, strlen(flags));
+        for (int i = 0; i < CODEGEN_FLAG_COUNT; i++)   // each with its '\0'
+            hash_bytes(&h, codegen_flags[i], strlen(codegen_flags[i]) + 1);
         hash_bytes(&h, cc->path, strlen(cc->path));
         for (int i = 1; i < cc->argc; i++)
             hash_bytes(&h, cc->argv[i], strlen(cc->argv[i]));

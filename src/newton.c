@@ -211,7 +211,6 @@ static dirac_status assemble_and_factor(newton *nw, linsolve *ls, int size, cons
 static int residual_at(newton *nw, int size, const double *z, newton_assemble_fn assemble,
                        void *context)
 {
-    nw->residuals++;
     int where = 0;
     if (assemble(context, z, nw->residual, NULL) != 0 || !all_finite(nw->residual, size, &where)) {
         nw->worst = where;
@@ -322,7 +321,6 @@ static dirac_status simplified_newton(newton *nw, linsolve *ls, int size, double
     // otherwise a solve starts with a Newton step from the guess
     bool kept = linsolve_is_factored(ls) && nw->constant_jacobian &&
                 linsolve_kept_step_size(ls) == nw->step_size;
-    double start_theta = 0.0;   // see contraction
     int renewals = 0;
     dirac_status status;
     if (kept) {
@@ -335,7 +333,7 @@ static dirac_status simplified_newton(newton *nw, linsolve *ls, int size, double
     }
     measure_rows(nw, ls, size, z, block, 1);
     propagate_rounding(nw, ls, size);
-    contraction c = { start_theta, -1.0, HUGE_VAL, HUGE_VAL, HUGE_VAL };
+    contraction c = { 0.0, -1.0, HUGE_VAL, HUGE_VAL, HUGE_VAL };
     double previous_primary = -1.0;
     bool have_residual = true, fresh = !kept;
     for (int it = 1; it <= max_iterations; it++) {

@@ -41,7 +41,6 @@ typedef struct newton {
     double step_size;       // the step the next solves are for (the Jacobians depend on it)
     // counters over the solver's life (tests and benchmarks)
     long jacobians;         // Jacobian assemblies
-    long residuals;         // residual-only assemblies
     // outcome of the last solve
     int iterations;         // corrections z ← z − δ (each one residual and one linear solve)
     int worst;            // index of the largest scaled update (or residual) at failure

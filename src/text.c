@@ -1,6 +1,7 @@
 // Small string helpers.
 #include "text.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +28,14 @@ void text_buffer_append(text_buffer *b, const char *s, size_t n)
         return;
     }
     if (need > b->capacity) {
-        size_t capacity = b->capacity ? 2 * b->capacity : 256;
-        while (capacity < need)
+        size_t capacity = b->capacity ? b->capacity : 256;
+        while (capacity < need) {
+            if (capacity > SIZE_MAX / 2) {
+                b->status = DIRAC_ERR_NOMEM;
+                return;
+            }
             capacity *= 2;
+        }
         char *data = realloc(b->data, capacity);
         if (!data) {
             b->status = DIRAC_ERR_NOMEM;

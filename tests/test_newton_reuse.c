@@ -155,6 +155,8 @@ static void linear_factorized_once(const char *name, const char *text, double h,
                name, implicit_methods[k], c.factorizations, steps, systems, f.factorizations,
                (double)c.corrections / (double)steps, (double)f.corrections / (double)steps,
                difference, scale);
+        ENSURE(systems >= 1);                         // it factorized something at all
+        ENSURE(f.factorizations > c.factorizations);  // and full Newton refactorizes
         ENSURE_EQ_INT((int)c.factorizations, systems);
         ENSURE_LE(difference, 1e-12 * scale);
         run_close(&r);

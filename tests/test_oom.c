@@ -248,6 +248,7 @@ static void sweep_counted(const oom_model *om)
     ENSURE_EQ_INT(full.status, DIRAC_OK);
     ENSURE_EQ_INT(full.reached, STAGE_DONE);
     ENSURE(full.counted > 10);
+    ENSURE_EQ_INT((int)full.leaked, 0);
     long in_compile = 0, in_create = 0, bad = 0, k = 1;
     for (; k <= full.allocations; k++) {
         pipeline_result r = run_pipeline(om, k, FAIL_COUNTED);
