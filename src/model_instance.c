@@ -168,7 +168,10 @@ static expr_id lower_qualified(const lower_scope *scope, const spec_expr_node *n
     expr_pool *pool = scope->pool;
     if (instance_resolve(scope->owner, node->u.sym.name, &owner, &ref)) {
         const lower_scope *target = &owner->scope;
-        if (node->kind == SPEC_EXPR_PRIME && ref.kind == SPEC_SYM_COORDINATE)
+        if (node->kind == SPEC_EXPR_PRIME && ref.kind == SPEC_SYM_COORDINATE && node->op == 2 &&
+            target->first_a > 0)
+            return expr_var(pool, target->first_a + ref.index);
+        if (node->kind == SPEC_EXPR_PRIME && ref.kind == SPEC_SYM_COORDINATE && node->op != 2)
             return expr_var(pool, target->first_v + ref.index);
         if (node->kind == SPEC_EXPR_NAME) {
             switch ((spec_sym_kind)ref.kind) {

@@ -108,7 +108,9 @@ static expr_id lower_name(const lower_scope *scope, const spec_expr_node *node)
     if (ref->kind == SPEC_SYM_QUALIFIED && scope->qualified)
         return scope->qualified(scope, node);
     if (node->kind == SPEC_EXPR_PRIME) {
-        if (ref->kind == SPEC_SYM_COORDINATE)
+        if (ref->kind == SPEC_SYM_COORDINATE && node->op == 2 && scope->first_a > 0)
+            return expr_var(pool, scope->first_a + ref->index);
+        if (ref->kind == SPEC_SYM_COORDINATE && node->op != 2)
             return expr_var(pool, scope->first_v + ref->index);
     } else {
         switch ((spec_sym_kind)ref->kind) {

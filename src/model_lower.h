@@ -32,6 +32,7 @@ struct lower_scope {
     // elsewhere): input index of this instance's first multiplier; ∂L/∂v and −∂L/∂S by input
     // index of the coordinate / entropy variable (first_q + i, first_s + j); the energy
     int first_mu;
+    int first_a;                 // input index of the instance's first acceleration (0: none)
     const expr_id *momentum, *temperature;
     expr_id energy;
     // the interactions' CSV columns F.NAME.COORD and P.NAME by name, and their expressions

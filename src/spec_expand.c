@@ -502,7 +502,7 @@ static bool eval_node(xctx *c, xin *in, int32_t i)
 // a family's derived quantity (its op holds the derived kind), else 0.
 static size_t derived_prefix(const spec_expr_node *n)
 {
-    int kind = n->op >> 1;
+    int kind = SPEC_SUBSCRIPT_KIND(n->op);
     if (kind != SPEC_SYM_MULTIPLIER && kind != SPEC_SYM_MOMENTUM && kind != SPEC_SYM_TEMPERATURE)
         return 0;
     return (size_t)(strchr(n->u.sub.name, '.') - n->u.sub.name) + 1;
@@ -548,10 +548,12 @@ static bool emit_node(xctx *c, xin *in, int32_t i)
             memcpy(name, n->u.sub.name, prefix);
             memcpy(name + prefix, node.u.sym.name, len + 1);
             node.u.sym.name = name;
-            node.u.sym.ref.kind = (uint8_t)(n->op >> 1);
+            node.u.sym.ref.kind = (uint8_t)SPEC_SUBSCRIPT_KIND(n->op);
         }
-        node.kind = (n->op & 1) ? SPEC_EXPR_PRIME : SPEC_EXPR_NAME;
-        node.op = node.argc = 0;
+        int primes = SPEC_SUBSCRIPT_PRIMES(n->op);
+        node.kind = primes ? SPEC_EXPR_PRIME : SPEC_EXPR_NAME;
+        node.op = primes == 2 ? 2 : 0;   // x[i]'': an acceleration
+        node.argc = 0;
         break;
     }
     default:

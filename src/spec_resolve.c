@@ -361,8 +361,8 @@ static void describe_state(const resolve_ctx *c, const spec_expr_node *n, char *
     if (n->kind == SPEC_EXPR_SUBSCRIPT) {
         pattern_display(n->u.sub.name, shown, sizeof shown);
         name = shown;
-        kind = n->op >> 1;
-        velocity = n->op & 1;
+        kind = SPEC_SUBSCRIPT_KIND(n->op);
+        velocity = SPEC_SUBSCRIPT_PRIMES(n->op) != 0;
     } else {
         name = n->u.sym.name;
         kind = n->u.sym.ref.kind == SPEC_SYM_QUALIFIED ? n->u.sym.ref.member : n->u.sym.ref.kind;
@@ -397,6 +397,28 @@ static const spec_let *node_let(const resolve_ctx *c, const spec_expr_node *n,
 static void check_use(resolve_ctx *c, const spec_expr_node *n, const char *name, int kind,
                       bool velocity, const spec_let *let, int *degree);
 
+// An acceleration `x''` (a node with two primes) is a result of the simulation like `mu.C`:
+// only outputs may use it. False after reporting the error.
+static bool acceleration_allowed(resolve_ctx *c, const spec_expr_node *n, const char *shown)
+{
+    if (c->output)
+        return true;
+    spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "the acceleration %s'' can be used only in "
+               "outputs (it is a result of the simulation, like mu.C)", shown);
+    return false;
+}
+
+// ... and only of a coordinate (kind SPEC_SYM_NONE: in a component not loaded yet).
+static bool acceleration_of_coordinate(resolve_ctx *c, const spec_expr_node *n,
+                                       const char *shown, int kind)
+{
+    if (kind == SPEC_SYM_COORDINATE || kind == SPEC_SYM_NONE)
+        return true;
+    spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s' is %s; only coordinates have "
+               "accelerations (%s'')", shown, spec_sym_kind_phrase((spec_sym_kind)kind), shown);
+    return false;
+}
+
 // one name or prime node
 static void resolve_leaf(resolve_ctx *c, spec_expr_node *n, int *degree)
 {
@@ -405,6 +427,10 @@ static void resolve_leaf(resolve_ctx *c, spec_expr_node *n, int *degree)
     const spec_model *owner = NULL;
     int32_t owner_index = 0;
     *degree = n->kind == SPEC_EXPR_PRIME ? 1 : 0;
+    if (n->kind == SPEC_EXPR_PRIME && n->op == 2 && !acceleration_allowed(c, n, name)) {
+        fail(c);
+        return;
+    }
     int derived = c->output && n->kind == SPEC_EXPR_NAME ? derived_name(c, name, n->loc, &ref) : 0;
     if (derived < 0) {
         fail(c);
@@ -463,6 +489,10 @@ static void resolve_leaf(resolve_ctx *c, spec_expr_node *n, int *degree)
         fail(c);
         return;
     }
+    if (n->kind == SPEC_EXPR_PRIME && n->op == 2 && !acceleration_of_coordinate(c, n, name, kind)) {
+        fail(c);
+        return;
+    }
     check_use(c, n, name, kind, n->kind == SPEC_EXPR_PRIME, node_let(c, n, owner, owner_index),
               degree);
 }
@@ -488,8 +518,8 @@ static int derived_subscript(resolve_ctx *c, spec_expr_node *n)
                        "be used with '%s' yet", shown, derived_prefixes[k].prefix);
             return -1;
         }
-        if (n->op & 1) {
-            spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s' has no velocity", shown);
+        if (SPEC_SUBSCRIPT_PRIMES(n->op)) {
+            spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s' has no time derivative", shown);
             return -1;
         }
         const char *q = rest, *seg;
@@ -512,7 +542,7 @@ static int derived_subscript(resolve_ctx *c, spec_expr_node *n)
                        "of more than one index cannot be named here yet", shown);
             return -1;
         }
-        n->op = (uint8_t)(derived_prefixes[k].kind << 1);
+        n->op = SPEC_SUBSCRIPT_OP(0, derived_prefixes[k].kind);
         return 1;
     }
     return 0;
@@ -524,8 +554,13 @@ static void resolve_subscript(resolve_ctx *c, spec_expr_node *n, int *degree)
 {
     char shown[160];
     pattern_display(n->u.sub.name, shown, sizeof shown);
-    bool velocity = n->op & 1;
+    int primes = SPEC_SUBSCRIPT_PRIMES(n->op);
+    bool velocity = primes != 0;
     *degree = velocity;
+    if (primes == 2 && !acceleration_allowed(c, n, shown)) {
+        fail(c);
+        return;
+    }
     int derived_kind = c->output ? derived_subscript(c, n) : 0;
     if (derived_kind) {
         if (derived_kind < 0)
@@ -546,7 +581,11 @@ static void resolve_subscript(resolve_ctx *c, spec_expr_node *n, int *degree)
         fail(c);
         return;
     }
-    n->op = (uint8_t)(velocity | (kind << 1));
+    if (primes == 2 && !acceleration_of_coordinate(c, n, shown, kind)) {
+        fail(c);
+        return;
+    }
+    n->op = SPEC_SUBSCRIPT_OP(primes, kind);
     if (c->pass == 1 && !strchr(n->u.sub.name, '.') && first->seq >= c->seq &&
         !(c->constant && (kind == SPEC_SYM_COORDINATE || kind == SPEC_SYM_ENTROPY))) {
         if (c->own && strcmp(c->own, first->name) == 0)
