@@ -161,12 +161,38 @@ int instance_resolve(const instance *from, const char *name, const instance **ow
 
 // Lowers `a.b.x` / `a.b.x'` seen from the scope's instance: the named instance's variable,
 // parameter value or let.
+// `mu.a.C`, `p.a.x`, `T.a.S` in an output (spec_resolve.c: derived_member): the multiplier,
+// momentum ∂L/∂x' or temperature −∂L/∂S of a component's symbol, through the global indices of
+// its instance (set by compile_outputs); EXPR_NONE when it is none of them.
+static expr_id lower_derived_member(const lower_scope *scope, const spec_expr_node *node)
+{
+    const instance *owner = NULL;
+    spec_ref ref;
+    int kind = node->u.sym.ref.member;
+    const char *dot = strchr(node->u.sym.name, '.');
+    if (!dot || !instance_resolve(scope->owner, dot + 1, &owner, &ref))
+        return EXPR_NONE;
+    if (kind == SPEC_SYM_MULTIPLIER && ref.kind == SPEC_SYM_CONSTRAINT && scope->momentum)
+        return expr_var(scope->pool, owner->scope.first_mu + ref.index);
+    if (kind == SPEC_SYM_MOMENTUM && ref.kind == SPEC_SYM_COORDINATE && scope->momentum)
+        return scope->momentum[owner->scope.first_q + ref.index];
+    if (kind == SPEC_SYM_TEMPERATURE && ref.kind == SPEC_SYM_ENTROPY && scope->temperature)
+        return scope->temperature[owner->scope.first_s + ref.index];
+    return EXPR_NONE;
+}
+
 static expr_id lower_qualified(const lower_scope *scope, const spec_expr_node *node)
 {
     const instance *owner = NULL;
     spec_ref ref;
     expr_pool *pool = scope->pool;
-    if (instance_resolve(scope->owner, node->u.sym.name, &owner, &ref)) {
+    int member = node->u.sym.ref.member;
+    if (member == SPEC_SYM_MULTIPLIER || member == SPEC_SYM_MOMENTUM ||
+        member == SPEC_SYM_TEMPERATURE) {
+        expr_id id = lower_derived_member(scope, node);
+        if (id != EXPR_NONE)
+            return id;
+    } else if (instance_resolve(scope->owner, node->u.sym.name, &owner, &ref)) {
         const lower_scope *target = &owner->scope;
         if (node->kind == SPEC_EXPR_PRIME && ref.kind == SPEC_SYM_COORDINATE && node->op == 2 &&
             target->first_a > 0)

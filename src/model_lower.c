@@ -144,10 +144,19 @@ static expr_id lower_name(const lower_scope *scope, const spec_expr_node *node)
                 if (!strcmp(scope->interaction_names[k], node->u.sym.name))
                     return scope->interaction_columns[k];
             if (scope->interaction_column_count > 0) {
-                spec_error(scope->spec, DIRAC_ERR_PARSE, node->loc,
-                           "'%s' is not a column of the model's interactions (the first is "
-                           "'%s'; the CSV header lists them all)", node->u.sym.name,
-                           scope->interaction_names[0]);
+                diag_suggest sg;
+                diag_suggest_init(&sg, node->u.sym.name);
+                for (int k = 0; k < scope->interaction_column_count; k++)
+                    diag_suggest_add(&sg, scope->interaction_names[k]);
+                if (sg.best)
+                    spec_error(scope->spec, DIRAC_ERR_PARSE, node->loc,
+                               "'%s' is not a column of the model's interactions; did you mean "
+                               "'%s'?", node->u.sym.name, sg.best);
+                else
+                    spec_error(scope->spec, DIRAC_ERR_PARSE, node->loc,
+                               "'%s' is not a column of the model's interactions (the first is "
+                               "'%s'; the CSV header lists them all)", node->u.sym.name,
+                               scope->interaction_names[0]);
                 return EXPR_NONE;
             }
             spec_error(scope->spec, DIRAC_ERR_PARSE, node->loc,

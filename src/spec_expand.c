@@ -268,6 +268,22 @@ static bool buf_reserve(xctx *c, size_t need)
 // existing string for a single segment), its kind, and for the compile step's refs, its index
 // in this model (plain) or the component it starts with (qualified). locs[k]: where index k
 // was written. False after an error.
+// "base[v1][v2]..." for the `dims` index values v (the form of element_name), in the arena.
+static const char *family_element_name(xctx *c, const char *base, size_t len, const int64_t *v,
+                                       int dims)
+{
+    char *name = spec_arena_alloc(&c->s->arena, len + (size_t)dims * 23 + 1);
+    if (!name) {
+        nomem(c);
+        return NULL;
+    }
+    memcpy(name, base, len);
+    for (int d = 0; d < dims; d++)
+        len += (size_t)snprintf(name + len, 23, "[%lld]", (long long)v[d]);
+    name[len] = '\0';
+    return name;
+}
+
 static bool element_of(xctx *c, const char *pattern, const int64_t *v, const spec_loc *locs,
                        spec_loc loc, const char **name, spec_ref *ref)
 {
@@ -282,7 +298,16 @@ static bool element_of(xctx *c, const char *pattern, const int64_t *v, const spe
         if (!sym || (dims > 0 && !x) || sym->dims != dims)
             return xerror(c, loc, false, "'%.*s' has no element here", (int)len, seg);
         int32_t index = sym->index;
-        if (x && x->fams[sym->kind]) {
+        const char *element = NULL;
+        if (x && x->fams[sym->kind] && sym->kind == SPEC_SYM_CONSTRAINT && dims > 1) {
+            // a constraint family of several indices may be triangular (j = i+1..N), so no
+            // offset finds its element: it is named, `C[1][2]` as its CSV column, and the
+            // resolve pass binds `mu.C[1][2]` by that name (or reports that it does not exist)
+            if (!(element = family_element_name(c, seg, len, v + k, dims)))
+                return false;
+            k += dims;
+            index = -1;
+        } else if (x && x->fams[sym->kind]) {
             const xfam *f = &x->fams[sym->kind][sym->index];
             int64_t offset = 0;
             for (int d = 0; d < dims; d++, k++) {
@@ -300,7 +325,8 @@ static bool element_of(xctx *c, const char *pattern, const int64_t *v, const spe
             }
             index = f->first + (int32_t)offset;
         }
-        const char *element = name_of(now, sym->kind, index);
+        if (!element)
+            element = name_of(now, sym->kind, index);
         bool last = *q == '\0';
         if (single) {
             *name = element;

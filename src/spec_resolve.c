@@ -203,6 +203,50 @@ static const struct {
     { "T.", SPEC_SYM_ENTROPY, SPEC_SYM_TEMPERATURE, "entropy variable" },
 };
 
+// `p.rotor.theta`, `mu.arm.rod`, `T.gas.S`: the quantity of a symbol inside components,
+// spelled as its CSV column, followed through every loaded component (in pass 1 as far as
+// they are loaded). *ref: kind SPEC_SYM_QUALIFIED, member the derived kind, index the first
+// component. 1, or -1 after reporting an error.
+static int derived_member(resolve_ctx *c, const char *name, int k, spec_loc loc, spec_ref *ref)
+{
+    const spec_model *model = c->m;
+    const char *part = name + strlen(derived_prefixes[k].prefix);
+    int want = derived_prefixes[k].want;
+    ref->kind = SPEC_SYM_QUALIFIED;
+    ref->member = (uint8_t)derived_prefixes[k].kind;
+    for (int depth = 0;; depth++) {
+        const char *dot = strchr(part, '.');
+        size_t len = dot ? (size_t)(dot - part) : strlen(part);
+        const spec_symbol *sym = spec_names_find(model->names, part, len);
+        bool member = !dot;
+        if (member ? sym && sym->kind == want && sym->dims == 0
+                   : sym && sym->kind == SPEC_SYM_COMPONENT && sym->dims == 0) {
+            if (member)
+                return 1;
+            if (depth == 0)
+                ref->index = sym->index;
+            model = model->components[sym->index].model;
+            if (!model || c->pass == 1)
+                return 1;   // checked when (if) the component is loaded
+            part = dot + 1;
+            continue;
+        }
+        char word[72];
+        snprintf(word, sizeof word, "%.*s", len > 64 ? 64 : (int)len, part);
+        const char *what = member ? derived_prefixes[k].what : "component";
+        const char *close = suggest(model, word, 1u << (member ? want : SPEC_SYM_COMPONENT),
+                                    false);
+        if (close)
+            spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s': model '%s' has no %s '%s'; did you "
+                       "mean '%.*s%s%s'?", name, model->name, what, word, (int)(part - name),
+                       name, close, member ? "" : dot);
+        else
+            spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s': model '%s' has no %s '%s'", name,
+                       model->name, what, word);
+        return -1;
+    }
+}
+
 static int derived_name(resolve_ctx *c, const char *name, spec_loc loc, spec_ref *ref)
 {
     ref->member = SPEC_SYM_NONE;
@@ -218,8 +262,13 @@ static int derived_name(resolve_ctx *c, const char *name, spec_loc loc, spec_ref
         const char *rest = name + 2, *dot = strchr(rest, '.');
         size_t len = name[0] == 'P' ? strlen(rest) : dot ? (size_t)(dot - rest) : 0;
         const spec_symbol *sym = len ? spec_names_find(c->m->names, rest, len) : NULL;
-        if (!sym || (sym->kind != SPEC_SYM_CONSTRAINT && sym->kind != SPEC_SYM_TWOFORM) ||
-            sym->dims > 0) {
+        // an interaction inside a component (`F.drive.gear.drive.rotor.theta`, `P.drive.gear`):
+        // its column is found by name when the outputs are lowered (model_lower.c)
+        const spec_symbol *first = dot ? spec_names_find(c->m->names, rest, (size_t)(dot - rest))
+                                       : NULL;
+        bool inside = first && first->kind == SPEC_SYM_COMPONENT && first->dims == 0;
+        if (!inside && (!sym || (sym->kind != SPEC_SYM_CONSTRAINT &&
+                                 sym->kind != SPEC_SYM_TWOFORM) || sym->dims > 0)) {
             spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s': model '%s' has no interaction '%.*s' "
                        "(%s names a constraint or two-form of the model that joins its "
                        "components)", name, c->m->name, (int)(len ? len : strlen(rest)), rest,
@@ -235,12 +284,22 @@ static int derived_name(resolve_ctx *c, const char *name, spec_loc loc, spec_ref
             spec_names_find(c->m->names, name, len - 1))
             continue;
         const char *rest = name + len;
+        if (strchr(rest, '.'))
+            return derived_member(c, name, (int)k, loc, ref);
         const spec_symbol *sym = spec_names_find(c->m->names, rest, strlen(rest));
         if (!sym || sym->kind != derived_prefixes[k].want || sym->dims > 0) {
-            spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s': model '%s' has no %s '%s'%s", name,
-                       c->m->name, derived_prefixes[k].what, rest,
-                       sym && sym->dims > 0 ? " (elements of indexed families cannot be "
-                                              "named here yet)" : "");
+            const char *close = sym && sym->dims > 0
+                                    ? NULL
+                                    : suggest(c->m, rest, 1u << derived_prefixes[k].want, false);
+            if (close)
+                spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s': model '%s' has no %s '%s'; did "
+                           "you mean '%s%s'?", name, c->m->name, derived_prefixes[k].what, rest,
+                           derived_prefixes[k].prefix, close);
+            else
+                spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s': model '%s' has no %s '%s'%s",
+                           name, c->m->name, derived_prefixes[k].what, rest,
+                           sym && sym->dims > 0 ? " (it is indexed: name an element, as in "
+                                                  "its CSV columns)" : "");
             return -1;
         }
         ref->kind = (uint8_t)derived_prefixes[k].kind;
@@ -502,6 +561,28 @@ static void resolve_leaf(resolve_ctx *c, spec_expr_node *n, int *degree)
 // names). The derived kind goes into the node's op like a subscript's kind; expansion turns
 // the node into the element's name (spec_expand.c). 1 when it is one, 0 when it is not, -1
 // after an error.
+// The first segment of the pattern `rest` (after `mu.`, `p.`, `T.`) names a component of
+// the model with as many indices as written; false after reporting an error.
+static bool derived_component_pattern(resolve_ctx *c, const spec_expr_node *n, const char *rest,
+                                      const char *shown)
+{
+    const char *q = rest, *seg;
+    size_t len;
+    int dims;
+    if (!spec_pattern_segment(&q, &seg, &len, &dims))
+        return false;
+    const spec_symbol *sym = spec_names_find(c->m->names, seg, len);
+    if (sym && sym->kind == SPEC_SYM_COMPONENT && sym->dims == dims)
+        return true;
+    if (sym && sym->kind == SPEC_SYM_COMPONENT)
+        spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%.*s' has %d ind%s, not %d", (int)len, seg,
+                   sym->dims, sym->dims == 1 ? "ex" : "ices", dims);
+    else
+        spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s': model '%s' has no component '%.*s'",
+                   shown, c->m->name, (int)len, seg);
+    return false;
+}
+
 static int derived_subscript(resolve_ctx *c, spec_expr_node *n)
 {
     const char *name = n->u.sub.name;
@@ -514,9 +595,13 @@ static int derived_subscript(resolve_ctx *c, spec_expr_node *n)
         pattern_display(name, shown, sizeof shown);
         const char *rest = name + len;
         if (strchr(rest, '.')) {
-            spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s': names inside components cannot "
-                       "be used with '%s' yet", shown, derived_prefixes[k].prefix);
-            return -1;
+            // inside a component (`p.cell[i].q`, `mu.rotor.C[i, j]`): the components on the
+            // way are followed when the expansion names the element, which then resolves as
+            // a name (derived_member)
+            if (!derived_component_pattern(c, n, rest, shown))
+                return -1;
+            n->op = SPEC_SUBSCRIPT_OP(0, derived_prefixes[k].kind);
+            return 1;
         }
         if (SPEC_SUBSCRIPT_PRIMES(n->op)) {
             spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s' has no time derivative", shown);
@@ -535,11 +620,6 @@ static int derived_subscript(resolve_ctx *c, spec_expr_node *n)
         if (sym->dims != dims) {
             spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%.*s' has %d ind%s, not %d", (int)seg_len,
                        seg, sym->dims, sym->dims == 1 ? "ex" : "ices", dims);
-            return -1;
-        }
-        if (sym->kind == SPEC_SYM_CONSTRAINT && dims > 1) {   // may be triangular
-            spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s': elements of constraint families "
-                       "of more than one index cannot be named here yet", shown);
             return -1;
         }
         n->op = SPEC_SUBSCRIPT_OP(0, derived_prefixes[k].kind);

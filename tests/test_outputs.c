@@ -244,8 +244,180 @@ static void acceleration_errors(void)
     }
 }
 
+// ---- names inside components ------------------------------------------------------------------
+
+static mem_files files = { .dir = "models" };
+
+// The exact multiplier of the pendulum's rod x² + y² = l² for mass m: the tension
+// m (g cos θ + l θ'²) pulls the mass towards the pivot, and the rod's force is μ ∇φ = 2 μ (x, y),
+// so μ = −m (g cos θ + l θ'²) / (2 l).
+static double pendulum_multiplier(double m, double t)
+{
+    double rate, theta = pendulum_angle(PENDULUM_G, PENDULUM_L, PENDULUM_THETA0, t, &rate);
+    return -m * (PENDULUM_G * cos(theta) + PENDULUM_L * rate * rate) / (2.0 * PENDULUM_L);
+}
+
+// From the outer model, the quantities of components' symbols by their CSV column names:
+// `mu.arm.rod`, `p.arm.x`, `T.tank.S`, `arm.x''`, two levels down `mu.deep.inner.rod`, and the
+// force and power of an interaction inside a component (`F.deep.same.deep.inner.x`,
+// `P.deep.same`). The pendulums follow the exact pendulum (problems.h; the interaction `same`
+// ties two identical pendulums, so its multiplier is 0). rk4 with h = 1e-3: its multipliers
+// are the KKT ones at the node, and the state's error is O(h^4) ~ 1e-12 times the solution's
+// derivatives, so 1e-8 bounds the errors of μ, p and x'' (of size 1 to 10) with room.
+static void component_names(void)
+{
+    ENSURE(mem_files_write(&files, "pend.dirac",
+                           "model pend\nparameter m = 1, g = 9.81, l = 1, theta0 = 0.5\n"
+                           "coordinate x, y\nlagrangian m/2*(x'^2 + y'^2) - m*g*y\n"
+                           "constraint rod: x^2 + y^2 = l^2\n"
+                           "initial x = l*sin(theta0), y = -l*cos(theta0)\n") == 0);
+    ENSURE(mem_files_write(&files, "gas.dirac", "model gas\nparameter C = 2, T0 = 300\n"
+                           "entropy S\nlagrangian -C*T0*exp(S/C)\n") == 0);
+    ENSURE(mem_files_write(&files, "mid.dirac",
+                           "model mid\ncomponent inner = pend() from \"pend.dirac\"\n"
+                           "component other = pend()  from \"pend.dirac\"\n"
+                           "constraint same: inner.x = other.x\n") == 0);
+    ENSURE(mem_files_write(&files, "top.dirac",
+                           "model top\ncomponent arm = pend(m = 2)\ncomponent tank = gas()\n"
+                           "component deep = mid()\n"
+                           "output tension = mu.arm.rod, px = p.arm.x, temp = T.tank.S\n"
+                           "output ax = arm.x'', nested = mu.deep.inner.rod\n"
+                           "output push = F.deep.same.deep.inner.x, power = P.deep.same\n") == 0);
+    run r = { 0 };
+    dirac_status status = mem_files_load(&files, "top.dirac", &r.spec);
+    dirac_sim_options options = { .method = "rk4", .dt = 1e-3 };
+    if (!run_compile(&r, status, "top.dirac", NULL, 0) || !run_create(&r, "top.dirac", &options))
+        return;
+    ENSURE_EQ_INT(dirac_model_output_count(r.model), 7);
+    double y[7], exact[2], v[2], q[2];
+    for (int s = 0; s <= 500; s++) {
+        if (s > 0 && !run_step(&r))
+            break;
+        double t = dirac_sim_time(r.sim);
+        dirac_sim_outputs(r.sim, y);
+        pendulum_acceleration(t, exact);
+        pendulum_exact(PENDULUM_G, PENDULUM_L, PENDULUM_THETA0, t, q, v);
+        ENSURE_NEAR(y[0], pendulum_multiplier(2.0, t), 1e-8);
+        ENSURE_NEAR(y[1], 2.0 * v[0], 1e-8);
+        ENSURE_NEAR(y[2], 300.0, 1e-12 * 300.0);   // T = T0 exp(S/C), S stays 0
+        ENSURE_NEAR(y[3], exact[0], 1e-8);
+        ENSURE_NEAR(y[4], pendulum_multiplier(1.0, t), 1e-8);
+        ENSURE_NEAR(y[5], 0.0, 1e-9);   // μ_same = 0 up to rounding of the KKT solve
+        ENSURE_NEAR(y[6], 0.0, 1e-9);
+    }
+    run_close(&r);
+}
+
+// Misspelt names inside components are errors at the name, with a suggestion.
+static void component_name_errors(void)
+{
+    static const struct {
+        const char *output, *message;
+    } cases[] = {
+        { "mu.arm.rdo", "'mu.arm.rdo': model 'pend' has no constraint 'rdo'; did you mean "
+                        "'mu.arm.rod'?" },
+        { "mu.amr.rod", "'mu.amr.rod': model 'top' has no component 'amr'; did you mean "
+                        "'mu.arm.rod'?" },
+        { "p.arm.rod", "'p.arm.rod': model 'pend' has no coordinate 'rod'" },
+        { "T.tank.Q", "'T.tank.Q': model 'gas' has no entropy variable 'Q'" },
+        { "P.deep.sam", "'P.deep.sam' is not a column of the model's interactions; did you "
+                        "mean 'P.deep.same'?" },
+        { "arm.m''", "'arm.m' is a parameter; only coordinates have accelerations (arm.m'')" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char text[256], expected[256];
+        snprintf(text, sizeof text, "model top\ncomponent arm = pend(m = 2)\n"
+                 "component tank = gas()\ncomponent deep = mid()\noutput o = %s\n",
+                 cases[k].output);
+        snprintf(expected, sizeof expected, "models/bad.dirac:5:12: error: %s", cases[k].message);
+        ENSURE(mem_files_write(&files, "bad.dirac", text) == 0);
+        dirac_spec *spec = NULL;
+        dirac_model *model = NULL;
+        dirac_status status = mem_files_load(&files, "bad.dirac", &spec);
+        if (status == DIRAC_OK)
+            status = dirac_model_compile(spec, &model);
+        ENSURE_EQ_INT(status, DIRAC_ERR_PARSE);
+        const char *msg = spec ? dirac_spec_errmsg(spec) : "";
+        if (strncmp(msg, expected, strlen(expected)) != 0) {
+            fprintf(stderr, "  got:      %s\n  expected: %s\n", msg, expected);
+            ENSURE(!"message");
+        }
+        dirac_model_destroy(model);
+        dirac_spec_destroy(spec);
+    }
+}
+
+// ---- constraint families of two indices -------------------------------------------------------
+
+// A rigid triangle of three point masses (unit sides, pairwise distance constraints C[i, j],
+// j = i+1..3: a triangular family) hanging at rest from its top vertex, pinned at the origin.
+// Statics of a lower vertex (mass m, r2 = (−1/2, −√3/2), r3 = (1/2, −√3/2)), with the rod
+// forces 2 μ_ij (r_i − r_j): x: −μ12 − 2 μ23 = 0, y: −√3 μ12 − m g = 0, so
+// μ12 = μ13 = −m g/√3 (the upper rods pull), μ23 = m g/(2√3) (the lower one is pressed).
+// The triangle stays at rest, so every method keeps these values to Newton's tolerance
+// (1e-10 relative; 1e-8 of m g = 9.81 leaves room for rounding in the 9-unknown solves).
+static void two_index_constraint_family(void)
+{
+    const char *text =
+        "model tri\nparameter m = 1, g = 9.81, s = sqrt(3)/2\ncoordinate x[3], y[3]\n"
+        "lagrangian sum(i = 1..3, m/2*(x[i]'^2 + y[i]'^2) - m*g*y[i])\n"
+        "constraint pinx: x[1] = 0\nconstraint piny: y[1] = 0\n"
+        "constraint C[i = 1..3, j = i+1..3]: (x[i] - x[j])^2 + (y[i] - y[j])^2 = 1\n"
+        "initial x[2] = -0.5, y[2] = -s, x[3] = 0.5, y[3] = -s\n"
+        "output f[i = 1..2, j = i+1..3] = mu.C[i, j], f23 = mu.C[2][3], f13 = mu.C[1, 3]\n";
+    const double mg = 9.81, upper = -mg / sqrt(3.0), lower = mg / (2.0 * sqrt(3.0));
+    const char *methods[] = { "midpoint", "dgrad", "rk4", "lobatto3" };
+    for (size_t j = 0; j < sizeof methods / sizeof methods[0]; j++) {
+        run r;
+        if (!run_open_method(&r, text, methods[j], 0.01))
+            continue;
+        // the output family and the CSV columns of the constraint family have the same names
+        static const char *const names[] = { "f[1][2]", "f[1][3]", "f[2][3]", "f23", "f13" };
+        ENSURE_EQ_INT(dirac_model_output_count(r.model), 5);
+        for (int k = 0; k < 5 && k < dirac_model_output_count(r.model); k++)
+            ENSURE(!strcmp(dirac_model_output_name(r.model, k), names[k]));
+        char column[32];
+        int found = 0;
+        for (int k = 0; k < dirac_model_column_count(r.model); k++) {
+            dirac_model_column_name(r.model, k, column, sizeof column);
+            found += !strcmp(column, "mu.C[1][2]") || !strcmp(column, "mu.C[2][3]");
+        }
+        ENSURE_EQ_INT(found, 2);
+        double y[5];
+        for (int s = 0; s <= 10; s++) {
+            if (s > 0 && !run_step(&r))
+                break;
+            dirac_sim_outputs(r.sim, y);
+            ENSURE_NEAR(y[0], upper, 1e-8 * mg);
+            ENSURE_NEAR(y[1], upper, 1e-8 * mg);
+            ENSURE_NEAR(y[2], lower, 1e-8 * mg);
+            ENSURE(y[3] == y[2] && y[4] == y[1]);
+        }
+        run_close(&r);
+    }
+    // an element the triangular family does not have
+    const char *bad = "model tri\ncoordinate x[3]\nlagrangian sum(i = 1..3, x[i]'^2/2)\n"
+                      "constraint C[i = 1..3, j = i+1..3]: x[i] = x[j]\noutput o = mu.C[2, 1]\n";
+    dirac_spec *spec = NULL;
+    dirac_model *model = NULL;   // found when the family is written out (compilation)
+    dirac_status status = dirac_spec_parse("test.dirac", bad, strlen(bad), &spec);
+    ENSURE_EQ_INT(status, DIRAC_OK);
+    if (status == DIRAC_OK)
+        ENSURE_EQ_INT(dirac_model_compile(spec, &model), DIRAC_ERR_PARSE);
+    const char *expected = "test.dirac:5:12: error: 'mu.C[2][1]': model 'tri' has no "
+                           "constraint 'C[2][1]'";
+    const char *msg = spec ? dirac_spec_errmsg(spec) : "";
+    if (strncmp(msg, expected, strlen(expected)) != 0) {
+        fprintf(stderr, "  got:      %s\n  expected: %s\n", msg, expected);
+        ENSURE(!"message");
+    }
+    dirac_model_destroy(model);
+    dirac_spec_destroy(spec);
+}
+
 TEST_MAIN(TEST(acceleration_of_an_oscillator),
           TEST(acceleration_of_a_pendulum_converges_at_the_method_order),
           TEST(accelerations_of_a_family), TEST(acceleration_after_restore_and_input),
           TEST(acceleration_without_inertia_is_refused),
-          TEST(linearize_refuses_acceleration_outputs), TEST(acceleration_errors))
+          TEST(linearize_refuses_acceleration_outputs), TEST(acceleration_errors),
+          TEST(component_names), TEST(component_name_errors), TEST(two_index_constraint_family))
