@@ -556,11 +556,6 @@ static void resolve_leaf(resolve_ctx *c, spec_expr_node *n, int *degree)
               degree);
 }
 
-// An element of an indexed family in an `output` named like its CSV column: `mu.link[i]`,
-// `p.x[i]`, `T.S[i]` (derived_name's prefixes, unless the prefix is one of the model's
-// names). The derived kind goes into the node's op like a subscript's kind; expansion turns
-// the node into the element's name (spec_expand.c). 1 when it is one, 0 when it is not, -1
-// after an error.
 // The first segment of the pattern `rest` (after `mu.`, `p.`, `T.`) names a component of
 // the model with as many indices as written; false after reporting an error.
 static bool derived_component_pattern(resolve_ctx *c, const spec_expr_node *n, const char *rest,
@@ -569,8 +564,10 @@ static bool derived_component_pattern(resolve_ctx *c, const spec_expr_node *n, c
     const char *q = rest, *seg;
     size_t len;
     int dims;
-    if (!spec_pattern_segment(&q, &seg, &len, &dims))
+    if (!spec_pattern_segment(&q, &seg, &len, &dims)) {
+        spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "invalid name '%s'", shown);
         return false;
+    }
     const spec_symbol *sym = spec_names_find(c->m->names, seg, len);
     if (sym && sym->kind == SPEC_SYM_COMPONENT && sym->dims == dims)
         return true;
@@ -583,6 +580,11 @@ static bool derived_component_pattern(resolve_ctx *c, const spec_expr_node *n, c
     return false;
 }
 
+// An element of an indexed family in an `output` named like its CSV column: `mu.link[i]`,
+// `p.x[i]`, `T.S[i]` (derived_name's prefixes, unless the prefix is one of the model's
+// names). The derived kind goes into the node's op like a subscript's kind; expansion turns
+// the node into the element's name (spec_expand.c). 1 when it is one, 0 when it is not, -1
+// after an error.
 static int derived_subscript(resolve_ctx *c, spec_expr_node *n)
 {
     const char *name = n->u.sub.name;
@@ -594,6 +596,10 @@ static int derived_subscript(resolve_ctx *c, spec_expr_node *n)
         char shown[160];
         pattern_display(name, shown, sizeof shown);
         const char *rest = name + len;
+        if (SPEC_SUBSCRIPT_PRIMES(n->op)) {
+            spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s' has no time derivative", shown);
+            return -1;
+        }
         if (strchr(rest, '.')) {
             // inside a component (`p.cell[i].q`, `mu.rotor.C[i, j]`): the components on the
             // way are followed when the expansion names the element, which then resolves as
@@ -602,10 +608,6 @@ static int derived_subscript(resolve_ctx *c, spec_expr_node *n)
                 return -1;
             n->op = SPEC_SUBSCRIPT_OP(0, derived_prefixes[k].kind);
             return 1;
-        }
-        if (SPEC_SUBSCRIPT_PRIMES(n->op)) {
-            spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s' has no time derivative", shown);
-            return -1;
         }
         const char *q = rest, *seg;
         size_t seg_len;

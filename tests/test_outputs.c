@@ -308,6 +308,45 @@ static void component_names(void)
     run_close(&r);
 }
 
+// Names through a family of components and into their families: `c[i].q[1]''`,
+// `p.c[i].q[2]`, `mu.c[i].tie[1, 2]`. Each cell ties two oscillators of stiffness k and 3k
+// (k = i) by q[1] = q[2]: together mass 2 and stiffness 4k, so q = cos(ω t) with ω² = 2k,
+// q[1]'' = −2k q, p of q[2] = q' = −ω sin(ω t), and from q[1]'' = −k q[1] + μ, the
+// multiplier μ = −k q. rk4 with h = 1e-3 to t = 0.5: errors O(h^4) ~ 1e-12; 1e-9 bounds them.
+static void names_in_component_families(void)
+{
+    ENSURE(mem_files_write(&files, "cell.dirac",
+                           "model cell\nparameter k = 1\ncoordinate q[2]\n"
+                           "lagrangian q[1]'^2/2 + q[2]'^2/2 - k*q[1]^2/2 - 3*k*q[2]^2/2\n"
+                           "constraint tie[i = 1..1, j = i+1..2]: q[i] = q[j]\n"
+                           "initial q[j = 1..2] = 1\n") == 0);
+    ENSURE(mem_files_write(&files, "cells.dirac",
+                           "model cells\nparameter N = 3\ncomponent c[i = 1..N] = cell(k = i)\n"
+                           "output a[i = 1..N] = c[i].q[1]'', v[i = 1..N] = p.c[i].q[2]\n"
+                           "output f[i = 1..N] = mu.c[i].tie[1, 2]\n") == 0);
+    run r = { 0 };
+    dirac_status status = mem_files_load(&files, "cells.dirac", &r.spec);
+    dirac_sim_options options = { .method = "rk4", .dt = 1e-3 };
+    if (!run_compile(&r, status, "cells.dirac", NULL, 0) || !run_create(&r, "cells.dirac", &options))
+        return;
+    ENSURE_EQ_INT(dirac_model_output_count(r.model), 9);
+    ENSURE(output_index(r.model, "f[2]") == 7);
+    double y[9];
+    for (int s = 0; s <= 500; s++) {
+        if (s > 0 && !run_step(&r))
+            break;
+        double t = dirac_sim_time(r.sim);
+        dirac_sim_outputs(r.sim, y);
+        for (int i = 1; i <= 3; i++) {
+            double w = sqrt(2.0 * i), q = cos(w * t);
+            ENSURE_NEAR(y[i - 1], -2.0 * i * q, 1e-9);
+            ENSURE_NEAR(y[3 + i - 1], -w * sin(w * t), 1e-9);
+            ENSURE_NEAR(y[6 + i - 1], -i * q, 1e-9);
+        }
+    }
+    run_close(&r);
+}
+
 // Misspelt names inside components are errors at the name, with a suggestion.
 static void component_name_errors(void)
 {
@@ -420,4 +459,5 @@ TEST_MAIN(TEST(acceleration_of_an_oscillator),
           TEST(accelerations_of_a_family), TEST(acceleration_after_restore_and_input),
           TEST(acceleration_without_inertia_is_refused),
           TEST(linearize_refuses_acceleration_outputs), TEST(acceleration_errors),
-          TEST(component_names), TEST(component_name_errors), TEST(two_index_constraint_family))
+          TEST(component_names), TEST(names_in_component_families),
+          TEST(component_name_errors), TEST(two_index_constraint_family))
