@@ -461,11 +461,9 @@ static int lower_outputs(compile_state *c, const expr_id *temperature, expr_id e
         in->scope.momentum = m->gradient.ids + m->n;
         in->scope.temperature = temperature;
         in->scope.energy = energy;
-        if (in->prefix[0] == '\0') {   // the outer model: its interactions' columns
-            in->scope.interaction_names = names;
-            in->scope.interaction_columns = ids;
-            in->scope.interaction_column_count = columns;
-        }
+        in->scope.interaction_names = names;   // found by name (model_lower.c)
+        in->scope.interaction_columns = ids;
+        in->scope.interaction_column_count = columns;
         for (int j = 0; ok && j < in->sm->output_count; j++, o++)
             ok = (m->outputs.ids[o] = lower_expr(&in->scope, &in->sm->outputs[j].value)) != EXPR_NONE;
         in->scope.momentum = in->scope.temperature = NULL;

@@ -370,7 +370,8 @@ int instance_tree_evaluate(instance_tree *tree, spec *s, expr_pool *pool, int fi
                                    .first_v = first_v + in->first_q,
                                    .first_s = first_s + in->first_s, .index_t = index_t,
                                    .input_index = in->input_index, .first_u = first_u,
-                                   .owner = in, .qualified = lower_qualified };
+                                   .owner = in, .prefix = in->prefix,
+                                   .qualified = lower_qualified };
         slots += in->sm->param_count + in->sm->let_count;
     }
     slot *stack = mem_calloc(tree->mem, (size_t)slots + 1, sizeof *stack);

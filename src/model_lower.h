@@ -27,6 +27,7 @@ struct lower_scope {
     const expr_id *let_ids;      // DAG node of each let lowered so far
     int first_q, first_v, first_s, index_t;   // input indices of this instance's variables
     const void *owner;           // the instance (model_instance.h)
+    const char *prefix;          // its names' prefix: "" (the outer model), "a.", "a.b." ..
     lower_qualified_fn qualified; // NULL: qualified names are errors
     // derived quantities for `output` expressions (set by compile_outputs; NULL/EXPR_NONE
     // elsewhere): input index of this instance's first multiplier; ∂L/∂v and −∂L/∂S by input

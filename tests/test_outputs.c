@@ -276,7 +276,8 @@ static void component_names(void)
     ENSURE(mem_files_write(&files, "mid.dirac",
                            "model mid\ncomponent inner = pend() from \"pend.dirac\"\n"
                            "component other = pend()  from \"pend.dirac\"\n"
-                           "constraint same: inner.x = other.x\n") == 0);
+                           "constraint same: inner.x = other.x\n"
+                           "output own_push = F.same.inner.x, own_power = P.same\n") == 0);
     ENSURE(mem_files_write(&files, "top.dirac",
                            "model top\ncomponent arm = pend(m = 2)\ncomponent tank = gas()\n"
                            "component deep = mid()\n"
@@ -288,8 +289,10 @@ static void component_names(void)
     dirac_sim_options options = { .method = "rk4", .dt = 1e-3 };
     if (!run_compile(&r, status, "top.dirac", NULL, 0) || !run_create(&r, "top.dirac", &options))
         return;
-    ENSURE_EQ_INT(dirac_model_output_count(r.model), 7);
-    double y[7], exact[2], v[2], q[2];
+    // the outer model's outputs, then those of deep (`deep.own_push`: its own interaction)
+    ENSURE_EQ_INT(dirac_model_output_count(r.model), 9);
+    ENSURE(output_index(r.model, "deep.own_push") == 7);
+    double y[9], exact[2], v[2], q[2];
     for (int s = 0; s <= 500; s++) {
         if (s > 0 && !run_step(&r))
             break;
@@ -304,6 +307,7 @@ static void component_names(void)
         ENSURE_NEAR(y[4], pendulum_multiplier(1.0, t), 1e-8);
         ENSURE_NEAR(y[5], 0.0, 1e-9);   // μ_same = 0 up to rounding of the KKT solve
         ENSURE_NEAR(y[6], 0.0, 1e-9);
+        ENSURE(y[7] == y[5] && y[8] == y[6]);   // the same columns, named from inside
     }
     run_close(&r);
 }
