@@ -247,6 +247,15 @@ static int derived_member(resolve_ctx *c, const char *name, int k, spec_loc loc,
     }
 }
 
+// Is the prefix `mu`, `p`, `T`, `F` or `P` of a derived name (its first len characters) a
+// component of the model? Then the name is that component's member (a model symbol of another
+// kind, `parameter T`, cannot be followed by a dot and leaves the derived name alone).
+static bool prefix_is_component(const resolve_ctx *c, const char *name, size_t len)
+{
+    const spec_symbol *sym = spec_names_find(c->m->names, name, len);
+    return sym && sym->kind == SPEC_SYM_COMPONENT;
+}
+
 static int derived_name(resolve_ctx *c, const char *name, spec_loc loc, spec_ref *ref)
 {
     ref->member = SPEC_SYM_NONE;
@@ -257,8 +266,7 @@ static int derived_name(resolve_ctx *c, const char *name, spec_loc loc, spec_ref
         ref->kind = SPEC_SYM_ENERGY;
         return 1;
     }
-    if ((name[0] == 'F' || name[0] == 'P') && name[1] == '.' &&
-        !spec_names_find(c->m->names, name, 1)) {
+    if ((name[0] == 'F' || name[0] == 'P') && name[1] == '.' && !prefix_is_component(c, name, 1)) {
         const char *rest = name + 2, *dot = strchr(rest, '.');
         size_t len = name[0] == 'P' ? strlen(rest) : dot ? (size_t)(dot - rest) : 0;
         const spec_symbol *sym = len ? spec_names_find(c->m->names, rest, len) : NULL;
@@ -281,7 +289,7 @@ static int derived_name(resolve_ctx *c, const char *name, spec_loc loc, spec_ref
     for (size_t k = 0; k < sizeof derived_prefixes / sizeof derived_prefixes[0]; k++) {
         size_t len = strlen(derived_prefixes[k].prefix);
         if (strncmp(name, derived_prefixes[k].prefix, len) != 0 ||
-            spec_names_find(c->m->names, name, len - 1))
+            prefix_is_component(c, name, len - 1))
             continue;
         const char *rest = name + len;
         if (strchr(rest, '.'))
@@ -591,7 +599,7 @@ static int derived_subscript(resolve_ctx *c, spec_expr_node *n)
     for (size_t k = 0; k < sizeof derived_prefixes / sizeof derived_prefixes[0]; k++) {
         size_t len = strlen(derived_prefixes[k].prefix);
         if (strncmp(name, derived_prefixes[k].prefix, len) != 0 ||
-            spec_names_find(c->m->names, name, len - 1))
+            prefix_is_component(c, name, len - 1))
             continue;
         char shown[160];
         pattern_display(name, shown, sizeof shown);

@@ -244,6 +244,28 @@ static void acceleration_errors(void)
     }
 }
 
+// A parameter named T or p does not hide T.S and p.x (only a component of that name would):
+// with L = x'^2/2 - T exp(S), the temperature -dL/dS is T exp(S) = 2 at S = 0, and p.x = x'.
+static void prefixes_that_are_not_components(void)
+{
+    const char *text = "model w\nparameter T = 2, p = 3\ncoordinate x\nentropy S\n"
+                       "lagrangian x'^2/2 - T*exp(S) - x^2/2\ninitial x' = 0.5\n"
+                       "output temp = T.S, px = p.x, product = p*T\n";
+    run r;
+    if (!run_open_method(&r, text, "midpoint", 0.1))
+        return;
+    double y[3];
+    for (int s = 0; s <= 3; s++) {
+        if (s > 0 && !run_step(&r))
+            break;
+        dirac_sim_outputs(r.sim, y);
+        ENSURE_NEAR(y[0], 2.0, 1e-15 * 2.0);
+        ENSURE_NEAR(y[1], dirac_sim_v(r.sim)[0], 1e-15);
+        ENSURE(y[2] == 6.0);
+    }
+    run_close(&r);
+}
+
 // ---- names inside components ------------------------------------------------------------------
 
 static mem_files files = { .dir = "models" };
@@ -463,5 +485,6 @@ TEST_MAIN(TEST(acceleration_of_an_oscillator),
           TEST(accelerations_of_a_family), TEST(acceleration_after_restore_and_input),
           TEST(acceleration_without_inertia_is_refused),
           TEST(linearize_refuses_acceleration_outputs), TEST(acceleration_errors),
+          TEST(prefixes_that_are_not_components),
           TEST(component_names), TEST(names_in_component_families),
           TEST(component_name_errors), TEST(two_index_constraint_family))
