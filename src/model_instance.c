@@ -161,7 +161,7 @@ int instance_resolve(const instance *from, const char *name, const instance **ow
 
 // Lowers `a.b.x` / `a.b.x'` seen from the scope's instance: the named instance's variable,
 // parameter value or let.
-// `mu.a.C`, `p.a.x`, `T.a.S` in an output (spec_resolve.c: derived_member): the multiplier,
+// `mu.a.C`, `p.a.x`, `T.a.S`, `S.a.S` in an output (spec_resolve.c: derived_member): the multiplier,
 // momentum ∂L/∂x' or temperature −∂L/∂S of a component's symbol, through the global indices of
 // its instance (set by compile_outputs); EXPR_NONE when it is none of them.
 static expr_id lower_derived_member(const lower_scope *scope, const spec_expr_node *node)
@@ -178,6 +178,8 @@ static expr_id lower_derived_member(const lower_scope *scope, const spec_expr_no
         return scope->momentum[owner->scope.first_q + ref.index];
     if (kind == SPEC_SYM_TEMPERATURE && ref.kind == SPEC_SYM_ENTROPY && scope->temperature)
         return scope->temperature[owner->scope.first_s + ref.index];
+    if (kind == SPEC_SYM_ENTROPY && ref.kind == SPEC_SYM_ENTROPY && scope->momentum)   // `S.a.S`
+        return expr_var(scope->pool, owner->scope.first_s + ref.index);
     return EXPR_NONE;
 }
 
@@ -188,7 +190,9 @@ static expr_id lower_qualified(const lower_scope *scope, const spec_expr_node *n
     expr_pool *pool = scope->pool;
     int member = node->u.sym.ref.member;
     if (member == SPEC_SYM_MULTIPLIER || member == SPEC_SYM_MOMENTUM ||
-        member == SPEC_SYM_TEMPERATURE) {
+        member == SPEC_SYM_TEMPERATURE ||
+        (member == SPEC_SYM_ENTROPY && !strncmp(node->u.sym.name, "S.", 2) &&
+         !instance_resolve(scope->owner, node->u.sym.name, &owner, &ref))) {
         expr_id id = lower_derived_member(scope, node);
         if (id != EXPR_NONE)
             return id;

@@ -524,11 +524,17 @@ static bool eval_node(xctx *c, xin *in, int32_t i)
     }
 }
 
-// The length of the prefix `mu.`, `p.` or `T.` of a subscript node that names an element of
-// a family's derived quantity (its op holds the derived kind), else 0.
-static size_t derived_prefix(const spec_expr_node *n)
+// The length of the prefix `mu.`, `p.`, `T.` or `S.` of a subscript node that names an element
+// of a family's derived quantity (its op holds the derived kind), else 0. `S.S[2]` holds the
+// kind of an entropy variable, like `S[2]` and a component S's `S.x[2]`: the prefix is one
+// unless the model has a component S (spec_resolve.c, derived_subscript).
+static size_t derived_prefix(const xctx *c, const spec_expr_node *n)
 {
     int kind = SPEC_SUBSCRIPT_KIND(n->op);
+    if (kind == SPEC_SYM_ENTROPY) {
+        const spec_symbol *s = c->om->names ? spec_names_find(c->om->names, "S", 1) : NULL;
+        return !strncmp(n->u.sub.name, "S.", 2) && !(s && s->kind == SPEC_SYM_COMPONENT) ? 2 : 0;
+    }
     if (kind != SPEC_SYM_MULTIPLIER && kind != SPEC_SYM_MOMENTUM && kind != SPEC_SYM_TEMPERATURE)
         return 0;
     return (size_t)(strchr(n->u.sub.name, '.') - n->u.sub.name) + 1;
@@ -559,7 +565,7 @@ static bool emit_node(xctx *c, xin *in, int32_t i)
         spec_loc locs[SPEC_INDEX_MAX];
         // `mu.link[i]`, `p.x[i]`, `T.S[i]` in outputs (spec_resolve.c, derived_subscript):
         // the element's name with the prefix, resolved again in the expansion
-        size_t prefix = derived_prefix(n);
+        size_t prefix = derived_prefix(c, n);
         if (!subscript_values(c, in, n, v, locs) ||
             !element_of(c, n->u.sub.name + prefix, v, locs, n->loc, &node.u.sym.name,
                         &node.u.sym.ref))

@@ -189,7 +189,7 @@ static bool resolve_plain(resolve_ctx *c, const char *name, spec_loc loc, spec_r
 
 // Names of derived quantities in `output` expressions, spelled as the CSV columns: `E` (unless
 // the model defines E), `mu.C` (constraint C), `p.X` (coordinate X), `T.S` (entropy variable
-// S), `F.I.X` and `P.I` (interaction I, a constraint or two-form: its force on coordinate X and
+// S), `S.S` (the entropy variable S itself, as its column), `F.I.X` and `P.I` (interaction I, a constraint or two-form: its force on coordinate X and
 // its power; which coordinates it acts on is known once compiled, model_compile.c), unless the
 // prefix is one of the model's components. Returns 1 when the name is one of them (*ref set),
 // 0 when it is not, -1 after reporting an error.
@@ -201,6 +201,7 @@ static const struct {
     { "mu.", SPEC_SYM_CONSTRAINT, SPEC_SYM_MULTIPLIER, "constraint" },
     { "p.", SPEC_SYM_COORDINATE, SPEC_SYM_MOMENTUM, "coordinate" },
     { "T.", SPEC_SYM_ENTROPY, SPEC_SYM_TEMPERATURE, "entropy variable" },
+    { "S.", SPEC_SYM_ENTROPY, SPEC_SYM_ENTROPY, "entropy variable" },   // the variable itself
 };
 
 // `p.rotor.theta`, `mu.arm.rod`, `T.gas.S`: the quantity of a symbol inside components,

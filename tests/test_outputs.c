@@ -373,6 +373,31 @@ static void names_in_component_families(void)
     run_close(&r);
 }
 
+// The entropy columns S.NAME name the entropy variables themselves, also elements and inside
+// components: `S.S[2]`, `S.tank.S` (values of the state, so equal exactly).
+static void entropy_columns(void)
+{
+    ENSURE(mem_files_write(&files, "gas.dirac", "model gas\nparameter C = 2, T0 = 300\n"
+                           "entropy S\nlagrangian -C*T0*exp(S/C)\ninitial S = 0.25\n") == 0);
+    ENSURE(mem_files_write(&files, "ent.dirac",
+                           "model ent\ncoordinate x\nentropy S[2]\n"
+                           "lagrangian x'^2/2 - x^2/2 - sum(i = 1..2, exp(S[i]))\n"
+                           "initial x = 1, S[1] = 0.5, S[2] = -0.5\ncomponent tank = gas()\n"
+                           "output first = S.S[1], second = S.S[2], gas = S.tank.S\n") == 0);
+    run r = { 0 };
+    dirac_status status = mem_files_load(&files, "ent.dirac", &r.spec);
+    dirac_sim_options options = { .method = "midpoint", .dt = 0.1 };
+    if (!run_compile(&r, status, "ent.dirac", NULL, 0) || !run_create(&r, "ent.dirac", &options))
+        return;
+    double y[3];
+    run_steps(&r, 2);
+    dirac_sim_outputs(r.sim, y);
+    const double *s = dirac_sim_s(r.sim);
+    ENSURE(y[0] == s[0] && y[1] == s[1] && y[2] == s[2]);
+    ENSURE(y[0] == 0.5 && y[2] == 0.25);
+    run_close(&r);
+}
+
 // Misspelt names inside components are errors at the name, with a suggestion.
 static void component_name_errors(void)
 {
@@ -487,4 +512,5 @@ TEST_MAIN(TEST(acceleration_of_an_oscillator),
           TEST(linearize_refuses_acceleration_outputs), TEST(acceleration_errors),
           TEST(prefixes_that_are_not_components),
           TEST(component_names), TEST(names_in_component_families),
-          TEST(component_name_errors), TEST(two_index_constraint_family))
+          TEST(entropy_columns), TEST(component_name_errors),
+          TEST(two_index_constraint_family))
