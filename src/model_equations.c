@@ -434,8 +434,8 @@ static int interaction_columns(compile_state *c, char **names, expr_id *ids, exp
 // Lowers every instance's outputs. Besides the model's own symbols they may name
 // (spec_resolve.c: derived_name) p_i = ∂L/∂v_i, T_j = −∂L/∂S_j (`temperature`, by input
 // index), E = Σ v_i ∂L/∂v_i − L, the multipliers, the accelerations (inputs first_a.., set
-// at each node by sim_node.c), and in the outer model the interactions' columns F.NAME.COORD,
-// P.NAME (interaction_columns).
+// at each node by sim_node.c), and the interactions' columns F.NAME.COORD, P.NAME
+// (interaction_columns; a component's outputs name its own without its prefix).
 static int lower_outputs(compile_state *c, const expr_id *temperature, expr_id energy)
 {
     dirac_model *m = c->m;

@@ -159,11 +159,10 @@ int instance_resolve(const instance *from, const char *name, const instance **ow
     }
 }
 
-// Lowers `a.b.x` / `a.b.x'` seen from the scope's instance: the named instance's variable,
-// parameter value or let.
-// `mu.a.C`, `p.a.x`, `T.a.S`, `S.a.S` in an output (spec_resolve.c: derived_member): the multiplier,
-// momentum ∂L/∂x' or temperature −∂L/∂S of a component's symbol, through the global indices of
-// its instance (set by compile_outputs); EXPR_NONE when it is none of them.
+// `mu.a.C`, `p.a.x`, `T.a.S`, `S.a.S` in an output (spec_resolve.c: derived_member): the
+// multiplier, momentum ∂L/∂x', temperature −∂L/∂S or entropy variable of a component's symbol,
+// through the global indices of its instance (set by compile_outputs); EXPR_NONE when it is
+// none of them.
 static expr_id lower_derived_member(const lower_scope *scope, const spec_expr_node *node)
 {
     const instance *owner = NULL;
@@ -183,6 +182,8 @@ static expr_id lower_derived_member(const lower_scope *scope, const spec_expr_no
     return EXPR_NONE;
 }
 
+// Lowers `a.b.x` / `a.b.x'` / `a.b.x''` seen from the scope's instance: the named instance's
+// variable, acceleration (outputs), parameter value or let; and the derived names above.
 static expr_id lower_qualified(const lower_scope *scope, const spec_expr_node *node)
 {
     const instance *owner = NULL;

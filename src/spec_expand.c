@@ -264,10 +264,6 @@ static bool buf_reserve(xctx *c, size_t need)
     return true;
 }
 
-// The element of `pattern` ("x[]", "cell[].q") with index values v[0..): its name (an
-// existing string for a single segment), its kind, and for the compile step's refs, its index
-// in this model (plain) or the component it starts with (qualified). locs[k]: where index k
-// was written. False after an error.
 // "base[v1][v2]..." for the `dims` index values v (the form of element_name), in the arena.
 static const char *family_element_name(xctx *c, const char *base, size_t len, const int64_t *v,
                                        int dims)
@@ -284,6 +280,10 @@ static const char *family_element_name(xctx *c, const char *base, size_t len, co
     return name;
 }
 
+// The element of `pattern` ("x[]", "cell[].q") with index values v[0..): its name (an
+// existing string for a single segment), its kind, and for the compile step's refs, its index
+// in this model (plain) or the component it starts with (qualified). locs[k]: where index k
+// was written. False after an error.
 static bool element_of(xctx *c, const char *pattern, const int64_t *v, const spec_loc *locs,
                        spec_loc loc, const char **name, spec_ref *ref)
 {
