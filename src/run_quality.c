@@ -180,10 +180,10 @@ static int first_nonfinite_output(dirac_sim *sim)
 // Why an output may be non-finite beyond its own expression: the node's accelerations.
 static const char *output_reason(const dirac_sim *sim)
 {
-    return sim->kkt.node_singular ? " (the accelerations x'' that outputs use are undefined "
-                                    "there: d2L/dv2 is singular on the constraints, as for a "
-                                    "coordinate without inertia)"
-                                  : "";
+    return sim->kkt.node_status != DIRAC_OK
+               ? " (the accelerations x'' that outputs use are undefined there: d2L/dv2 is "
+                 "singular on the constraints, as for a coordinate without inertia)"
+               : "";
 }
 
 dirac_status run_quality_start(dirac_sim *sim, dirac_error *err)
@@ -214,6 +214,8 @@ dirac_status run_quality_start(dirac_sim *sim, dirac_error *err)
     }
     rq->energy0 = sim->energy;
     rq->work0 = rq->work_previous = sim->work;
+    if (sim->kkt.node_status == DIRAC_ERR_NOMEM)   // the accelerations' solver (sim_node.c)
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory creating the simulation");
     int k = first_nonfinite_output(sim);
     if (k >= 0)
         return error_set(err, DIRAC_ERR_NOT_FINITE,

@@ -16,9 +16,9 @@ static void node_accelerations(dirac_sim *sim, sim_eval *e)
 {
     const dirac_model *m = sim->model;
     double *a = e->x + m->first_a, power;
-    sim->kkt.node_singular = sim_acceleration(sim, sim->q, sim->v, sim->t, a,
-                                              sim->kkt.node_multiplier, &power) != DIRAC_OK;
-    if (sim->kkt.node_singular)
+    sim->kkt.node_status = sim_acceleration(sim, sim->q, sim->v, sim->t, a,
+                                            sim->kkt.node_multiplier, &power);
+    if (sim->kkt.node_status != DIRAC_OK)
         for (int i = 0; i < m->na; i++)
             a[i] = (double)NAN;
 }
