@@ -378,6 +378,7 @@ dirac_status sim_raw_step(dirac_sim *sim, double t_after)
 {
     double t_before = sim->t;
     sim->nw.step_size = sim->h;   // kept factorizations are for one step size (newton.h)
+    sim->t_next = t_after;
     dirac_status status = sim->method->step(sim, sim->method_state);
     if (status == DIRAC_OK) {
         sim->t = t_after;

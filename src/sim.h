@@ -112,6 +112,7 @@ struct dirac_sim {
     const char *auto_reason;        // auto: the model class that decided (static), else NULL
     int n, ns, mc;
     double h, t0, t;                // h: the size of the step being taken
+    double t_next;                  // the time the step being taken ends at (sim_raw_step)
     long steps;
     double rtol;
     int max_iterations;
