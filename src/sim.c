@@ -58,6 +58,16 @@ static void eval_layout(mem_plan *p, sim_eval *e, const dirac_model *m)
                           &e->constraint_jac, &e->curvature, &e->forces, &e->force_jac };
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
         *fields[k] = mem_plan_take(p, sizes[k], sizeof(double));
+    e->out[MODEL_CG_LAGRANGIAN] = &e->lagrangian;
+    e->out[MODEL_CG_GRADIENT] = e->gradient;
+    e->out[MODEL_CG_HESSIAN] = e->hessian;
+    e->out[MODEL_CG_CONSTRAINT_VALUES] = e->values;
+    e->out[MODEL_CG_CONSTRAINT_FORMS] = e->forms;
+    e->out[MODEL_CG_CONSTRAINT_RATES] = e->rates;
+    e->out[MODEL_CG_CONSTRAINT_JACOBIAN] = e->constraint_jac;
+    e->out[MODEL_CG_CURVATURE] = e->curvature;
+    e->out[MODEL_CG_FORCES] = e->forces;
+    e->out[MODEL_CG_FORCE_JACOBIAN] = e->force_jac;
 }
 
 // The node, evaluation slots and workspaces every method shares (the method's own block is

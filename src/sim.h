@@ -29,6 +29,7 @@ typedef struct sim_eval {
     double *curvature;          // values of model->form_curvature (∂(μ·ω)/∂q)
     double *forces;             // F
     double *force_jac;          // values of model->force_jacobian
+    double *out[CODEGEN_MAX_GROUPS];   // the arrays above by the generated code's group index
 } sim_eval;
 
 /// What to evaluate (bit flags).
