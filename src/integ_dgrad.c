@@ -274,7 +274,8 @@ static dirac_status dgrad_step(dirac_sim *sim, void *state)
     sim->newton_iterations = sim->nw.iterations;
     evaluate_step(sim, st, &l, z, 0);
     const double *dx = st->dx, *dg = st->dg;
-    // temperatures must stay positive: the discrete ones and those at the new node
+    // temperatures must stay positive: the discrete ones and those at the new node (its own
+    // slot: the step's evaluation in MID and END stays valid for the work below)
     if (l.ns > 0) {
         sim_evaluate(sim, &sim->eval[START], z + l.zq, z + l.zv, z + l.zs, sim->t + h, NULL,
                      EVAL_GRADIENT);
@@ -283,7 +284,6 @@ static dirac_status dgrad_step(dirac_sim *sim, void *state)
             if (!(discrete > 0.0) || !(node > 0.0))
                 return sim_fail_temperature(sim, j, discrete > 0.0 ? node : discrete);
         }
-        evaluate_step(sim, st, &l, z, 0);
     }
     // discrete work: external forces, heat input, explicit time dependence, driven constraints
     const sim_eval *mid = &sim->eval[MID];

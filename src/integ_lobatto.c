@@ -224,7 +224,8 @@ static int assemble_stages(void *context, const double *z, double *r, linsolve *
         if (!jac)
             continue;
         // row j: ∂/∂V_j ∂L/∂v = H_vv; ∂/∂V_k through Q_j = h a_jk H_vq
-        block_targets vv = { 0 }, vq = { 0 }, fv = { 0 }, fq = { 0 }, cq = { 0 };
+        block_targets vv, vq, fv, fq, cq;   // only the counts need a start value
+        vv.count = vq.count = fv.count = fq.count = cq.count = 0;
         target_add(&vv, j * n, j * n, 1.0);
         for (int k = 0; k < s; k++) {
             target_add(&vq, j * n, k * n, h * tb->a[j][k]);

@@ -44,6 +44,12 @@ void newton_free(newton *nw)
     memset(nw, 0, sizeof *nw);
 }
 
+// fmax without the library call (the NaN rule is the same: a NaN argument loses)
+static inline double larger(double a, double b)
+{
+    return a > b || isnan(b) ? a : b;
+}
+
 static int all_finite(const double *x, int n, int *where)
 {
     for (int i = 0; i < n; i++)
@@ -75,11 +81,10 @@ static update_ratios measure(newton *nw, int size, const double *z, const int *b
         if (fabs(z[i]) > block_max[block[i]])
             block_max[block[i]] = fabs(z[i]);
     update_ratios u = { 0.0, 0.0, 0.0, 0.0, 0.0 };
-    double worst = -1.0;
+    double worst = -1.0, tolerance = rtol > 16.0 * DBL_EPSILON ? rtol : 16.0 * DBL_EPSILON;
     for (int i = 0; i < size; i++) {
         double scale = fabs(z[i]) + block_max[block[i]];
-        double allowed = fmax((rtol > 16.0 * DBL_EPSILON ? rtol : 16.0 * DBL_EPSILON) * scale,
-                              nw->floor[i]);
+        double allowed = larger(tolerance * scale, nw->floor[i]);
         double ratio = fabs(nw->delta[i]) / (allowed > 0.0 ? allowed : DBL_MIN);
         // rounding level: ε of the unknown's scale (multipliers too: their conditioning
         // limits their accuracy to ε/h², yet full Newton's end point is within ε of a smooth
@@ -148,7 +153,7 @@ static void measure_rows(newton *nw, const linsolve *ls, int size, const double 
         nw->row_scale[i] += nw->hidden_magnitude[i];
     for (int i = 0; i < size; i++)
         nw->row_scale[i] = first ? nw->row_scale[i] + nw->delta[i]
-                                 : fmax(nw->row_scale[i], nw->delta[i]);
+                                 : larger(nw->row_scale[i], nw->delta[i]);
     linsolve_column_reach(ls, nw->row_scale, nw->floor);
     for (int j = 0; j < size; j++)
         nw->floor[j] *= NEWTON_ROUNDING * DBL_EPSILON;

@@ -70,6 +70,8 @@ void sim_evaluate(dirac_sim *sim, sim_eval *e, const double *q, const double *v,
 void sim_add_sparse_block(const model_sparse *sp, const double *values, int row_first, int rows,
                           int col_first, int cols, double scale, linsolve *jac, int r0, int c0)
 {
+    if (rows <= 0 || cols <= 0 || sp->nnz == 0)   // e.g. no entropy columns, no forces
+        return;
     for (int r = 0; r < rows; r++)
         for (int k = sp->row_start[row_first + r]; k < sp->row_start[row_first + r + 1]; k++) {
             int c = sp->col[k] - col_first;
