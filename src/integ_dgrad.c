@@ -75,6 +75,7 @@ static void dgrad_state_layout(const dirac_sim *sim, void *state, sim_layout *l)
     st->avf_forms = sim_layout_doubles(l, (size_t)sim->model->constraint_forms.nnz);
     st->avf_rates = sim_layout_doubles(l, (size_t)d.m);
     sim_layout_newton(l, d.size);
+    sim_layout_solver(l, SIM_SOLVER_STAGE1, d.size);
 }
 
 static void pack(const dgrad_layout *l, const double *q, const double *v, const double *s,

@@ -27,6 +27,7 @@ static void euler_layout(const dirac_sim *sim, void *state, sim_layout *l)
     st->a_new = sim_layout_doubles(l, (size_t)sim->n);
     st->mu_new = sim_layout_doubles(l, (size_t)sim->mc);
     st->node_point = sim_layout_doubles(l, (size_t)sim->model->n_inputs);
+    sim_layout_solver(l, SIM_SOLVER_KKT, sim->n + sim->mc);   // sim_acceleration
 }
 
 static void rk4_layout(const dirac_sim *sim, void *state, sim_layout *l)

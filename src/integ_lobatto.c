@@ -109,6 +109,10 @@ static void lobatto_layout(const dirac_sim *sim, void *state, sim_layout *l)
     st->guess_h = sim_layout_doubles(l, 1);
     sim_layout_newton(l, (int)size);
     sim_layout_newton(l, (int)(n + mc));
+    sim_layout_solver(l, SIM_SOLVER_STAGE1, (int)size);
+    sim_layout_solver(l, SIM_SOLVER_STAGE2, (int)(n + mc));
+    if (mc > 0)   // the multipliers at the new node (sim_acceleration)
+        sim_layout_solver(l, SIM_SOLVER_KKT, (int)(n + mc));
 }
 
 static void lobatto_reset(dirac_sim *sim, void *state)

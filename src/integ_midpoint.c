@@ -49,6 +49,8 @@ void midpoint_layout(const dirac_sim *sim, void *state, sim_layout *l)
                                   sim_layout_doubles(l, predictor_memory_size((int)(n + mc))) };
     sim_layout_newton(l, (int)stage1);
     sim_layout_newton(l, (int)(n + mc));
+    sim_layout_solver(l, SIM_SOLVER_STAGE1, (int)stage1);
+    sim_layout_solver(l, SIM_SOLVER_STAGE2, (int)(n + mc));
 }
 
 // Degenerate Lagrangians need the node-velocity workspace (sim_degenerate.c); the predictor
@@ -57,7 +59,12 @@ dirac_status midpoint_init(dirac_sim *sim, void *state)
 {
     (void)state;
     sim->nw.simplified = true;
-    return sim_degenerate_init(sim);
+    dirac_status status = sim_degenerate_init(sim);
+    // the dense solver of the velocities of degenerate Lagrangians (solve_velocities)
+    if (status == DIRAC_OK && sim->degenerate.available &&
+        !sim_dense_solver(sim, SIM_SOLVER_NODE, sim->n + sim->mc))
+        status = DIRAC_ERR_NOMEM;
+    return status;
 }
 
 // Midpoint data from the increment Δq = q_{k+1} − q_k: q̄, v̄ = Δq/h (no cancellation

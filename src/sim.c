@@ -365,7 +365,7 @@ void sim_save_state(dirac_sim *sim)
     sim->backup_work = sim->work;
 }
 
-void sim_restore_state(dirac_sim *sim)
+void sim_restore_node(dirac_sim *sim)
 {
     const double *b = sim->backup;
     double *arrays[] = { sim->q, sim->v, sim->p, sim->mu, sim->s };
@@ -381,6 +381,11 @@ void sim_restore_state(dirac_sim *sim)
         b += history.size[k];
     }
     sim->work = sim->backup_work;
+}
+
+void sim_restore_state(dirac_sim *sim)
+{
+    sim_restore_node(sim);
     sim_update_diagnostics(sim);
 }
 

@@ -151,6 +151,7 @@ struct dirac_sim {
 typedef struct sim_layout {
     mem_plan plan;
     int unknowns;                 // largest Newton system the method solves
+    int solver_size[SIM_SOLVER_SLOTS];   // the linear systems it solves (0: slot unused)
 } sim_layout;
 
 /// `count` doubles (ints) of the workspace; NULL while sizing.
@@ -158,6 +159,9 @@ double *sim_layout_doubles(sim_layout *l, size_t count);
 int *sim_layout_ints(sim_layout *l, size_t count);
 /// Records a Newton system of `size` unknowns (the Newton solver is sized for the largest).
 void sim_layout_newton(sim_layout *l, int size);
+/// Records the linear system of solver `slot` (SIM_SOLVER_...) with `size` unknowns: its solver
+/// is created with the method (sim_solver then finds it, so the first step allocates nothing).
+void sim_layout_solver(sim_layout *l, int slot, int size);
 
 /// A method type (GSL's gsl_odeiv2_step_type): what it is, its state struct and workspace
 /// layout, and its functions; each gets the simulation and its own state.
@@ -247,8 +251,9 @@ void sim_add_hessian_block(const dirac_sim *sim, const sim_eval *e, int row_firs
 void sim_add_sparse_block(const model_sparse *sp, const double *values, int row_first, int rows,
                           int col_first, int cols, double scale, linsolve *jac, int r0, int c0);
 
-/// The linear solver of `slot` for systems of `size` unknowns, created at its first use (the
-/// first step) dense or sparse as the options say; NULL when out of memory.
+/// The linear solver of `slot` for systems of `size` unknowns, dense or sparse as the options
+/// say: created with the method for the slots its layout records (sim_layout_solver), else at
+/// its first use; NULL when out of memory.
 linsolve *sim_solver(dirac_sim *sim, int slot, int size);
 
 /// A dense solver for `slot` (created at its first use, like sim_solver).
@@ -319,9 +324,14 @@ dirac_status sim_fail_temperature(dirac_sim *sim, int j, double temperature);
 /// Names the unknowns/equations of the common layout [n coordinate rows | m constraint rows].
 void sim_name_coordinate_rows(const dirac_sim *sim, int index, char *buf, size_t size);
 
-/// The last good node: save before a step, restore after a failed one (sim.c).
+/// The last good node: save before a step, restore after a failed one (sim.c) with its
+/// diagnostics and derived quantities; sim_restore_node restores only the state, for a step
+/// that is taken again from there at once (the adaptive controller's trials: their own raw
+/// step brings the diagnostics up to date, and the last good node's derived quantities were
+/// never overwritten).
 void sim_save_state(dirac_sim *sim);
 void sim_restore_state(dirac_sim *sim);
+void sim_restore_node(dirac_sim *sim);
 
 /// One step of size sim->h from sim->t (the caller saved the state); on success the time is
 /// t_after and the node's diagnostics are up to date, on failure the time is unchanged.
