@@ -182,6 +182,13 @@ static dirac_status rk4_step(dirac_sim *sim, void *state)
     return status;
 }
 
+// Forgets the node acceleration of earlier steps.
+static void explicit_reset(dirac_sim *sim, void *state)
+{
+    (void)sim;
+    ((explicit_state *)state)->node_valid = false;
+}
+
 static dirac_status explicit_check(dirac_sim *sim, void *state)
 {
     explicit_state *st = state;
@@ -206,6 +213,7 @@ const sim_method sim_method_euler = {
               "explicit Euler on the index-reduced ODE (classical baseline)" },
     .state_size = sizeof(explicit_state),
     .layout = euler_layout,
+    .reset = explicit_reset,
     .step = euler_step,
     .check = explicit_check,
     .estimate_order = 1,
@@ -216,6 +224,7 @@ const sim_method sim_method_rk4 = {
               "classical Runge-Kutta 4 on the index-reduced ODE (classical baseline)" },
     .state_size = sizeof(explicit_state),
     .layout = rk4_layout,
+    .reset = explicit_reset,
     .step = rk4_step,
     .check = explicit_check,
     .estimate_order = 3,
