@@ -212,7 +212,6 @@ void linsolve_row_magnitudes(const linsolve *ls, const double *x, double *out)
             out[ls->row_index[k]] += fabs(a[k]) * x[j];
 }
 
-
 void linsolve_column_reach(const linsolve *ls, const double *row_scale, double *out)
 {
     int n = ls->size;
@@ -315,8 +314,7 @@ dirac_status linsolve_end_pattern(linsolve *ls, dirac_error *err)
 #define LINSOLVE_SMALL 32
 
 // LU with partial pivoting of the column-major n x n matrix a, in place; pivots[k] is the row
-// swapped with k. Returns the first zero pivot's column, or -1. (Same operations, in the same
-// order, as LAPACK's unblocked dgetf2: the multipliers are scaled by the pivot's reciprocal.)
+// swapped with k. Returns the first zero pivot's column, or -1.
 static inline __attribute__((always_inline)) int lu_of_size(int n, double *restrict a,
                                                             lapack_int *restrict pivots)
 {

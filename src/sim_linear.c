@@ -1,6 +1,7 @@
 // Linear models: whether the Jacobians of the implicit methods' stage equations are constant,
 // decided from the model's expressions (not from numbers), so that Newton may factorize them
-// once (newton.h, constant_jacobian).
+// once (newton.h, constant_jacobian); and whether ∇L and the constraint forms are affine, so
+// that dgrad's averages are midpoint values (integ_dgrad.c).
 #include "sim.h"
 
 #include "expr.h"
