@@ -46,16 +46,19 @@ typedef struct pool {
 static void *worker(void *arg)
 {
     pool *p = arg;
+    sweep_worker kept = { NULL };
     for (;;) {
         pthread_mutex_lock(&p->lock);
         long i = p->next < p->job->plan.runs ? p->next++ : -1;
         pthread_mutex_unlock(&p->lock);
-        if (i < 0)
+        if (i < 0) {
+            sweep_worker_end(&kept);
             return NULL;
+        }
         sweep_status status = SWEEP_INTERRUPTED;
         char *text = atomic_load(&stop_requested)
                          ? sweep_missing_line(p->job, i, status, "not run: interrupted")
-                         : sweep_run_line(p->job, i, &status);
+                         : sweep_run_line(p->job, &kept, i, &status);
         pthread_mutex_lock(&p->lock);
         if (text)
             sweep_results_put(p->results, i, text, status);

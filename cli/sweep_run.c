@@ -635,13 +635,22 @@ int sweep_write_trajectory(const sweep_job *job, long index, const double *value
                                        job->column_names, values, rows);
 }
 
-char *sweep_run_line(const sweep_job *job, long index, sweep_status *status)
+void sweep_worker_end(sweep_worker *worker)
 {
-    return sweep_run_line_keep(job, index, status, NULL);
+    if (!worker)
+        return;
+    dirac_model_destroy(worker->last);
+    worker->last = NULL;
 }
 
-char *sweep_run_line_keep(const sweep_job *job, long index, sweep_status *status,
-                          sweep_trajectory *trajectory)
+char *sweep_run_line(const sweep_job *job, sweep_worker *worker, long index,
+                     sweep_status *status)
+{
+    return sweep_run_line_keep(job, worker, index, status, NULL);
+}
+
+char *sweep_run_line_keep(const sweep_job *job, sweep_worker *worker, long index,
+                          sweep_status *status, sweep_trajectory *trajectory)
 {
     double start = now_seconds();
     run_result r;
@@ -673,7 +682,13 @@ char *sweep_run_line_keep(const sweep_job *job, long index, sweep_status *status
                                 "one RESULTS table");
     else
         simulate(job, index, model, &r);
-    dirac_model_destroy(model);
+    // the previous run's model held the loaded code while this one was compiled (sweep_run.h)
+    if (worker) {
+        dirac_model_destroy(worker->last);
+        worker->last = model;
+    } else {
+        dirac_model_destroy(model);
+    }
     dirac_spec_destroy(spec);
     r.wall_seconds = now_seconds() - start;
     char *text = format_line(job, index, &r);
