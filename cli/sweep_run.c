@@ -1,5 +1,6 @@
 // One run of `dirac sweep` and its RESULTS line (sweep_run.h).
 #define _POSIX_C_SOURCE 200809L   // clock_gettime
+#define __STDC_WANT_IEC_60559_BFP_EXT__ 1   // strfromd (glibc)
 
 #include "sweep_run.h"
 #include "column_name.h"
@@ -115,7 +116,13 @@ static void field_number(line *l, double x)
     else if (isinf(x))
         snprintf(buf, sizeof buf, x > 0 ? "inf" : "-inf");
     else
+#if defined(__GLIBC__)
+        // the same text as snprintf's, without its format parser (which takes a slow path
+        // in this process: libquadmath, loaded with LAPACK, registers printf handlers)
+        strfromd(buf, sizeof buf, "%.17g", x);
+#else
         snprintf(buf, sizeof buf, "%.17g", x);
+#endif
     field_start(l);
     append_str(l, buf);
 }
