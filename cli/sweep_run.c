@@ -148,6 +148,20 @@ static char *line_end(line *l)
 // ---- the base model -----------------------------------------------------------------------
 
 
+// Applies the first `count` varied values of run `index` to a spec (count 0: none).
+static dirac_status set_values(const sweep_job *job, long index, int count, dirac_spec *spec)
+{
+    dirac_status status = DIRAC_OK;
+    for (int k = 0; status == DIRAC_OK && k < count; k++) {
+        // %.17g reads back as the same double: the run gets exactly the planned value
+        char assignment[320];
+        snprintf(assignment, sizeof assignment, "%s=%.17g", job->plan.varied[k].name,
+                 sweep_plan_value(&job->plan, index, k));
+        status = dirac_spec_set_parameter(spec, assignment);
+    }
+    return status;
+}
+
 // Loads the model file and applies the -p options and `count` of run `index`'s values (count
 // 0: none). On failure returns the spec's status with *spec set (its message says why).
 static dirac_status load_spec(const sweep_job *job, long index, int count, dirac_spec **spec)
@@ -155,13 +169,8 @@ static dirac_status load_spec(const sweep_job *job, long index, int count, dirac
     dirac_status status = dirac_spec_load(job->opt.path, spec);
     for (int k = 0; status == DIRAC_OK && k < job->opt.override_count; k++)
         status = dirac_spec_set_parameter(*spec, job->opt.overrides[k]);
-    for (int k = 0; status == DIRAC_OK && k < count; k++) {
-        // %.17g reads back as the same double: the run gets exactly the planned value
-        char assignment[320];
-        snprintf(assignment, sizeof assignment, "%s=%.17g", job->plan.varied[k].name,
-                 sweep_plan_value(&job->plan, index, k));
-        status = dirac_spec_set_parameter(*spec, assignment);
-    }
+    if (status == DIRAC_OK)
+        status = set_values(job, index, count, *spec);
     return status;
 }
 
@@ -648,6 +657,8 @@ void sweep_worker_end(sweep_worker *worker)
         return;
     dirac_model_destroy(worker->last);
     worker->last = NULL;
+    dirac_spec_destroy(worker->spec);
+    worker->spec = NULL;
 }
 
 char *sweep_run_line(const sweep_job *job, sweep_worker *worker, long index,
@@ -675,9 +686,27 @@ char *sweep_run_line_keep(const sweep_job *job, sweep_worker *worker, long index
         r.final[k] = missing;
     dirac_spec *spec = NULL;
     dirac_model *model = NULL;
-    dirac_status st = load_spec(job, index, job->plan.varied_count, &spec);
-    if (st == DIRAC_OK)
-        st = dirac_model_compile(spec, &model);
+    dirac_status st = DIRAC_ERR_ARGUMENT;
+    // the worker's spec of the last run, with this run's values (sweep_run.h); on any failure
+    // the run starts again from the file, so its message is the one of a fresh load
+    if (worker && worker->spec) {
+        spec = worker->spec;
+        worker->spec = NULL;
+        st = set_values(job, index, job->plan.varied_count, spec);
+        if (st != DIRAC_OK)
+            worker->reload = 1;   // e.g. a model with families: expanded, it takes no values
+        else
+            st = dirac_model_compile(spec, &model);
+        if (st != DIRAC_OK) {
+            dirac_spec_destroy(spec);
+            spec = NULL;
+        }
+    }
+    if (!spec) {
+        st = load_spec(job, index, job->plan.varied_count, &spec);
+        if (st == DIRAC_OK)
+            st = dirac_model_compile(spec, &model);
+    }
     if (st != DIRAC_OK) {
         // the first line, FILE:LINE:COL: error: MESSAGE (the source line and caret follow)
         const char *msg = spec ? dirac_spec_errmsg(spec) : "out of memory";
@@ -696,7 +725,10 @@ char *sweep_run_line_keep(const sweep_job *job, sweep_worker *worker, long index
     } else {
         dirac_model_destroy(model);
     }
-    dirac_spec_destroy(spec);
+    if (worker && st == DIRAC_OK && !worker->reload)
+        worker->spec = spec;
+    else
+        dirac_spec_destroy(spec);
     r.wall_seconds = now_seconds() - start;
     char *text = format_line(job, index, &r);
     free(r.final);

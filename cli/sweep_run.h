@@ -4,8 +4,11 @@
 // RESULTS CSV (docs/sweeps.md). Runs share nothing mutable: any number may run at once in
 // separate threads or processes.
 //
-// A worker (a thread or a rank computing runs one after another) keeps its last compiled
-// model until the next one is compiled: the library shares a loaded object of generated code
+// A worker (a thread or a rank computing runs one after another) keeps the spec of its last
+// run: the model file is read and parsed once, and each run sets its values on it and compiles
+// it again (a spec takes new parameter values after a compilation unless its families were
+// expanded; the worker then loads the file for every run, as it does after any failure). It
+// also keeps its last compiled model until the next one is compiled: the library shares a loaded object of generated code
 // among the models whose generated source is the same, and a parameter that leaves the
 // model's structure alone leaves its source alone (the constants live in a table outside it),
 // so the next run takes the loaded code without the compiler's cache, the file system or
@@ -79,6 +82,8 @@ char *sweep_header_line(const sweep_job *job);
 /// What a worker keeps from one run to the next (see above); start it zeroed.
 typedef struct sweep_worker {
     dirac_model *last;   // the model of its last run (NULL: none)
+    dirac_spec *spec;    // the spec of its last run, to take the next run's values (NULL: none)
+    int reload;          // a spec took no new values: load the file for every run
 } sweep_worker;
 
 /// Releases what the worker keeps.

@@ -105,7 +105,7 @@ static void *local_worker(void *arg)
 {
     queue *q = arg;
     long first;
-    sweep_worker kept = { NULL };
+    sweep_worker kept = { NULL, NULL, 0 };
     while (take(q, 1, &first) == 1) {
         sweep_status status;
         char *line = sweep_run_line(q->job, &kept, first, &status);
@@ -349,7 +349,7 @@ static int work(const sweep_job *job)
     int keep = job->opt.trajectories && sweep_hdf5_path(job->opt.trajectories);
     double total = 0;
     long runs = 0;
-    sweep_worker kept = { NULL };
+    sweep_worker kept = { NULL, NULL, 0 };
     char *message = NULL, head[96];
     size_t len = 0, capacity = 0;
     int rc = 0;
