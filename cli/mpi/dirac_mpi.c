@@ -341,6 +341,31 @@ static int append(char **buffer, size_t *len, size_t *capacity, const char *text
     return 0;
 }
 
+// Sends a request of `size` bytes to rank 0 and receives the chunk it answers; 0, or -1 when
+// MPI fails. The rank waits asleep between tests rather than spinning in MPI_Recv as Open MPI
+// does: with one rank per core, rank 0's serving thread needs a core to answer, and a spinning
+// worker would hold one (the request would wait for the scheduler, a millisecond or more).
+static int exchange(const char *request, int size, long chunk[2])
+{
+    MPI_Request pending[2];
+    if (MPI_Irecv(chunk, 2, MPI_LONG, 0, TAG_ASSIGN, MPI_COMM_WORLD, &pending[0]) != MPI_SUCCESS)
+        return -1;
+    if (MPI_Isend(request, size, MPI_CHAR, 0, TAG_REQUEST, MPI_COMM_WORLD, &pending[1]) !=
+        MPI_SUCCESS) {
+        MPI_Cancel(&pending[0]);
+        MPI_Request_free(&pending[0]);
+        return -1;
+    }
+    for (;;) {
+        int done = 0;
+        if (MPI_Testall(2, pending, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+            return -1;
+        if (done)
+            return 0;
+        pause_briefly(POLL_SECONDS);
+    }
+}
+
 // A worker rank: asks for chunks (sending the results of the last one) until it gets an empty
 // one.
 static int work(const sweep_job *job)
@@ -361,10 +386,7 @@ static int work(const sweep_job *job)
             rc = 3;
             break;
         }
-        if (MPI_Send(message ? message : "0\n", message ? (int)len : 2, MPI_CHAR, 0,
-                     TAG_REQUEST, MPI_COMM_WORLD) != MPI_SUCCESS ||
-            MPI_Recv(chunk, 2, MPI_LONG, 0, TAG_ASSIGN, MPI_COMM_WORLD, MPI_STATUS_IGNORE) !=
-                MPI_SUCCESS) {
+        if (exchange(message ? message : "0\n", message ? (int)len : 2, chunk)) {
             rc = 3;
             break;
         }
