@@ -8,12 +8,13 @@
 // run: the model file is read and parsed once, and each run sets its values on it and compiles
 // it again (a spec takes new parameter values after a compilation unless its families were
 // expanded; the worker then loads the file for every run, as it does after any failure). It
-// also keeps its last compiled model until the next one is compiled: the library shares a loaded object of generated code
-// among the models whose generated source is the same, and a parameter that leaves the
-// model's structure alone leaves its source alone (the constants live in a table outside it),
-// so the next run takes the loaded code without the compiler's cache, the file system or
-// dlopen. A parameter that changes the structure (a family's size, a factor 0 or 1 that
-// simplifies a term away) gives another source, which is loaded (or compiled) as usual.
+// also keeps its last compiled model until the next one is compiled: the library shares a
+// loaded object of generated code among the models whose generated source is the same, and a
+// parameter that leaves the model's structure alone leaves its source alone (the constants
+// live in a table outside it), so the next run takes the loaded code without the compiler's
+// cache, the file system or dlopen. A parameter that changes the structure (a family's size,
+// a factor 0 or 1 that simplifies a term away) gives another source, which is loaded (or
+// compiled) as usual.
 #ifndef DIRAC_CLI_SWEEP_RUN_H
 #define DIRAC_CLI_SWEEP_RUN_H
 
