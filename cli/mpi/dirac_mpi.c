@@ -8,10 +8,10 @@
 // its mean run time so far; rank 0 answers with a chunk of consecutive run indices worth about
 // CHUNK_SECONDS of work, longer beyond CHUNK_RANKS ranks so that rank 0 answers at most
 // CHUNK_RANKS / CHUNK_SECONDS requests a second (at least 1 run, at most an even share of
-// what is left: guided self-scheduling), or with an empty chunk when nothing is left. The result lines of a chunk
-// travel with the request for the next one: one message per chunk, so rank 0 can serve about
-// 1000 ranks of 1 ms runs (bench/sweep.sh). A run that fails is a line with its status; it
-// stops nothing.
+// what is left: guided self-scheduling), or with an empty chunk when nothing is left. The
+// result lines of a chunk travel with the request for the next one: one message per chunk
+// (bench/sweep.sh measures rank 0's cost per message and per result, and simulates the
+// protocol at 1000 ranks). A run that fails is a line with its status; it stops nothing.
 //
 // Lost ranks (--rank-timeout S): when a rank holding unfinished runs has sent nothing for S
 // seconds, rank 0 declares it lost, runs its unfinished runs elsewhere, writes the complete
