@@ -303,9 +303,9 @@ static void write_linearization(json_writer *w, const dirac_model *m,
         json_string(w, NULL, lin->state_names[k]);
     json_end(w);
     json_array(w, "inputs");
+    for (int k = 0; k < lin->input_count; k++)
+        json_string(w, NULL, dirac_model_input_name(m, k));
     json_end(w);
-    json_string(w, "inputs_note", "the model language has no input signals yet: B and D have "
-                                  "no columns");
     json_array(w, "outputs");
     for (int k = 0; k < lin->output_count; k++)
         json_string(w, NULL, dirac_model_output_name(m, k));
@@ -313,6 +313,7 @@ static void write_linearization(json_writer *w, const dirac_model *m,
     json_vector(w, "x0", lin->state_count, lin->x0);
     json_vector(w, "f0", lin->state_count, lin->f0);
     json_vector(w, "y0", lin->output_count, lin->y0);
+    json_vector(w, "u0", lin->input_count, lin->u0);
     json_number(w, "stiffness_asymmetry", lin->stiffness_asymmetry);
     if (with_matrices) {
         const char *names[] = { "E", "A", "B", "C", "D", "M", "K", "G" };

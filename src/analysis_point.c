@@ -24,6 +24,7 @@ dirac_status analysis_point_init(analysis_point *pt, const dirac_model *m, dirac
             analysis_point_free(pt);
             return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
         }
+    model_set_default_inputs(m, pt->x);   // the inputs stay at their defaults unless set
     return DIRAC_OK;
 }
 

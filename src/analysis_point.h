@@ -7,7 +7,7 @@
 
 typedef struct analysis_point {
     const dirac_model *m;
-    double *x;              // [q | v | S | t | μ] (m->n_inputs)
+    double *x;              // [q | v | S | t | μ | u] (m->n_inputs; u: the defaults)
     double *work;           // tape scratch
     double *gradient;       // [∂L/∂q | ∂L/∂v | ∂L/∂S | ∂L/∂t]
     double *hessian;        // values of m->hessian

@@ -158,6 +158,12 @@ dirac_status expr_variables(const expr_pool *pool, int count, const expr_id *ids
 dirac_status expr_substitute(expr_pool *pool, expr_id e, int count, const int32_t *vars,
                              const expr_id *with, expr_id *out, dirac_error *err);
 
+/// Copies the expressions roots[0..count-1] of `from` into the pool `to` (variables keep their
+/// indices); map[id] receives each copied node's id in `to` (map has expr_pool_size(from)
+/// entries, EXPR_NONE where not copied). For work in a private pool (src/expr_copy.c).
+dirac_status expr_copy(const expr_pool *from, int count, const expr_id *roots, expr_pool *to,
+                       expr_id *map, dirac_error *err);
+
 /// Slow reference evaluation of `count` expressions at `inputs` into values[count], node by
 /// node in id order (allocates; for tests and one-off uses such as parameter values).
 dirac_status expr_eval_reference(const expr_pool *pool, int count, const expr_id *ids,

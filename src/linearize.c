@@ -1,8 +1,9 @@
 // The linearised Lagrange–Dirac system in descriptor form (dirac_model_linearize; the
 // conventions are in include/dirac/analysis.h and docs/analysis.md). With the momentum p as a
 // state variable the implicit Lagrangian system (Yoshimura & Marsden 2006)
-//     q̇ = v,   ṗ = ∂L/∂q + F + Σ μ_a ω^a,   0 = ∂L/∂v − p,   0 = c(q, v, t)
-// has a constant E, so A is exactly ∂f/∂x from the model's second derivatives.
+//     q̇ = v,   ṗ = ∂L/∂q + F + Σ μ_a ω^a,   0 = ∂L/∂v − p,   0 = c(q, v, t, u)
+// has a constant E, so A is exactly ∂f/∂x from the model's second derivatives, and B = ∂f/∂u
+// the derivative in the `input` signals u (linearize_inputs.c).
 #include <dirac/analysis.h>
 
 #include "analysis_point.h"
@@ -172,8 +173,9 @@ static dirac_status refuse_acceleration(const dirac_model *m, const char *what,
                      m->output_names[acceleration_output(m)], remedy);
 }
 
-dirac_status dirac_model_descriptor_rhs(const dirac_model *m, const double *x, const double *s,
-                                        double t, double *f, double *y, dirac_error *err)
+dirac_status dirac_model_descriptor_rhs(const dirac_model *m, const double *x, const double *u,
+                                        const double *s, double t, double *f, double *y,
+                                        dirac_error *err)
 {
     if (!m || !x || !f)
         return error_set(err, DIRAC_ERR_ARGUMENT, "descriptor_rhs: NULL argument");
@@ -183,6 +185,8 @@ dirac_status dirac_model_descriptor_rhs(const dirac_model *m, const double *x, c
     dirac_status status = analysis_point_init(&pt, m, err);
     if (status != DIRAC_OK)
         return status;
+    if (u)
+        memcpy(pt.x + m->first_u, u, (size_t)m->nu * sizeof *u);
     analysis_point_eval(&pt, x, x + m->n, s ? s : m->s0, t, x + 3 * m->n);
     descriptor_rhs(&pt, x, f);
     if (y)
@@ -200,7 +204,7 @@ void dirac_linearization_free(dirac_linearization *lin)
     for (int k = 0; lin->state_names && k < lin->state_count; k++)
         free(lin->state_names[k]);
     free(lin->state_names);
-    free(lin->x0), free(lin->f0), free(lin->y0);
+    free(lin->x0), free(lin->f0), free(lin->y0), free(lin->u0);
     dirac_matrix *mats[] = { &lin->E, &lin->A, &lin->B, &lin->C, &lin->D,
                              &lin->M, &lin->K, &lin->G };
     for (size_t k = 0; k < sizeof mats / sizeof mats[0]; k++)
@@ -226,12 +230,12 @@ static int name_states(dirac_linearization *lin, const dirac_model *m)
     return 1;
 }
 
-// E and A (and C) at the evaluated point.
+// E and A (and C, D) at the evaluated point.
 static int build_descriptor(dirac_linearization *lin, const analysis_point *pt)
 {
     const dirac_model *m = pt->m;
     int n = m->n, N = lin->state_count;
-    builder e, a, c;
+    builder e, a;
     builder_start(&e, &lin->E, N, N);
     for (int i = 0; i < n; i++) {
         builder_add(&e, i, i, 1.0);              // q̇
@@ -267,8 +271,10 @@ static int build_descriptor(dirac_linearization *lin, const analysis_point *pt)
                 if (cj->col[k] < n)
                     builder_add(&a, 3 * n + k2, cj->col[k], pt->constraint_jac[k]);
     }
-    // outputs: ∂y/∂q, ∂y/∂v and ∂y/∂μ (S and t are held fixed)
+    // outputs: ∂y/∂q, ∂y/∂v and ∂y/∂μ (S and t are held fixed) into C, ∂y/∂u into D
+    builder c, d;
     builder_start(&c, &lin->C, lin->output_count, N);
+    builder_start(&d, &lin->D, lin->output_count, m->nu);
     const model_sparse *oj = &m->output_jacobian;
     for (int r = 0; r < lin->output_count; r++)
         for (int k = oj->row_start[r]; k < oj->row_start[r + 1]; k++) {
@@ -277,8 +283,10 @@ static int build_descriptor(dirac_linearization *lin, const analysis_point *pt)
                 builder_add(&c, r, col, pt->output_jac[k]);
             else if (col >= m->first_mu && col < m->first_mu + m->m)
                 builder_add(&c, r, 3 * n + (col - m->first_mu), pt->output_jac[k]);
+            else if (col >= m->first_u && col < m->first_u + m->nu)
+                builder_add(&d, r, col - m->first_u, pt->output_jac[k]);
         }
-    return builder_finish(&e) & builder_finish(&a) & builder_finish(&c);
+    return builder_finish(&e) & builder_finish(&a) & builder_finish(&c) & builder_finish(&d);
 }
 
 // M = ∂²L/∂v², K = −(∂²L/∂q² + ∂F/∂q + Σ μ ∂ω/∂q), G = ∂φ/∂q at the point (v = 0).
@@ -430,7 +438,7 @@ static dirac_status linearize(const dirac_model *m, const double *q, const doubl
     out->m = m->m;
     out->state_count = N;
     out->output_count = with_outputs ? m->output_count : 0;
-    out->input_count = 0;
+    out->input_count = m->nu;
     out->t = t;
     q = q ? q : m->q0;
     v = v ? v : m->v0;
@@ -442,7 +450,8 @@ static dirac_status linearize(const dirac_model *m, const double *q, const doubl
     out->x0 = calloc((size_t)N + 1, sizeof *out->x0);
     out->f0 = calloc((size_t)N + 1, sizeof *out->f0);
     out->y0 = calloc((size_t)out->output_count + 1, sizeof *out->y0);
-    if (!out->x0 || !out->f0 || !out->y0 || !name_states(out, m)) {
+    out->u0 = calloc((size_t)m->nu + 1, sizeof *out->u0);
+    if (!out->x0 || !out->f0 || !out->y0 || !out->u0 || !name_states(out, m)) {
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -460,10 +469,16 @@ static dirac_status linearize(const dirac_model *m, const double *q, const doubl
     memcpy(out->x0 + 2 * n, pt.gradient + n, (size_t)n * sizeof *q);   // p = ∂L/∂v
     descriptor_rhs(&pt, out->x0, out->f0);
     memcpy(out->y0, pt.outputs, (size_t)out->output_count * sizeof *out->y0);
-    out->B.rows = N;
-    out->D.rows = out->output_count;
+    memcpy(out->u0, pt.x + m->first_u, (size_t)m->nu * sizeof *out->u0);
     if (!build_descriptor(out, &pt)) {
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    builder b;
+    builder_start(&b, &out->B, N, m->nu);
+    status = linearize_input_matrix(&pt, builder_add, &b, err);
+    if (status != DIRAC_OK || !builder_finish(&b)) {
+        status = status != DIRAC_OK ? status : error_set(err, DIRAC_ERR_NOMEM, "out of memory");
         goto done;
     }
     analysis_point_eval(&pt, q, NULL, s, t, out->x0 + 3 * n);

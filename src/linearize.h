@@ -4,11 +4,20 @@
 
 #include <dirac/analysis.h>
 
+#include "analysis_point.h"
+
 /// dirac_model_linearize without the outputs (no C, D rows, no y0): for analyses that need
 /// only the state matrices, such as the modes, so outputs that no state matrix can express
 /// (accelerations x'') do not stop them.
 dirac_status model_linearize_states(const dirac_model *m, const double *q, const double *v,
                                     const double *s, const double *mu, double t,
                                     dirac_linearization *out, dirac_error *err);
+
+/// B = ∂f/∂u at the evaluated point `pt` (linearize_inputs.c): calls add(ctx, row, input,
+/// value) for every structurally nonzero entry, row in the ordering of dirac_linearization
+/// (an entry may come once per row and input).
+dirac_status linearize_input_matrix(const analysis_point *pt,
+                                    void (*add)(void *ctx, int row, int col, double value),
+                                    void *ctx, dirac_error *err);
 
 #endif

@@ -210,7 +210,7 @@ static void check_linearization(const char *file)
         }
     // row scales: largest |A_ij| in the row (the differences are relative to it)
     memcpy(x, lin.x0, (size_t)N * sizeof *x);
-    ENSURE(dirac_model_descriptor_rhs(m, x, s, 0.25, fp, NULL, &err) == DIRAC_OK);
+    ENSURE(dirac_model_descriptor_rhs(m, x, NULL, s, 0.25, fp, NULL, &err) == DIRAC_OK);
     for (int i = 0; i < N; i++)   // f0 is f(x0)
         ENSURE_NEAR(lin.f0[i], fp[i], 1e-14 * (1 + fabs(fp[i])));
     double worst = 0;
@@ -218,9 +218,9 @@ static void check_linearization(const char *file)
         double h = 1e-6 * fmax(1.0, fabs(lin.x0[j]));
         memcpy(x, lin.x0, (size_t)N * sizeof *x);
         x[j] = lin.x0[j] + h;
-        dirac_model_descriptor_rhs(m, x, s, 0.25, fp, yp, &err);
+        dirac_model_descriptor_rhs(m, x, NULL, s, 0.25, fp, yp, &err);
         x[j] = lin.x0[j] - h;
-        dirac_model_descriptor_rhs(m, x, s, 0.25, fm, ym, &err);
+        dirac_model_descriptor_rhs(m, x, NULL, s, 0.25, fm, ym, &err);
         for (int i = 0; i < N; i++) {
             double row = 0;
             for (int k = 0; k < N; k++)

@@ -536,9 +536,9 @@ static void analysis_functions(void)
                   DIRAC_ERR_NOT_FINITE);
     dirac_linearization_free(NULL);
     double x[7] = { 0 }, f[7];
-    ENSURE_EQ_INT(dirac_model_descriptor_rhs(NULL, x, NULL, 0, f, NULL, &err), DIRAC_ERR_ARGUMENT);
-    ENSURE_EQ_INT(dirac_model_descriptor_rhs(m, NULL, NULL, 0, f, NULL, &err), DIRAC_ERR_ARGUMENT);
-    ENSURE_EQ_INT(dirac_model_descriptor_rhs(m, x, NULL, 0, NULL, NULL, &err), DIRAC_ERR_ARGUMENT);
+    ENSURE_EQ_INT(dirac_model_descriptor_rhs(NULL, x, NULL, NULL, 0, f, NULL, &err), DIRAC_ERR_ARGUMENT);
+    ENSURE_EQ_INT(dirac_model_descriptor_rhs(m, NULL, NULL, NULL, 0, f, NULL, &err), DIRAC_ERR_ARGUMENT);
+    ENSURE_EQ_INT(dirac_model_descriptor_rhs(m, x, NULL, NULL, 0, NULL, NULL, &err), DIRAC_ERR_ARGUMENT);
     dirac_modes modes;
     ENSURE_EQ_INT(dirac_model_modes(NULL, NULL, 0, 0, &modes, &err), DIRAC_ERR_ARGUMENT);
     ENSURE_EQ_INT(dirac_model_modes(m, NULL, 0, 0, &modes, &err), DIRAC_ERR_ARGUMENT);

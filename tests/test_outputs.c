@@ -205,8 +205,8 @@ static void linearize_refuses_acceleration_outputs(void)
     ENSURE(strstr(err.message, "output 'ax' uses an acceleration") != NULL);
     dirac_linearization_free(&lin);
     double x[7] = { 0.6, -0.8, 0, 0, 0, 0, 0 }, f[7], y[2];
-    ENSURE_EQ_INT(dirac_model_descriptor_rhs(m, x, NULL, 0.0, f, y, &err), DIRAC_ERR_UNSUPPORTED);
-    ENSURE_EQ_INT(dirac_model_descriptor_rhs(m, x, NULL, 0.0, f, NULL, &err), DIRAC_OK);
+    ENSURE_EQ_INT(dirac_model_descriptor_rhs(m, x, NULL, NULL, 0.0, f, y, &err), DIRAC_ERR_UNSUPPORTED);
+    ENSURE_EQ_INT(dirac_model_descriptor_rhs(m, x, NULL, NULL, 0.0, f, NULL, &err), DIRAC_OK);
     dirac_model_destroy(m);
 }
 

@@ -2,8 +2,9 @@
 /// Static equilibria, linearisation and undamped natural modes of a compiled model
 /// (`dirac equilibrium`, `dirac linearize`, `dirac modes`; docs/analysis.md).
 ///
-/// Conventions. The model's equations are ṗ = ∂L/∂q + F(q, v, S, t) + Σ_a μ_a ω^a(q),
-/// p = ∂L/∂v, with φ_a(q, t) = 0 (holonomic) or ⟨ω^a(q), v⟩ + b_a(q, t) = 0 (nonholonomic).
+/// Conventions. The model's equations are ṗ = ∂L/∂q + F(q, v, S, t, u) + Σ_a μ_a ω^a(q, u),
+/// p = ∂L/∂v, with φ_a(q, t, u) = 0 (holonomic) or ⟨ω^a(q), v⟩ + b_a(q, t, u) = 0
+/// (nonholonomic); u are the model's `input` signals (the lagrangian never depends on them).
 /// The entropy variables S and the time t are held at their values at the operating point:
 /// the linearisation is that of the mechanical (port-Lagrangian) part at frozen S and t.
 #ifndef DIRAC_ANALYSIS_H
@@ -57,7 +58,11 @@ typedef struct dirac_matrix {
 ///     n: q̇ = v,   n: ṗ = ∂L/∂q + F + Σ μ_a ω^a,   n: 0 = ∂L/∂v − p,   m: 0 = c_a
 /// (c_a = φ_a for holonomic constraints, ⟨ω^a, v⟩ + b_a for nonholonomic ones). E is constant
 /// (identity on the q̇ and ṗ rows), so A, f0 are exact first-order terms at any operating point;
-/// f0 = 0 at an equilibrium. The model language has no inputs yet: B and D have no columns.
+/// f0 = 0 at an equilibrium. B = ∂f/∂u and D = ∂y/∂u have one column per `input` of the model
+/// (input_count, in the order of dirac_model_input_name), about the inputs u0 (their
+/// defaults: `-p NAME=VALUE` changes one); u − u0 is the input deviation. They are exact
+/// symbolic derivatives: B has entries in the ṗ rows (forces, two-forms and frictions in u, and
+/// μ_a ∂ω^a/∂u) and in the constraint rows (driven constraints φ(q, u) = 0).
 /// C has one row per `output` of the model (derivatives in q, v and μ).
 typedef struct dirac_linearization {
     int n, m, state_count, output_count, input_count;
@@ -66,6 +71,7 @@ typedef struct dirac_linearization {
     double *x0;              ///< the operating point (state_count)
     double *f0;              ///< the right-hand side at x0 (state_count)
     double *y0;              ///< outputs at x0 (output_count)
+    double *u0;              ///< the inputs at the operating point (input_count)
     dirac_matrix E, A, B, C, D;
     /// Mechanical matrices at the operating point, v = 0 (n x n, sparse): mass M = ∂²L/∂v²,
     /// stiffness K = −(∂²L/∂q² + ∂F/∂q + Σ μ_a ∂ω^a/∂q), and G = ∂φ/∂q (m x n).
@@ -91,13 +97,14 @@ dirac_status dirac_model_linearize(const dirac_model *model, const double *q, co
 
 void dirac_linearization_free(dirac_linearization *lin);
 
-/// The nonlinear descriptor right-hand side f(x) of E ẋ = f(x) (state_count entries, the
-/// ordering of dirac_linearization) at state x (3n + m entries), entropies s and time t; and
-/// the model's outputs y (output_count entries; NULL: not wanted). For checks and for
-/// users who want to evaluate the system the linearisation approximates.
+/// The nonlinear descriptor right-hand side f(x, u) of E ẋ = f(x, u) (state_count entries,
+/// the ordering of dirac_linearization) at state x (3n + m entries), inputs u (input_count
+/// entries; NULL: their defaults), entropies s (NULL: the initial ones) and time t; and the
+/// model's outputs y (output_count entries; NULL: not wanted). For checks and for users who
+/// want to evaluate the system the linearisation approximates.
 dirac_status dirac_model_descriptor_rhs(const dirac_model *model, const double *x,
-                                        const double *s, double t, double *f, double *y,
-                                        dirac_error *err);
+                                        const double *u, const double *s, double t, double *f,
+                                        double *y, dirac_error *err);
 
 /// Undamped natural modes about an equilibrium: the generalized eigenproblem K_r z = ω² M_r z
 /// on the constraint manifold, with the velocity-dependent terms (damping, gyroscopic forces)
