@@ -30,6 +30,24 @@ check "linearize: state names and matrices" py "import json; d = json.load(open(
 check "linearize --format mm writes E and A" test -s "$tmp/pend_E.mtx" -a -s "$tmp/pend_A.mtx" -a -s "$tmp/pend.json"
 check "Matrix Market header" grep -q '^%%MatrixMarket matrix coordinate real general$' "$tmp/pend_A.mtx"
 
+# linearize with inputs: B columns and D columns (m x'' = F, output a = F/m with m = 2: B = 1 in
+# the momentum row, D = 1/m), and the input's value about which the model was linearised
+"$dirac" linearize "$src/examples/fmi/driven_mass.dirac" --at initial -p F=3 >"$tmp/driven.json"
+check "linearize with an input exits 0" test $? -eq 0
+check "linearize: inputs, u0, B and D" py "import json; d = json.load(open('$tmp/driven.json')); assert d['inputs'] == ['F'] and d['u0'] == [3]; assert d['B'] == {'rows': 3, 'cols': 1, 'entries': [[1, 0, 1]]}; assert d['D'] == {'rows': 1, 'cols': 1, 'entries': [[0, 0, 0.5]]}; assert 'inputs_note' not in d"
+# a torque tau on a pendulum (Cartesian, rod constraint) at its equilibrium sin(th) = tau/(m g l):
+# B's column is the generalized force (-y, x)/l^2 = (cos th, sin th) in the momentum rows 3, 4
+"$dirac" linearize "$src/examples/fmi/pendulum_torque.dirac" -p tau=0.5 --format mm -o "$tmp/torque" >/dev/null
+check "linearize --format mm writes B and D" test -s "$tmp/torque_B.mtx" -a -s "$tmp/torque_D.mtx"
+check "Matrix Market B: the torque's generalized force" py "
+import math
+rows = [l.split() for l in open('$tmp/torque_B.mtx') if not l.startswith('%')]
+assert rows[0] == ['7', '1', '2'], rows[0]
+th = math.asin(0.5 / 9.81)
+got = {(int(r), int(c)): float(v) for r, c, v in rows[1:]}
+assert set(got) == {(3, 1), (4, 1)}, got
+assert abs(got[3, 1] - math.cos(th)) < 1e-10 and abs(got[4, 1] - math.sin(th)) < 1e-10, got"
+
 # errors
 "$dirac" modes "$src/examples/knife_edge.dirac" 2>"$tmp/err"
 check "no equilibrium: exit 3" test $? -eq 3
