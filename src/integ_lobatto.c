@@ -111,14 +111,6 @@ static void lobatto_layout(const dirac_sim *sim, void *state, sim_layout *l)
     sim_layout_newton(l, (int)(n + mc));
 }
 
-static void lobatto_reset(dirac_sim *sim, void *state)
-{
-    (void)sim;
-    lobatto_state *st = state;
-    *st->guess_t = 0.0;
-    *st->guess_h = 0.0;
-}
-
 static void lobatto_history(const dirac_sim *sim, void *state, sim_history *out)
 {
     lobatto_state *st = state;
@@ -457,7 +449,6 @@ const sim_method sim_method_lobatto3 = {
               "3-stage partitioned Lobatto IIIA-IIIB (Jay 1996), RATTLE's order-4 sibling" },
     .state_size = sizeof(lobatto_state),
     .layout = lobatto_layout,
-    .reset = lobatto_reset,
     .step = lobatto_step,
     .check = lobatto_check,
     .history = lobatto_history,
@@ -470,7 +461,6 @@ const sim_method sim_method_lobatto4 = {
               "4-stage partitioned Lobatto IIIA-IIIB (Jay 1996), order 6" },
     .state_size = sizeof(lobatto_state),
     .layout = lobatto_layout,
-    .reset = lobatto_reset,
     .step = lobatto_step,
     .check = lobatto_check,
     .history = lobatto_history,
