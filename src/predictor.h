@@ -13,6 +13,15 @@
 /// then within 1e-11 of the solution, so a Newton step from it is the last).
 #define PREDICTOR_POINTS 5
 
+/// Points lagrange_interpolate takes at most.
+#define LAGRANGE_MAX_POINTS 8
+
+/// The polynomial through `count` (<= LAGRANGE_MAX_POINTS) points at `x`, for `size` values at
+/// once: out[i] = Σ_j ℓ_j(x) values[j stride + i] with the Lagrange basis
+/// ℓ_j(x) = Π_{k≠j} (x − nodes_k) / (nodes_j − nodes_k) (distinct nodes).
+void lagrange_interpolate(const double *nodes, int count, double x, const double *values,
+                          size_t stride, int size, double *out);
+
 /// A history of up to `capacity` values per point in caller-owned memory of
 /// predictor_memory_size(capacity) doubles, zeroed (empty).
 typedef struct predictor {
