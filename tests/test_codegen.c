@@ -251,6 +251,64 @@ static void every_example_both_paths(void)
     remove_cache();
 }
 
+// Every row of the built-in function table (builtin_functions.h) as an output, and so its
+// derivative in the outputs' Jacobian: the generated call (the row's c_call) against the tape
+// at points inside and outside each domain (NaN equals NaN), exactly. A new row is checked
+// without touching this test.
+static void every_builtin_function_emitted(void)
+{
+    fresh_cache();
+    char text[4096];
+    size_t used = (size_t)snprintf(text, sizeof text,
+                                   "model functions\ncoordinate x, y\n"
+                                   "lagrangian x'^2/2 + y'^2/2\ninitial x = 0.3, y = 0.8\n");
+    int rows = 0;
+#define OUTPUT(id, name, arity, ...)                                                           \
+    used += (size_t)snprintf(text + used, sizeof text - used, "output f_%s = %s(x%s)\n", name, \
+                             name, arity == 2 ? ", y" : "");                                  \
+    rows++;
+    BUILTIN_MATH_LIST(OUTPUT)
+#undef OUTPUT
+    ENSURE(used < sizeof text);
+    dirac_model *m = compile_text(text, DIRAC_CODEGEN_AUTO);
+    ENSURE(m != NULL);
+    dirac_model_evaluation e;
+    dirac_model_evaluation_info(m, &e);
+    ENSURE(e.compiled);
+    static const double xs[] = { -2.2, -0.45, 0.0, 0.3, 1.6 }, ys[] = { 0.8, -0.8, 0.0 };
+    long compared = 0;
+    double *x = m ? calloc((size_t)m->n_inputs, sizeof *x) : NULL;
+    double *work = m ? calloc((size_t)m->work_size + 1, sizeof *work) : NULL;
+    const model_group *groups[] = { m ? &m->outputs : NULL, m ? &m->output_jacobian.values : NULL };
+    for (size_t g = 0; x && work && e.compiled && g < 2; g++) {
+        double *generated = calloc((size_t)groups[g]->count, sizeof *generated);
+        double *taped = calloc((size_t)groups[g]->count, sizeof *taped);
+        for (size_t i = 0; generated && taped && i < sizeof xs / sizeof xs[0]; i++)
+            for (size_t j = 0; j < sizeof ys / sizeof ys[0]; j++) {
+                model_set_default_inputs(m, x);
+                x[0] = xs[i];
+                x[1] = ys[j];
+                model_group_eval(groups[g], x, work, generated);
+                expr_tape_eval(groups[g]->tape, x, work, taped);
+                for (int k = 0; k < groups[g]->count; k++, compared++)
+                    if (!same(generated[k], taped[k])) {
+                        fprintf(stderr, "  group %zu value %d at (%g, %g): generated %.17g, "
+                                "tape %.17g\n", g, k, xs[i], ys[j], generated[k], taped[k]);
+                        ENSURE(!"generated code equals the tape");
+                        break;
+                    }
+            }
+        free(generated);
+        free(taped);
+    }
+    ENSURE(m && m->output_count == rows);   // every function once
+    ENSURE(compared > 0);
+    free(x);
+    free(work);
+    dirac_model_destroy(m);
+    remove_cache();
+}
+
 static const char pendulum[] =
     "model pendulum\nparameter m = 1, g = 9.81, l = 1\ncoordinate x, y\n"
     "lagrangian m/2*(x'^2 + y'^2) - m*g*y\nconstraint rod: x^2 + y^2 = l^2\n"
@@ -462,7 +520,8 @@ static void threads_compile_one_model_at_once(void)
     remove_cache();
 }
 
-TEST_MAIN(TEST(every_example_both_paths), TEST(second_compilation_is_cached),
+TEST_MAIN(TEST(every_example_both_paths), TEST(every_builtin_function_emitted),
+          TEST(second_compilation_is_cached),
           TEST(corrupt_object_is_rebuilt), TEST(fallbacks_run_the_tapes),
           TEST(large_model_runs_on_the_tapes),
           TEST(threads_compile_one_model_at_once))
