@@ -3,6 +3,7 @@
 
 #include "state_file.h"
 #include "column_name.h"
+#include "file_read.h"
 
 #include "json_input.h"
 #include "json_output.h"
@@ -217,45 +218,6 @@ int state_file_write(const char *path, const dirac_model *model, const dirac_sim
 
 // ---- reading --------------------------------------------------------------------------------
 
-static int read_whole(const char *path, char **text, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return errno ? errno : EIO;
-    size_t capacity = 1 << 16, length = 0;
-    char *buf = malloc(capacity);
-    int error = 0;
-    while (buf) {
-        if (length == capacity) {
-            char *bigger = capacity < ((size_t)-1) / 2 ? realloc(buf, 2 * capacity) : NULL;
-            if (!bigger) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = bigger;
-            capacity *= 2;
-        }
-        size_t got = fread(buf + length, 1, capacity - length, f);
-        length += got;
-        if (got == 0) {
-            if (ferror(f))
-                error = errno ? errno : EIO;
-            break;
-        }
-    }
-    fclose(f);
-    if (!buf)
-        return ENOMEM;
-    if (error) {
-        free(buf);
-        return error;
-    }
-    *text = buf;
-    *size = length;
-    return 0;
-}
-
 static int hex_digit(char c)
 {
     return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
@@ -457,7 +419,7 @@ int state_file_read(const char *path, const dirac_model *model, saved_state *out
     memset(out, 0, sizeof *out);
     char *text = NULL;
     size_t size = 0;
-    int error = read_whole(path, &text, &size);
+    int error = file_read(path, &text, &size);
     if (error) {
         put_message(message, message_size, "cannot read the state '%s': %s", path,
                     strerror(error));
