@@ -173,6 +173,18 @@ enum {
                                   // parentheses
 };
 
+/// The largest model, component or table file read: a model file this large is almost
+/// certainly not a model (the largest example is 5 KB; a 10^5-link chain written out is 10 MB).
+#define SPEC_FILE_READ_MAX ((size_t)64 << 20)
+
+/// Reads a whole regular file of at most SPEC_FILE_READ_MAX bytes (spec_load.c) into memory of
+/// the spec (spec_mem, '\0'-terminated; the caller frees it); NULL with an errno-style code in
+/// *error (EINVAL: not a regular file, such as a device or a FIFO; EISDIR; EFBIG: too large).
+char *spec_read_file(spec *s, const char *path, size_t *size, int *error);
+
+/// The reason of a spec_read_file failure, for a message.
+const char *spec_read_error_text(int error);
+
 /// Reads the points of table(x, "file", column) (spec_table.c): `file` relative to `dir`,
 /// the column by header name (column_name) or 1-based number. On success *xs and *ys
 /// (spec_mem, the caller frees them) hold *count points; false after reporting an error.

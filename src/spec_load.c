@@ -15,9 +15,6 @@
 // the largest buffer parsed (lines and columns must fit an int)
 #define SPEC_FILE_MAX ((size_t)1 << 30)
 
-// the largest model or component file read: a model file this large is almost certainly not
-// a model (the largest example is 5 KB; a 10^5-link chain written out is 10 MB)
-#define SPEC_MODEL_FILE_MAX ((size_t)64 << 20)
 
 // the directory part of a path ("" for none), in the arena
 static const char *dir_of(spec *s, const char *path)
@@ -52,7 +49,7 @@ static char *join_path(spec *s, const char *dir, const char *file)
 // Copies text[0..size) into a '\0'-terminated buffer of the spec; errno-style code in *error.
 static char *copy_text(spec *s, const char *text, size_t size, int *error)
 {
-    if (size > SPEC_MODEL_FILE_MAX) {
+    if (size > SPEC_FILE_READ_MAX) {
         *error = EFBIG;
         return NULL;
     }
@@ -67,10 +64,8 @@ static char *copy_text(spec *s, const char *text, size_t size, int *error)
     return buf;
 }
 
-// Reads a whole regular file of at most SPEC_MODEL_FILE_MAX bytes; errno-style code in *error
-// (EINVAL: not a regular file, such as a directory, a device or a FIFO; EFBIG: too large).
 // The file is opened without blocking, so a FIFO with no writer is refused, not waited for.
-static char *read_regular_file(spec *s, const char *path, size_t *size, int *error)
+char *spec_read_file(spec *s, const char *path, size_t *size, int *error)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
@@ -88,7 +83,7 @@ static char *read_regular_file(spec *s, const char *path, size_t *size, int *err
         close(fd);
         return NULL;
     }
-    if ((unsigned long long)st.st_size > SPEC_MODEL_FILE_MAX) {
+    if ((unsigned long long)st.st_size > SPEC_FILE_READ_MAX) {
         *error = EFBIG;
         close(fd);
         return NULL;
@@ -103,7 +98,7 @@ static char *read_regular_file(spec *s, const char *path, size_t *size, int *err
     }
     for (;;) {
         if (cap - len < 2) {
-            if (cap > SPEC_MODEL_FILE_MAX) {
+            if (cap > SPEC_FILE_READ_MAX) {
                 *error = EFBIG;
                 goto fail;
             }
@@ -127,7 +122,7 @@ static char *read_regular_file(spec *s, const char *path, size_t *size, int *err
         len += (size_t)n;
     }
     close(fd);
-    if (len > SPEC_MODEL_FILE_MAX) {
+    if (len > SPEC_FILE_READ_MAX) {
         spec_mem_free(&s->mem, buf);
         *error = EFBIG;
         return NULL;
@@ -294,7 +289,7 @@ static char *normalize_path(const char *path)
 static char *read_model_file(loader *L, const char *path, size_t *size, int *error)
 {
     if (!L->reader)
-        return read_regular_file(L->s, path, size, error);
+        return spec_read_file(L->s, path, size, error);
     const char *text = NULL;
     size_t n = 0;
     int e = L->reader(L->reader_context, path, &text, &n);
@@ -308,11 +303,11 @@ static char *read_model_file(loader *L, const char *path, size_t *size, int *err
     return copy;
 }
 
-static const char *read_error_text(int error)
+const char *spec_read_error_text(int error)
 {
     if (error == EFBIG)
-        return "file too large (more than 64 MB; a model file this large is almost certainly "
-               "not a model)";
+        return "file too large (more than 64 MB; an input file this large is almost certainly "
+               "not one of a model)";
     if (error == EINVAL)
         return "not a regular file";
     return strerror(error);
@@ -375,7 +370,7 @@ static spec_model *load_model(loader *L, const char *path, const spec_loc *from,
             spec_out_of_memory(s);
             return NULL;
         }
-        const char *why = read_error_text(error);
+        const char *why = spec_read_error_text(error);
         if (from)
             spec_error(s, DIRAC_ERR_IO, at, "cannot read component file '%s': %s", path, why);
         else
