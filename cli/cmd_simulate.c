@@ -1018,9 +1018,10 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
             }
         }
         dirac_status status = dirac_run_advance(r, 1, row, 1, &written);
-        if (node && status == DIRAC_OK) {
-            dirac_run_row(r, node);
-            element_energy_add(&st->energy, node);
+        if (node && status == DIRAC_OK) {   // the node's row: the one just written, if any
+            if (!written)
+                dirac_run_row(r, node);
+            element_energy_add(&st->energy, written ? row : node);
         }
         if (with_times && status == DIRAC_OK) {
             double h = adaptive ? dirac_sim_last_step_size(sim) : s->dt;
