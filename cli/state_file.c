@@ -32,7 +32,7 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t size)
 // The hash of the model's equations (dirac_model_write_equations: the Lagrangian's derivatives,
 // forces, constraints, entropy equations, with the parameters folded in) and its parameter
 // values; 0 when the equations cannot be written (out of memory).
-static uint64_t model_hash(const dirac_model *model)
+uint64_t state_file_model_hash(const dirac_model *model)
 {
     char *text = NULL;
     size_t size = 0;
@@ -121,11 +121,12 @@ static void put_message(char *message, size_t size, const char *fmt, ...)
     va_end(ap);
 }
 
-static int write_body(FILE *file, const dirac_model *m, const dirac_sim *sim,
-                      const state_settings *s, const unsigned char *snapshot, size_t size)
+static int write_body(FILE *file, const dirac_model *m, uint64_t model_hash,
+                      const dirac_sim *sim, const state_settings *s,
+                      const unsigned char *snapshot, size_t size)
 {
     char hash[32];
-    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)model_hash(m));
+    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)model_hash);
     json_writer w;
     json_begin(&w, file);
     json_object(&w, NULL);
@@ -191,8 +192,9 @@ static int write_body(FILE *file, const dirac_model *m, const dirac_sim *sim,
     return json_finish(&w);
 }
 
-int state_file_write(const char *path, const dirac_model *model, const dirac_sim *sim,
-                     const state_settings *settings, char *message, size_t message_size)
+int state_file_write(const char *path, const dirac_model *model, uint64_t model_hash,
+                     const dirac_sim *sim, const state_settings *settings, char *message,
+                     size_t message_size)
 {
     size_t size = dirac_sim_state_size(sim);
     unsigned char *snapshot = malloc(size ? size : 1);
@@ -208,7 +210,7 @@ int state_file_write(const char *path, const dirac_model *model, const dirac_sim
     output_file out;
     int error = output_open(&out, path);
     if (!error)
-        error = output_commit(&out, write_body(out.file, model, sim, settings, snapshot, size));
+        error = output_commit(&out, write_body(out.file, model, model_hash, sim, settings, snapshot, size));
     free(snapshot);
     if (error)
         put_message(message, message_size, "writing the state '%s' failed: %s", path,
@@ -301,7 +303,7 @@ static int check_model(const json_value *root, const dirac_model *m, const char 
     if (!hash)
         return -1;
     char ours[32];
-    snprintf(ours, sizeof ours, "%016llx", (unsigned long long)model_hash(m));
+    snprintf(ours, sizeof ours, "%016llx", (unsigned long long)state_file_model_hash(m));
     if (strcmp(ours, hash->string) != 0) {
         put_message(message, size, "'%s' was saved from another version of model '%s': the "
                     "names and parameters agree, but the equations differ (model hash %s in "
