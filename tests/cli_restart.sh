@@ -5,8 +5,8 @@
 # chosen by --t-end) and adaptive ones (split at a step chosen by --max-steps, the way a
 # wall-time limit or a signal splits a run); a --save-every run interrupted by --max-steps or by
 # a failing step leaves a state that continues to the run that was not interrupted, for every
-# method; and state files of another model, of other
-# parameters, edited or damaged ones are refused with the reason.
+# method; and state files of another model, of other parameters, edited or damaged ones are
+# refused with the reason.
 # usage: cli_restart.sh PATH-TO-DIRAC SOURCE-DIR
 . "$(dirname "$0")/support/cli.sh"
 src=$(absolute "$2")
