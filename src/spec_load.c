@@ -23,7 +23,7 @@ static const char *dir_of(spec *s, const char *path)
     if (!slash)
         return "";
     size_t len = slash == path ? 1 : (size_t)(slash - path);
-    const char *d = spec_arena_strndup(&s->arena, path, len);
+    const char *d = mem_arena_strndup(&s->arena, path, len);
     if (!d)
         spec_out_of_memory(s);
     return d ? d : "";
@@ -34,7 +34,7 @@ static char *join_path(spec *s, const char *dir, const char *file)
 {
     size_t ld = file[0] == '/' ? 0 : strlen(dir), lf = strlen(file);
     bool slash = ld > 0 && dir[ld - 1] != '/';
-    char *p = spec_mem_alloc(&s->mem, ld + slash + lf + 1);
+    char *p = mem_alloc(&s->mem, ld + slash + lf + 1);
     if (!p) {
         spec_out_of_memory(s);
         return NULL;
@@ -53,7 +53,7 @@ static char *copy_text(spec *s, const char *text, size_t size, int *error)
         *error = EFBIG;
         return NULL;
     }
-    char *buf = spec_mem_alloc(&s->mem, size + 1);
+    char *buf = mem_alloc(&s->mem, size + 1);
     if (!buf) {
         *error = ENOMEM;
         return NULL;
@@ -90,7 +90,7 @@ char *spec_read_file(spec *s, const char *path, size_t *size, int *error)
     }
     // the size may change while reading: read up to one byte past the limit
     size_t cap = (size_t)st.st_size + 2, len = 0;
-    char *buf = spec_mem_alloc(&s->mem, cap);
+    char *buf = mem_alloc(&s->mem, cap);
     if (!buf) {
         close(fd);
         *error = ENOMEM;
@@ -102,7 +102,7 @@ char *spec_read_file(spec *s, const char *path, size_t *size, int *error)
                 *error = EFBIG;
                 goto fail;
             }
-            char *t = spec_mem_realloc(&s->mem, buf, cap * 2);
+            char *t = mem_realloc(&s->mem, buf, cap * 2);
             if (!t) {
                 *error = ENOMEM;
                 goto fail;
@@ -123,7 +123,7 @@ char *spec_read_file(spec *s, const char *path, size_t *size, int *error)
     }
     close(fd);
     if (len > SPEC_FILE_READ_MAX) {
-        spec_mem_free(&s->mem, buf);
+        mem_free(&s->mem, buf);
         *error = EFBIG;
         return NULL;
     }
@@ -132,7 +132,7 @@ char *spec_read_file(spec *s, const char *path, size_t *size, int *error)
     return buf;
 fail:
     close(fd);
-    spec_mem_free(&s->mem, buf);
+    mem_free(&s->mem, buf);
     return NULL;
 }
 
@@ -162,7 +162,7 @@ dirac_status spec_parse_buffer(const char *name, const char *text, size_t size,
         diag_finish(&s->diag);
         return s->status;
     }
-    char *copy = spec_mem_alloc(&s->mem, size + 1);
+    char *copy = mem_alloc(&s->mem, size + 1);
     if (!copy) {
         spec_out_of_memory(s);
         return s->status;
@@ -210,7 +210,7 @@ static void load_components(loader *L, spec_model *m)
             path = join_path(s, m->dir, c->file);
         } else {
             size_t n = strlen(c->model_name);
-            char *file = spec_mem_alloc(&s->mem, n + 7);
+            char *file = mem_alloc(&s->mem, n + 7);
             if (!file) {
                 spec_out_of_memory(s);
                 return;
@@ -218,12 +218,12 @@ static void load_components(loader *L, spec_model *m)
             memcpy(file, c->model_name, n);
             memcpy(file + n, ".dirac", 7);
             path = join_path(s, m->dir, file);
-            spec_mem_free(&s->mem, file);
+            mem_free(&s->mem, file);
         }
         if (!path)
             return;
         const spec_model *child = load_model(L, path, &at, c->loc.line);
-        spec_mem_free(&s->mem, path);
+        mem_free(&s->mem, path);
         c->model = child && !child->failed ? child : NULL;
         if (!c->model)
             m->failed = true;
@@ -235,10 +235,10 @@ static void load_components(loader *L, spec_model *m)
 static bool cache_add(loader *L, char *real, spec_model *m)
 {
     int count = L->cache_count;
-    if (!spec_mem_reserve(&L->s->mem, &L->cache_real, &L->cache_cap, count + 1,
-                          sizeof *L->cache_real) ||
-        !spec_mem_reserve(&L->s->mem, &L->cache_model, &L->cache_model_cap, count + 1,
-                          sizeof *L->cache_model)) {
+    if (!mem_reserve(&L->s->mem, &L->cache_real, &L->cache_cap, count + 1,
+                     sizeof *L->cache_real) ||
+        !mem_reserve(&L->s->mem, &L->cache_model, &L->cache_model_cap, count + 1,
+                     sizeof *L->cache_model)) {
         spec_out_of_memory(L->s);
         return false;
     }
@@ -428,8 +428,8 @@ dirac_status spec_load_file_with(const char *path, const spec_options *options,
     s->root = load_model(&L, path, NULL, 0);
     for (int i = 0; i < L.cache_count; i++)
         free(L.cache_real[i]);
-    spec_mem_free(&s->mem, L.cache_real);
-    spec_mem_free(&s->mem, L.cache_model);
+    mem_free(&s->mem, L.cache_real);
+    mem_free(&s->mem, L.cache_model);
     if (s->mem.failed)
         spec_out_of_memory(s);
     diag_finish(&s->diag);

@@ -65,8 +65,8 @@ typedef struct table_points {
 
 static bool add_point(spec *s, table_points *t, double x, double y)
 {
-    if (!spec_mem_reserve(&s->mem, &t->xs, &t->x_cap, t->n + 1, sizeof *t->xs) ||
-        !spec_mem_reserve(&s->mem, &t->ys, &t->y_cap, t->n + 1, sizeof *t->ys))
+    if (!mem_reserve(&s->mem, &t->xs, &t->x_cap, t->n + 1, sizeof *t->xs) ||
+        !mem_reserve(&s->mem, &t->ys, &t->y_cap, t->n + 1, sizeof *t->ys))
         return false;
     t->xs[t->n] = x;
     t->ys[t->n] = y;
@@ -85,7 +85,7 @@ bool spec_table_read(spec *s, const char *dir, const char *file, spec_loc at,
         return spec_error(s, DIRAC_ERR_PARSE, column_at, "table(): the column must be a whole "
                           "number from 2 to %d (column 1 is x)", TABLE_FIELDS_MAX);
     size_t ld = dir && file[0] != '/' ? strlen(dir) : 0, lf = strlen(file);
-    char *path = spec_arena_alloc(&s->arena, ld + 1 + lf + 1);
+    char *path = mem_arena_alloc(&s->arena, ld + 1 + lf + 1);
     if (!path) {
         spec_out_of_memory(s);
         return false;
@@ -176,12 +176,12 @@ bool spec_table_read(spec *s, const char *dir, const char *file, spec_loc at,
             ok = false;
         }
     }
-    spec_mem_free(&s->mem, text);
+    mem_free(&s->mem, text);
     if (ok && t.n == 0)
         ok = spec_error(s, DIRAC_ERR_PARSE, at, "table(): '%s' has no rows of numbers", path);
     if (!ok) {
-        spec_mem_free(&s->mem, t.xs);
-        spec_mem_free(&s->mem, t.ys);
+        mem_free(&s->mem, t.xs);
+        mem_free(&s->mem, t.ys);
         return false;
     }
     *xs = t.xs;
