@@ -976,8 +976,11 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
     int rc = 0;
     int adaptive = a->rtol > 0 || a->atol > 0;
     double next_save = dirac_sim_time(sim) + a->save_every;   // --save-every
-    // the model's hash in every state written (checkpoints and the end): once per run
-    uint64_t model_hash = a->save_state ? state_file_model_hash(m) : 0;
+    // the model's hash in every state written (checkpoints and the end): once per run (a
+    // restarted run checked it against its state file already)
+    uint64_t model_hash = !a->save_state     ? 0
+                          : a->initial_state ? a->saved.model_hash
+                                             : state_file_model_hash(m);
     long max_steps = a->max_steps > 0 ? a->max_steps : DEFAULT_MAX_STEPS;
     double t_final = adaptive ? s->t_end : dirac_sim_time(sim) + s->span;
     static char cap_message[256];

@@ -242,7 +242,7 @@ static const json_value *need(const json_value *object, const char *key, json_ty
 
 // The model's identity against the file's: name, name lists, parameters, equations.
 static int check_model(const json_value *root, const dirac_model *m, const char *path,
-                       char *message, size_t size)
+                       uint64_t *model_hash, char *message, size_t size)
 {
     const json_value *name = need(root, "model", JSON_STRING, path, message, size);
     if (!name)
@@ -302,8 +302,9 @@ static int check_model(const json_value *root, const dirac_model *m, const char 
     const json_value *hash = need(root, "model_hash", JSON_STRING, path, message, size);
     if (!hash)
         return -1;
+    *model_hash = state_file_model_hash(m);
     char ours[32];
-    snprintf(ours, sizeof ours, "%016llx", (unsigned long long)state_file_model_hash(m));
+    snprintf(ours, sizeof ours, "%016llx", (unsigned long long)*model_hash);
     if (strcmp(ours, hash->string) != 0) {
         put_message(message, size, "'%s' was saved from another version of model '%s': the "
                     "names and parameters agree, but the equations differ (model hash %s in "
@@ -452,7 +453,7 @@ int state_file_read(const char *path, const dirac_model *model, saved_state *out
         rc = -1;
     }
     if (!rc)
-        rc = check_model(&root, model, path, message, message_size);
+        rc = check_model(&root, model, path, &out->model_hash, message, message_size);
     if (!rc)
         rc = read_settings(&root, model, out, path, message, message_size);
     if (!rc)

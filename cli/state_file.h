@@ -46,6 +46,7 @@ typedef struct saved_state {
     size_t snapshot_size;
     double *values;               // the readable state: t, q, v, p, mu, S (CSV order)
     int value_count;
+    uint64_t model_hash;          // state_file_model_hash of the model, the file's
 } saved_state;
 
 /// Reads `path` and checks it is a state file of this format version, written on a machine
