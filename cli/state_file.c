@@ -210,7 +210,8 @@ int state_file_write(const char *path, const dirac_model *model, uint64_t model_
     output_file out;
     int error = output_open(&out, path);
     if (!error)
-        error = output_commit(&out, write_body(out.file, model, model_hash, sim, settings, snapshot, size));
+        error = output_commit(&out, write_body(out.file, model, model_hash, sim, settings,
+                                               snapshot, size));
     free(snapshot);
     if (error)
         put_message(message, message_size, "writing the state '%s' failed: %s", path,
