@@ -157,7 +157,8 @@ readable_equal() {
   python3 -c "
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])
-assert (a['t'], a['step'], a['state']) == (b['t'], b['step'], b['state']), (a['t'], b['t'])" "$1" "$2"
+key = lambda s: (s['t'], s['step'], s['state'])
+assert key(a) == key(b), (a['t'], b['t'])" "$1" "$2"
 }
 for method in $methods; do
   for steps in fixed adaptive; do

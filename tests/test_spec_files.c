@@ -97,8 +97,9 @@ static void ensure_refused(const char *path, const char *why)
     dirac_spec_destroy(spec);
 }
 
-// devices, FIFOs and directories are refused at once, as model, component or table files (a FIFO without a writer would block,
-// /dev/zero would be read up to the size limit); a 65 MB file is refused by its size
+// devices, FIFOs and directories are refused at once, as model, component or table files (a
+// FIFO without a writer would block, /dev/zero would be read up to the size limit); a 65 MB
+// file is refused by its size
 static void test_not_model_files(void)
 {
     ENSURE(temp_dir_make(dir, sizeof dir, "spec-files") == 0);
