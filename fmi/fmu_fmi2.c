@@ -107,14 +107,7 @@ fmi2Status fmi2Terminate(fmi2Component c)
 
 fmi2Status fmi2Reset(fmi2Component c)
 {
-    fmu *f = instance_of(c);
-    if (!f)
-        return fmi2Error;
-    if (!fmu_setup(f)) {
-        f->phase = FMU_FAILED;
-        return fmi2Error;
-    }
-    return fmi2OK;
+    return c ? status_of(fmu_reset(instance_of(c))) : fmi2Error;
 }
 
 // ---- values -------------------------------------------------------------------------------
