@@ -6,8 +6,9 @@
 // Finite differences: Richardson-extrapolated central differences
 //     D(h) = (f(x+h) - f(x-h)) / 2h,   R(h) = (4 D(h/2) - D(h)) / 3   (error O(h^4))
 // with h = 1e-3 (1 + |x|), halved until R(h) and R(h/2) agree to 1e-7 (1 + |R|) (near a pole,
-// tan at 1.6, the O(h^4) truncation needs a smaller h; at most 8 halvings keep the rounding
-// error of R, ~ 1e-16 |f| / h, below 1e-9 |R|); the rule must then match to 1e-6 (1 + |d|).
+// tan at 1.6, the O(h^4) truncation needs a smaller h; after at most 8 halvings h >= 4e-6, so
+// the rounding error of R, ~ 1e-16 |f| / h <= 3e-11 |f|, stays far below the tolerances); the
+// rule must then match to 1e-6 (1 + |d|).
 // Every point is checked, except where the function is not finite: outside the domain of a
 // PARTIAL row (asin, acos at 1.6 and -2.2; log, sqrt at negative points), which the test
 // asserts. The points avoid the kinks of abs and sign at 0.
