@@ -173,6 +173,15 @@ static int first_nonfinite_output(const dirac_sim *sim)
     return -1;
 }
 
+// Why an output may be non-finite beyond its own expression: the node's accelerations.
+static const char *output_reason(const dirac_sim *sim)
+{
+    return sim->kkt.node_status != DIRAC_OK
+               ? " (the accelerations x'' that outputs use are undefined there: d2L/dv2 is "
+                 "singular on the constraints, as for a coordinate without inertia)"
+               : "";
+}
+
 dirac_status run_quality_start(dirac_sim *sim, dirac_error *err)
 {
     run_quality *rq = &sim->quality;
@@ -200,11 +209,14 @@ dirac_status run_quality_start(dirac_sim *sim, dirac_error *err)
     }
     rq->energy0 = sim->energy;
     rq->work0 = rq->work_previous = sim->work;
+    if (sim->kkt.node_status == DIRAC_ERR_NOMEM)   // the accelerations' solver (sim_node.c)
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory creating the simulation");
     int k = first_nonfinite_output(sim);
     if (k >= 0)
         return error_set(err, DIRAC_ERR_NOT_FINITE,
-                         "output '%s' is %s at the initial state (t = %.17g)",
-                         m->output_names[k], nonfinite_name(sim->outputs[k]), sim->t);
+                         "output '%s' is %s at the initial state (t = %.17g)%s",
+                         m->output_names[k], nonfinite_name(sim->outputs[k]), sim->t,
+                         output_reason(sim));
     observe_node(sim, 1);
     return DIRAC_OK;
 }
@@ -224,10 +236,10 @@ dirac_status run_quality_check_outputs(dirac_sim *sim)
     if (k < 0)
         return DIRAC_OK;
     snprintf(sim->errmsg, sizeof sim->errmsg,
-             "step %ld at t = %.17g (%s): output '%s' became %s; the state stays at the last "
-             "good step",
+             "step %ld at t = %.17g (%s): output '%s' became %s%s; the state stays at the "
+             "last good step",
              sim->steps + 1, sim->t, sim->method->info.name, sim->model->output_names[k],
-             nonfinite_name(sim->outputs[k]));
+             nonfinite_name(sim->outputs[k]), output_reason(sim));
     return DIRAC_ERR_NOT_FINITE;
 }
 

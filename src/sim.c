@@ -73,7 +73,7 @@ static void common_layout(mem_plan *p, dirac_sim *sim)
         { &sim->wedge_values, (size_t)m->wedge_count },
         { &sim->tape_work, (size_t)m->work_size },
         { &sim->thermal_values, (size_t)m->thermal.count }, { &sim->kkt.rhs, n + mc },
-        { &sim->kkt.acceleration, n },
+        { &sim->kkt.acceleration, n }, { &sim->kkt.node_multiplier, mc },
         { &sim->adapt.trial, 3 * n + ns }, { &sim->adapt.trial_start, 3 * n + ns },
     };
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)

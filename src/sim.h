@@ -80,6 +80,9 @@ typedef struct sim_degenerate {
 typedef struct sim_kkt {
     double *rhs;                  // right-hand side, then solution [a | μ] (n + m)
     double *acceleration;         // a for callers that keep only μ (n)
+    double *node_multiplier;      // μ of the node's accelerations, unused (m; sim_node.c)
+    dirac_status node_status;     // of the node's accelerations (outputs x''): DIRAC_OK, or
+                                  // why they are NaN (singular; out of memory at creation)
 } sim_kkt;
 
 /// The adaptive step-size controller (src/sim_adapt.c; docs/methods.md, "Adaptive step size").
