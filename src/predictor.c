@@ -8,24 +8,6 @@
 enum { COUNT, SIZE, NODE, TIMES, VALUES = TIMES + PREDICTOR_POINTS };
 _Static_assert(PREDICTOR_POINTS <= LAGRANGE_MAX_POINTS, "the predictor interpolates its points");
 
-void lagrange_interpolate(const double *nodes, int count, double x, const double *values,
-                          size_t stride, int size, double *out)
-{
-    double w[LAGRANGE_MAX_POINTS];
-    for (int j = 0; j < count; j++) {
-        w[j] = 1.0;
-        for (int k = 0; k < count; k++)
-            if (k != j)
-                w[j] *= (x - nodes[k]) / (nodes[j] - nodes[k]);
-    }
-    for (int i = 0; i < size; i++) {
-        double sum = 0.0;
-        for (int j = 0; j < count; j++)
-            sum += w[j] * values[(size_t)j * stride + (size_t)i];
-        out[i] = sum;
-    }
-}
-
 size_t predictor_memory_size(int capacity)
 {
     return VALUES + (size_t)PREDICTOR_POINTS * (size_t)(capacity > 0 ? capacity : 0);
@@ -66,6 +48,12 @@ int predictor_predict(const predictor *p, int size, double time, double node_t, 
     int count = m ? (int)m[COUNT] : 0;
     if (count == 0 || (int)m[SIZE] != size || !same_node(m[NODE], node_t, h))
         return 0;
-    lagrange_interpolate(m + TIMES, count, time, m + VALUES, (size_t)p->capacity, size, out);
+    // a constant count for a full history (every step after the first few): the compiler
+    // unrolls the weights' products of the inlined interpolation
+    size_t width = (size_t)p->capacity;
+    if (count == PREDICTOR_POINTS)
+        lagrange_interpolate(m + TIMES, PREDICTOR_POINTS, time, m + VALUES, width, size, out);
+    else
+        lagrange_interpolate(m + TIMES, count, time, m + VALUES, width, size, out);
     return count;
 }

@@ -101,9 +101,9 @@ static void observe_node(dirac_sim *sim, int first)
     rq->work_variation += fabs(sim->work - rq->work_previous);
     rq->work_previous = sim->work;
 
-    sim_eval *e = &sim->eval[SIM_EVAL_NODE];
-    if (sim->mc > 0)
-        sim_evaluate(sim, e, sim->q, sim->v, sim->s, sim->t, sim->mu, EVAL_CONSTRAINTS);
+    // the node slot holds the constraints at this node (sim_update_diagnostics evaluated them
+    // when the node was accepted)
+    const sim_eval *e = &sim->eval[SIM_EVAL_NODE];
     const model_sparse *f = &m->constraint_forms;
     for (int a = 0; a < sim->mc; a++) {
         double norm2 = 0.0, g = e->rates[a], length = 0.0, speed = 0.0;

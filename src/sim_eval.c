@@ -5,54 +5,45 @@
 #include <math.h>
 #include <string.h>
 
+// The generated code's groups of the EVAL_ flags in `what` (model.h, MODEL_CG_).
+static unsigned codegen_groups(int what)
+{
+    unsigned groups = 0;
+    if (what & EVAL_LAGRANGIAN)
+        groups |= 1u << MODEL_CG_LAGRANGIAN;
+    if (what & EVAL_GRADIENT)
+        groups |= 1u << MODEL_CG_GRADIENT;
+    if (what & EVAL_HESSIAN)
+        groups |= 1u << MODEL_CG_HESSIAN;
+    if (what & EVAL_CONSTRAINTS)
+        groups |= 1u << MODEL_CG_CONSTRAINT_VALUES | 1u << MODEL_CG_CONSTRAINT_FORMS |
+                  1u << MODEL_CG_CONSTRAINT_RATES;
+    if (what & EVAL_CONSTRAINT_JAC)
+        groups |= 1u << MODEL_CG_CONSTRAINT_JACOBIAN;
+    if (what & EVAL_CURVATURE)
+        groups |= 1u << MODEL_CG_CURVATURE;
+    if (what & EVAL_FORCES)
+        groups |= 1u << MODEL_CG_FORCES | 1u << MODEL_CG_FORCE_JACOBIAN;
+    return groups;
+}
+
 void sim_evaluate(dirac_sim *sim, sim_eval *e, const double *q, const double *v, const double *s,
                   double t, const double *mu, int what)
 {
     const dirac_model *m = sim->model;
     int n = sim->n;
-    memcpy(e->x, q, (size_t)n * sizeof *e->x);
-    memcpy(e->x + m->first_v, v, (size_t)n * sizeof *e->x);
-    if (sim->ns)
-        memcpy(e->x + m->first_s, s, (size_t)sim->ns * sizeof *e->x);
-    e->x[m->index_t] = t;
+    double *x = e->x, *xv = x + m->first_v, *xs = x + m->first_s, *xmu = x + m->first_mu;
+    for (int i = 0; i < n; i++) {   // loops: small models pay memcpy's call more than the copy
+        x[i] = q[i];
+        xv[i] = v[i];
+    }
+    for (int j = 0; j < sim->ns; j++)
+        xs[j] = s[j];
+    x[m->index_t] = t;
     for (int a = 0; a < sim->mc; a++)
-        e->x[m->first_mu + a] = mu ? mu[a] : 0.0;
+        xmu[a] = mu ? mu[a] : 0.0;
     if (m->codegen) {   // the groups of this point in one call, sharing subexpressions
-        double *out[CODEGEN_MAX_GROUPS];
-        unsigned groups = 0;
-        if (what & EVAL_LAGRANGIAN) {
-            out[MODEL_CG_LAGRANGIAN] = &e->lagrangian;
-            groups |= 1u << MODEL_CG_LAGRANGIAN;
-        }
-        if (what & EVAL_GRADIENT) {
-            out[MODEL_CG_GRADIENT] = e->gradient;
-            groups |= 1u << MODEL_CG_GRADIENT;
-        }
-        if (what & EVAL_HESSIAN) {
-            out[MODEL_CG_HESSIAN] = e->hessian;
-            groups |= 1u << MODEL_CG_HESSIAN;
-        }
-        if (what & EVAL_CONSTRAINTS) {
-            out[MODEL_CG_CONSTRAINT_VALUES] = e->values;
-            out[MODEL_CG_CONSTRAINT_FORMS] = e->forms;
-            out[MODEL_CG_CONSTRAINT_RATES] = e->rates;
-            groups |= 1u << MODEL_CG_CONSTRAINT_VALUES | 1u << MODEL_CG_CONSTRAINT_FORMS |
-                      1u << MODEL_CG_CONSTRAINT_RATES;
-        }
-        if (what & EVAL_CONSTRAINT_JAC) {
-            out[MODEL_CG_CONSTRAINT_JACOBIAN] = e->constraint_jac;
-            groups |= 1u << MODEL_CG_CONSTRAINT_JACOBIAN;
-        }
-        if (what & EVAL_CURVATURE) {
-            out[MODEL_CG_CURVATURE] = e->curvature;
-            groups |= 1u << MODEL_CG_CURVATURE;
-        }
-        if (what & EVAL_FORCES) {
-            out[MODEL_CG_FORCES] = e->forces;
-            out[MODEL_CG_FORCE_JACOBIAN] = e->force_jac;
-            groups |= 1u << MODEL_CG_FORCES | 1u << MODEL_CG_FORCE_JACOBIAN;
-        }
-        codegen_eval(m->codegen, groups, e->x, out, sim->tape_work);
+        codegen_eval(m->codegen, codegen_groups(what), e->x, e->out, sim->tape_work);
         return;
     }
     if (what & EVAL_LAGRANGIAN)
@@ -79,6 +70,8 @@ void sim_evaluate(dirac_sim *sim, sim_eval *e, const double *q, const double *v,
 void sim_add_sparse_block(const model_sparse *sp, const double *values, int row_first, int rows,
                           int col_first, int cols, double scale, linsolve *jac, int r0, int c0)
 {
+    if (rows <= 0 || cols <= 0 || sp->nnz == 0)   // e.g. no entropy columns, no forces
+        return;
     for (int r = 0; r < rows; r++)
         for (int k = sp->row_start[row_first + r]; k < sp->row_start[row_first + r + 1]; k++) {
             int c = sp->col[k] - col_first;

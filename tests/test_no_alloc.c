@@ -1,13 +1,15 @@
 // Nothing allocates inside a time step: the program is linked with --wrap for malloc, calloc
 // and realloc (tests/CMakeLists.txt), counts every call made from libdirac and the test, and
 // checks the count does not move during 200 steps of each method on several models, with the
-// dense (LAPACK) and the sparse (KLU, whose own allocations happen in the first step) solvers.
+// dense (LAPACK) and the sparse (KLU, whose own allocations happen in the first step) solvers;
+// with the dense ones the first step counts too (the solvers are made with the simulation).
 #include "harness.h"
 #include "problems.h"
 #include "sim_run.h"
 
 #include <dirac/dirac.h>
 
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "alloc_count.h"
@@ -44,8 +46,13 @@ static void steps_do_not_allocate(void)
             if (run_open_with(&r, models[k], NULL, 0, &options)) {
                 dirac_sim *sim = r.sim;
                 double outputs[4];
-                ENSURE(dirac_sim_step(sim) == DIRAC_OK);   // dirac2's start-up step
+                // dense solvers are created with the simulation, so even the first step (dirac2's
+                // start-up step) allocates nothing; KLU allocates its analysis in the first step
+                bool sparse = k % 2 == 1;
                 long before = allocations;
+                ENSURE(dirac_sim_step(sim) == DIRAC_OK);
+                if (sparse)
+                    before = allocations;
                 for (int s = 0; s < 200; s++) {
                     ENSURE(dirac_sim_step(sim) == DIRAC_OK);
                     dirac_sim_outputs(sim, outputs);
@@ -55,7 +62,7 @@ static void steps_do_not_allocate(void)
                 dirac_sim_quality_get(sim, &quality);
                 ENSURE(dirac_sim_warning_count(sim) >= 0);
                 if (allocations != before)
-                    fprintf(stderr, "  model %zu, %s: %ld allocations in 200 steps\n", k,
+                    fprintf(stderr, "  model %zu, %s: %ld allocations in the steps\n", k,
                             methods[j], allocations - before);
                 ENSURE_EQ_INT(allocations - before, 0);
             }
