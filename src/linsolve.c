@@ -397,6 +397,24 @@ static void small_solve(int n, const double *a, const lapack_int *pivots, double
 #undef SOLVE_CASE
 }
 
+// Both right-hand sides with n a constant: the compiler interleaves the two independent
+// substitutions (each keeps its own order of operations).
+static void small_solve_pair(int n, const double *a, const lapack_int *pivots, double *b,
+                             double *c)
+{
+#define PAIR_CASE(k)                                                                              \
+    solve_of_size(k, a, pivots, b);                                                               \
+    solve_of_size(k, a, pivots, c);                                                               \
+    return
+    switch (n) {
+        SMALL_CASES(PAIR_CASE);
+    default:
+        solve_of_size(n, a, pivots, b);
+        solve_of_size(n, a, pivots, c);
+    }
+#undef PAIR_CASE
+}
+
 static dirac_status factor(linsolve *ls, int *bad_column);
 
 dirac_status linsolve_factor(linsolve *ls, int *bad_column)
@@ -456,6 +474,16 @@ void linsolve_solve(linsolve *ls, double *b)
                             b, ls->size);
     else
         klu_solve(ls->symbolic, ls->numeric, ls->size, 1, b, &ls->common);
+}
+
+void linsolve_solve_pair(linsolve *ls, double *b, double *c)
+{
+    if (!ls->sparse && ls->size <= LINSOLVE_SMALL) {
+        small_solve_pair(ls->size, ls->dense, ls->pivots, b, c);
+    } else {
+        linsolve_solve(ls, b);
+        linsolve_solve(ls, c);
+    }
 }
 
 dirac_status linsolve_create(int size, bool sparse, linsolve **out, dirac_error *err)

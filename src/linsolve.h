@@ -52,6 +52,10 @@ dirac_status linsolve_factor(linsolve *ls, int *bad_column);
 /// Solves A x = b in place (after a successful factorization).
 void linsolve_solve(linsolve *ls, double *b);
 
+/// Solves A x = b and A y = c in place: the same operations as two linsolve_solve calls (so
+/// the same numbers), with one dispatch and one pass over a small dense LU.
+void linsolve_solve_pair(linsolve *ls, double *b, double *c);
+
 /// Newton's reuse of a factorization (newton.c): the hidden magnitudes of the assembly behind
 /// it (size entries, newton.h), the step size it was assembled for, whether the solver holds
 /// the LU of the last assembled matrix (linsolve_zero forgets it), and the number of
