@@ -145,15 +145,14 @@ static void measure_rows(newton *nw, const linsolve *ls, int size, const double 
             block_max[block[i]] = fabs(z[i]);
     for (int j = 0; j < size; j++)
         nw->scale[j] = fabs(z[j]) + block_max[block[j]];
-    // the previous magnitudes (or |r(guess)|) wait in delta, which is free until the solve
-    for (int i = 0; i < size; i++)
-        nw->delta[i] = first ? fabs(nw->residual[i]) : nw->row_scale[i];
-    linsolve_row_magnitudes(ls, nw->scale, nw->row_scale);
-    for (int i = 0; i < size; i++)
-        nw->row_scale[i] += nw->hidden_magnitude[i];
-    for (int i = 0; i < size; i++)
-        nw->row_scale[i] = first ? nw->row_scale[i] + nw->delta[i]
-                                 : larger(nw->row_scale[i], nw->delta[i]);
+    // Σ_j |J_ij| scale_j into delta (free until the solve), then R_i with the hidden magnitude
+    // and |r_i(guess)| (first) or the larger of it and the previous R_i
+    double *terms = nw->delta;
+    linsolve_row_magnitudes(ls, nw->scale, terms);
+    for (int i = 0; i < size; i++) {
+        double r = terms[i] + nw->hidden_magnitude[i];
+        nw->row_scale[i] = first ? r + fabs(nw->residual[i]) : larger(r, nw->row_scale[i]);
+    }
     linsolve_column_reach(ls, nw->row_scale, nw->floor);
     for (int j = 0; j < size; j++)
         nw->floor[j] *= NEWTON_ROUNDING * DBL_EPSILON;
