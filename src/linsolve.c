@@ -386,7 +386,8 @@ static int small_lu(int n, double *a, lapack_int *pivots)
 #undef LU_CASE
 }
 
-static void small_solve(int n, const double *a, const lapack_int *pivots, double *b)
+static inline __attribute__((always_inline)) void small_solve(int n, const double *a,
+                                                              const lapack_int *pivots, double *b)
 {
 #define SOLVE_CASE(k) solve_of_size(k, a, pivots, b); return
     switch (n) {
@@ -397,8 +398,8 @@ static void small_solve(int n, const double *a, const lapack_int *pivots, double
 #undef SOLVE_CASE
 }
 
-// Both right-hand sides with n a constant: the compiler interleaves the two independent
-// substitutions (each keeps its own order of operations).
+// Both right-hand sides with n a constant (sizes up to 16): the compiler interleaves the two
+// independent substitutions (each keeps its own order of operations).
 static void small_solve_pair(int n, const double *a, const lapack_int *pivots, double *b,
                              double *c)
 {
@@ -408,9 +409,6 @@ static void small_solve_pair(int n, const double *a, const lapack_int *pivots, d
     return
     switch (n) {
         SMALL_CASES(PAIR_CASE);
-    default:
-        solve_of_size(n, a, pivots, b);
-        solve_of_size(n, a, pivots, c);
     }
 #undef PAIR_CASE
 }
@@ -478,7 +476,7 @@ void linsolve_solve(linsolve *ls, double *b)
 
 void linsolve_solve_pair(linsolve *ls, double *b, double *c)
 {
-    if (!ls->sparse && ls->size <= LINSOLVE_SMALL) {
+    if (!ls->sparse && ls->size <= 16) {
         small_solve_pair(ls->size, ls->dense, ls->pivots, b, c);
     } else {
         linsolve_solve(ls, b);
