@@ -128,6 +128,11 @@ static void record(linsolve *ls, int row, int col)
     ls->trip_count++;
 }
 
+double *linsolve_dense_values(linsolve *ls)
+{
+    return ls->sparse ? NULL : ls->dense;
+}
+
 void linsolve_add(linsolve *ls, int row, int col, double value)
 {
     if (!ls->sparse) {

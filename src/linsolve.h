@@ -31,6 +31,10 @@ void linsolve_zero(linsolve *ls);
 /// A[row][col] += value.
 void linsolve_add(linsolve *ls, int row, int col, double value);
 
+/// A dense solver's column-major size x size matrix (A[row][col] at col * size + row), for
+/// assemblies that add precomputed targets; NULL for a sparse one.
+double *linsolve_dense_values(linsolve *ls);
+
 /// Sparse: starts/ends recording the pattern (linsolve_add then records positions).
 void linsolve_begin_pattern(linsolve *ls);
 dirac_status linsolve_end_pattern(linsolve *ls, dirac_error *err);
