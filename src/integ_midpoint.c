@@ -43,6 +43,12 @@ void midpoint_layout(const dirac_sim *sim, void *state, sim_layout *l)
     st->s_old = sim_layout_doubles(l, ns);
     st->dq = sim_layout_doubles(l, n);
     st->residual = sim_layout_doubles(l, stage1);
+    // at most 4 blocks of ∂²L and 2 of ∂F reach ∂R1/∂Δq (assemble_positions)
+    const dirac_model *m = sim->model;
+    size_t targets = 4 * (size_t)m->hessian.nnz + 2 * (size_t)m->force_jacobian.nnz;
+    st->dense_source = sim_layout_ints(l, targets);
+    st->dense_place = sim_layout_ints(l, targets);
+    st->dense_coefficient = sim_layout_ints(l, targets);
     st->positions = (predictor){ (int)stage1,
                                  sim_layout_doubles(l, predictor_memory_size((int)stage1)) };
     st->velocities = (predictor){ (int)(n + mc),
@@ -75,6 +81,66 @@ static void midpoint_of(dirac_sim *sim, const double *dq, double *qbar, double *
         qbar[i] = sim->q[i] + 0.5 * dq[i];
         vbar[i] = dq[i] / sim->h;
         q1[i] = sim->q[i] + dq[i];
+    }
+}
+
+// The entries of one block of a sparse matrix (rows row_first.., columns col_first..) as
+// targets of the dense stage-1 matrix of `size` unknowns (rows and columns from 0), in the
+// order sim_add_sparse_block adds them; `offset` tells the force Jacobian's sources apart.
+static void plan_block(midpoint_state *st, const model_sparse *sp, int offset, int row_first,
+                       int col_first, int n, int coefficient, int size)
+{
+    if (sp->nnz == 0)
+        return;
+    for (int r = 0; r < n; r++)
+        for (int k = sp->row_start[row_first + r]; k < sp->row_start[row_first + r + 1]; k++) {
+            int c = sp->col[k] - col_first;
+            if (c >= 0 && c < n) {
+                st->dense_source[st->dense_count] = offset + k;
+                st->dense_place[st->dense_count] = c * size + r;
+                st->dense_coefficient[st->dense_count] = coefficient;
+                st->dense_count++;
+            }
+        }
+}
+
+// ∂R1/∂Δq = ½ H_vq + H_vv / h − h/2 (½ H_qq + H_qv / h + ½ F_q + F_v / h), the blocks in this
+// order (the sums of shared entries are formed in it). Dense matrices: straight into the
+// matrix from the targets made once (the block walk costs more than the additions at small n).
+static void add_position_jacobian(dirac_sim *sim, midpoint_state *st, const sim_eval *mid,
+                                  linsolve *jac)
+{
+    const dirac_model *m = sim->model;
+    int n = sim->n, size = n + sim->ns + sim->mc;
+    double h = sim->h;
+    double *dense = linsolve_dense_values(jac);
+    if (!dense) {
+        sim_add_hessian_block(sim, mid, n, n, 0, n, 0.5, jac, 0, 0);
+        sim_add_hessian_block(sim, mid, n, n, n, n, 1.0 / h, jac, 0, 0);
+        sim_add_hessian_block(sim, mid, 0, n, 0, n, -0.25 * h, jac, 0, 0);
+        sim_add_hessian_block(sim, mid, 0, n, n, n, -0.5, jac, 0, 0);
+        sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, 0, n, -0.25 * h, jac, 0,
+                             0);
+        sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, n, n, -0.5, jac, 0, 0);
+        return;
+    }
+    if (!st->dense_ready) {
+        int hn = m->hessian.nnz;
+        st->dense_count = 0;
+        plan_block(st, &m->hessian, 0, n, 0, n, 0, size);
+        plan_block(st, &m->hessian, 0, n, n, n, 1, size);
+        plan_block(st, &m->hessian, 0, 0, 0, n, 2, size);
+        plan_block(st, &m->hessian, 0, 0, n, n, 3, size);
+        plan_block(st, &m->force_jacobian, hn, 0, 0, n, 2, size);
+        plan_block(st, &m->force_jacobian, hn, 0, n, n, 3, size);
+        st->dense_ready = true;
+    }
+    const double coefficient[4] = { 0.5, 1.0 / h, -0.25 * h, -0.5 };
+    int hn = m->hessian.nnz;
+    for (int e = 0; e < st->dense_count; e++) {
+        int k = st->dense_source[e];
+        double value = k < hn ? mid->hessian[k] : mid->force_jac[k - hn];
+        dense[st->dense_place[e]] += coefficient[st->dense_coefficient[e]] * value;
     }
 }
 
@@ -113,13 +179,8 @@ static int assemble_positions(void *context, const double *z, double *r, linsolv
     }
     if (!jac)
         return 0;
-    // ∂R1/∂Δq = ∂R1/∂q_{k+1} = ½ H_vq + H_vv / h − h/2 (½ H_qq + H_qv / h + ½ F_q + F_v / h)
-    sim_add_hessian_block(sim, mid, n, n, 0, n, 0.5, jac, 0, 0);
-    sim_add_hessian_block(sim, mid, n, n, n, n, 1.0 / h, jac, 0, 0);
-    sim_add_hessian_block(sim, mid, 0, n, 0, n, -0.25 * h, jac, 0, 0);
-    sim_add_hessian_block(sim, mid, 0, n, n, n, -0.5, jac, 0, 0);
-    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, 0, n, -0.25 * h, jac, 0, 0);
-    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, n, n, -0.5, jac, 0, 0);
+    // ∂R1/∂Δq = ∂R1/∂q_{k+1}
+    add_position_jacobian(sim, st, mid, jac);
     // ∂R1/∂S_{k+1} = ½ H_vS − h/4 (H_qS + F_S)
     sim_add_hessian_block(sim, mid, n, n, 2 * n, ns, 0.5, jac, 0, zs);
     sim_add_hessian_block(sim, mid, 0, n, 2 * n, ns, -0.25 * h, jac, 0, zs);

@@ -19,6 +19,13 @@ typedef struct midpoint_state {
     // Newton's starting values (history: part of the snapshot): stage 1 as [v̄ | S | λ] at the
     // step midpoints, stage 2 as [v | ν] at the nodes
     predictor positions, velocities;
+    // stage 1's dense ∂R1/∂Δq from ∂²L and ∂F (assemble_positions): per entry added, its
+    // source (k < hessian nnz: hessian[k], else force_jac[k − nnz]), its place in the
+    // column-major matrix and its coefficient (0: ½, 1: 1/h, 2: −h/4, 3: −½), in the order of
+    // the block-by-block assembly (so the sums are the same); made at the first dense assembly
+    int *dense_source, *dense_place, *dense_coefficient;
+    int dense_count;
+    bool dense_ready;
 } midpoint_state;
 
 void midpoint_layout(const dirac_sim *sim, void *state, sim_layout *l);

@@ -128,6 +128,11 @@ static void record(linsolve *ls, int row, int col)
     ls->trip_count++;
 }
 
+double *linsolve_dense_values(linsolve *ls)
+{
+    return ls->sparse ? NULL : ls->dense;
+}
+
 void linsolve_add(linsolve *ls, int row, int col, double value)
 {
     if (!ls->sparse) {
@@ -386,7 +391,8 @@ static int small_lu(int n, double *a, lapack_int *pivots)
 #undef LU_CASE
 }
 
-static void small_solve(int n, const double *a, const lapack_int *pivots, double *b)
+static inline __attribute__((always_inline)) void small_solve(int n, const double *a,
+                                                              const lapack_int *pivots, double *b)
 {
 #define SOLVE_CASE(k) solve_of_size(k, a, pivots, b); return
     switch (n) {
@@ -395,6 +401,21 @@ static void small_solve(int n, const double *a, const lapack_int *pivots, double
         solve_of_size(n, a, pivots, b);
     }
 #undef SOLVE_CASE
+}
+
+// Both right-hand sides with n a constant (sizes up to 16): the compiler interleaves the two
+// independent substitutions (each keeps its own order of operations).
+static void small_solve_pair(int n, const double *a, const lapack_int *pivots, double *b,
+                             double *c)
+{
+#define PAIR_CASE(k)                                                                              \
+    solve_of_size(k, a, pivots, b);                                                               \
+    solve_of_size(k, a, pivots, c);                                                               \
+    return
+    switch (n) {
+        SMALL_CASES(PAIR_CASE);
+    }
+#undef PAIR_CASE
 }
 
 static dirac_status factor(linsolve *ls, int *bad_column);
@@ -456,6 +477,16 @@ void linsolve_solve(linsolve *ls, double *b)
                             b, ls->size);
     else
         klu_solve(ls->symbolic, ls->numeric, ls->size, 1, b, &ls->common);
+}
+
+void linsolve_solve_pair(linsolve *ls, double *b, double *c)
+{
+    if (!ls->sparse && ls->size <= 16) {
+        small_solve_pair(ls->size, ls->dense, ls->pivots, b, c);
+    } else {
+        linsolve_solve(ls, b);
+        linsolve_solve(ls, c);
+    }
 }
 
 dirac_status linsolve_create(int size, bool sparse, linsolve **out, dirac_error *err)

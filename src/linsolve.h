@@ -31,6 +31,10 @@ void linsolve_zero(linsolve *ls);
 /// A[row][col] += value.
 void linsolve_add(linsolve *ls, int row, int col, double value);
 
+/// A dense solver's column-major size x size matrix (A[row][col] at col * size + row), for
+/// assemblies that add precomputed targets; NULL for a sparse one.
+double *linsolve_dense_values(linsolve *ls);
+
 /// Sparse: starts/ends recording the pattern (linsolve_add then records positions).
 void linsolve_begin_pattern(linsolve *ls);
 dirac_status linsolve_end_pattern(linsolve *ls, dirac_error *err);
@@ -51,6 +55,10 @@ dirac_status linsolve_factor(linsolve *ls, int *bad_column);
 
 /// Solves A x = b in place (after a successful factorization).
 void linsolve_solve(linsolve *ls, double *b);
+
+/// Solves A x = b and A y = c in place: the same operations as two linsolve_solve calls (so
+/// the same numbers), with one dispatch and one pass over a small dense LU.
+void linsolve_solve_pair(linsolve *ls, double *b, double *c);
 
 /// Newton's reuse of a factorization (newton.c): the hidden magnitudes of the assembly behind
 /// it (size entries, newton.h), the step size it was assembled for, whether the solver holds

@@ -145,15 +145,14 @@ static void measure_rows(newton *nw, const linsolve *ls, int size, const double 
             block_max[block[i]] = fabs(z[i]);
     for (int j = 0; j < size; j++)
         nw->scale[j] = fabs(z[j]) + block_max[block[j]];
-    // the previous magnitudes (or |r(guess)|) wait in delta, which is free until the solve
-    for (int i = 0; i < size; i++)
-        nw->delta[i] = first ? fabs(nw->residual[i]) : nw->row_scale[i];
-    linsolve_row_magnitudes(ls, nw->scale, nw->row_scale);
-    for (int i = 0; i < size; i++)
-        nw->row_scale[i] += nw->hidden_magnitude[i];
-    for (int i = 0; i < size; i++)
-        nw->row_scale[i] = first ? nw->row_scale[i] + nw->delta[i]
-                                 : larger(nw->row_scale[i], nw->delta[i]);
+    // Σ_j |J_ij| scale_j into delta (free until the solve), then R_i with the hidden magnitude
+    // and |r_i(guess)| (first) or the larger of it and the previous R_i
+    double *terms = nw->delta;
+    linsolve_row_magnitudes(ls, nw->scale, terms);
+    for (int i = 0; i < size; i++) {
+        double r = terms[i] + nw->hidden_magnitude[i];
+        nw->row_scale[i] = first ? r + fabs(nw->residual[i]) : larger(r, nw->row_scale[i]);
+    }
     linsolve_column_reach(ls, nw->row_scale, nw->floor);
     for (int j = 0; j < size; j++)
         nw->floor[j] *= NEWTON_ROUNDING * DBL_EPSILON;
@@ -164,18 +163,24 @@ static void measure_rows(newton *nw, const linsolve *ls, int size, const double 
 // alternating), floor_j = max(floor_j, |x_j|), an estimate of (|J⁻¹| ρ)_j that, unlike the
 // column reach, is invariant under any scaling of rows and unknowns: at tiny steps the
 // momentum rows' entries grow like 1/h and a holonomic constraint's stay O(1), yet the
-// constraint alone fixes the normal part of Δq to ε |q|. Uses nw->scale as its buffer (free
-// after measure_rows).
+// constraint alone fixes the normal part of Δq to ε |q|. Uses nw->scale and nw->delta as its
+// buffers (free after measure_rows; the two patterns are solved in one pass).
 static void propagate_rounding(newton *nw, linsolve *ls, int size)
 {
-    for (int pattern = 0; pattern < 2; pattern++) {
-        for (int i = 0; i < size; i++)
-            nw->scale[i] = (pattern == 1 && (i & 1) ? -1.0 : 1.0) * NEWTON_ROUNDING *
-                           DBL_EPSILON * nw->row_scale[i];
-        linsolve_solve(ls, nw->scale);
-        for (int j = 0; j < size; j++)
-            if (isfinite(nw->scale[j]) && fabs(nw->scale[j]) > nw->floor[j])
-                nw->floor[j] = fabs(nw->scale[j]);
+    double *all_plus = nw->scale, *alternating = nw->delta;
+    for (int i = 0; i < size; i++) {
+        double rounding = NEWTON_ROUNDING * DBL_EPSILON * nw->row_scale[i];
+        all_plus[i] = rounding;
+        alternating[i] = (i & 1 ? -1.0 : 1.0) * rounding;
+    }
+    linsolve_solve_pair(ls, all_plus, alternating);
+    for (int j = 0; j < size; j++) {
+        double a = fabs(all_plus[j]), b = fabs(alternating[j]), f = nw->floor[j];
+        if (isfinite(a) && a > f)
+            f = a;
+        if (isfinite(b) && b > f)
+            f = b;
+        nw->floor[j] = f;
     }
 }
 
