@@ -17,6 +17,7 @@
 // code (without contraction into fused multiply-adds) gives the tape's numbers. Constants
 // are read from the table k, except the integer exponents that pick the powering.
 #include "codegen.h"
+#include "codegen_families.h"
 
 #include "error.h"
 #include "text.h"
@@ -92,6 +93,12 @@ typedef struct emitter {
     double *constants;
     int constant_count, constant_capacity;
     int failed;
+    // a family's loop body being emitted (codegen_families.h): per pool id, the node's local
+    // u<n> (-1: none) or the leaf's slot (-1: none), and the family
+    int32_t *body_local, *body_slot;
+    const codegen_family *family;
+    const double *family_values;              // codegen_families.values
+    int slot_base[FAMILY_MAX_NODES];          // per slot of per-member constants: k[] index
 } emitter;
 
 static int by_groups_mask_id(const void *pa, const void *pb)
@@ -129,10 +136,9 @@ static int integer_exponent(const expr_pool *pool, expr_id node, long *exponent)
     return 1;
 }
 
-static int constant_index(emitter *em, expr_id id)
+// appends a value to the constant table k; its index
+static int append_constant(emitter *em, double value)
 {
-    if (em->constant[id] >= 0)
-        return em->constant[id];
     if (em->constant_count == em->constant_capacity) {
         int capacity = em->constant_capacity ? 2 * em->constant_capacity : 64;
         double *grown = realloc(em->constants, (size_t)capacity * sizeof *grown);
@@ -143,14 +149,65 @@ static int constant_index(emitter *em, expr_id id)
         em->constants = grown;
         em->constant_capacity = capacity;
     }
-    em->constants[em->constant_count] = expr_const_value(em->pool, id);
-    em->constant[id] = em->constant_count;
+    em->constants[em->constant_count] = value;
     return em->constant_count++;
+}
+
+static int constant_index(emitter *em, expr_id id)
+{
+    if (em->constant[id] < 0)
+        em->constant[id] = append_constant(em, expr_const_value(em->pool, id));
+    return em->constant[id];
+}
+
+// "B + S * i", or B alone when S is 0
+static void put_affine(text_buffer *b, long base, long stride)
+{
+    put_long(b, base);
+    if (stride) {
+        put(b, " + ");
+        put_long(b, stride);
+        put(b, " * i");
+    }
+}
+
+// the C text of leaf slot j of the family being emitted, in the loop over its members i
+static void put_slot(emitter *em, text_buffer *b, int j)
+{
+    const codegen_family *f = em->family;
+    const family_column *c = &f->slot[j];
+    if (expr_kind_of(em->pool, f->slot_leaf[j]) == EXPR_CONST) {
+        put(b, "k[");
+        if (c->form == COLUMN_VALUES)
+            put_affine(b, em->slot_base[j], 1);
+        else
+            put_long(b, constant_index(em, f->slot_leaf[j]));
+        put(b, "]");
+        return;
+    }
+    put(b, "x[");
+    if (c->form == COLUMN_TABLE) {
+        put(b, "row[");
+        put_long(b, c->column);
+        put(b, "]");
+    } else {
+        put_affine(b, c->base, c->stride);
+    }
+    put(b, "]");
 }
 
 // the C text of operand `id` read by a statement of chunk `chunk`
 static void put_operand(emitter *em, text_buffer *b, expr_id id, int chunk)
 {
+    if (em->family) {   // inside a family's loop: the body's locals and the leaf columns
+        if (em->body_slot[id] >= 0) {
+            put_slot(em, b, em->body_slot[id]);
+        } else {
+            put(b, "u");
+            put_long(b, em->body_local[id]);
+        }
+        return;
+    }
     expr_kind kind = expr_kind_of(em->pool, id);
     if (kind == EXPR_CONST) {
         put(b, "k[");
@@ -294,14 +351,14 @@ static const char prelude[] =
     "static inline double dg_ne(double a, double b) { return dg_nan(a, b) ? a + b : a != b ? 1.0 : 0.0; }\n"
     "static inline double dg_when(double c, double a) { return c == 0.0 ? 0.0 : c != c ? c : a; }\n"
     "#define DG_ARGS const double *restrict x, const double *restrict k, unsigned what, "
-    "double *const *restrict o, double *restrict w\n";
+    "double *const *restrict o, double *restrict w, const int *restrict ix\n";
 
 static void put_function_head(text_buffer *b, int function, int exported)
 {
     put(b, exported ? "__attribute__((noinline, visibility(\"hidden\"))) void dg_f"
                     : "__attribute__((noinline)) static void dg_f");
     put_long(b, function);
-    put(b, "(DG_ARGS)\n{\n    (void)x, (void)k, (void)what, (void)o, (void)w;\n");
+    put(b, "(DG_ARGS)\n{\n    (void)x, (void)k, (void)what, (void)o, (void)w, (void)ix;\n");
 }
 
 // one function: statements first .. last-1
@@ -373,15 +430,76 @@ static void emit_leaf_chunk(emitter *em, text_buffer *b, int function, int32_t f
     put(b, "}\n");
 }
 
+// one function: the loop over the members of a family, its body the shape's operations
+static void emit_family(emitter *em, text_buffer *b, int function, const codegen_family *f,
+                        int exported)
+{
+    expr_id body[FAMILY_MAX_NODES];
+    int count = codegen_family_body(em->pool, f, body);
+    for (int j = 0; j < f->slot_count; j++)
+        em->body_slot[f->slot_leaf[j]] = j;
+    for (int n = 0; n < count; n++)
+        if (em->body_slot[body[n]] < 0)
+            em->body_local[body[n]] = n;
+    for (int j = 0; j < f->slot_count; j++)
+        if (f->slot[j].form == COLUMN_VALUES) {   // k[base + i]: member i's constant
+            em->slot_base[j] = em->constant_count;
+            for (int i = 0; i < f->members; i++)
+                append_constant(em, em->family_values[f->slot[j].values + i]);
+        }
+    put_function_head(b, function, exported);
+    put(b, "    if (!(what & ");
+    put_mask(b, 1u << f->group);
+    put(b, "))\n        return;\n    double *restrict out = o[");
+    put_long(b, f->group);
+    put(b, "];\n");
+    if (f->width > 0) {
+        put(b, "    const int *restrict rows = ix + ");
+        put_long(b, f->table);
+        put(b, ";\n");
+    }
+    put(b, "    for (long i = 0; i < ");
+    put_long(b, f->members);
+    put(b, "; i++) {\n");
+    if (f->width > 0) {
+        put(b, "        const int *restrict row = rows + ");
+        put_long(b, f->width);
+        put(b, " * i;\n");
+    }
+    em->family = f;
+    for (int n = 0; n < count; n++) {
+        if (em->body_slot[body[n]] >= 0)
+            continue;
+        put(b, "        const double u");
+        put_long(b, n);
+        put(b, " = ");
+        put_expression(em, b, body[n], -1);
+        put(b, ";\n");
+    }
+    put(b, "        out[");
+    if (f->output.form == COLUMN_TABLE)
+        put(b, "row[0]");
+    else
+        put_affine(b, f->output.base, f->output.stride);
+    put(b, "] = ");
+    put_operand(em, b, f->root, -1);
+    put(b, ";\n    }\n}\n");
+    em->family = NULL;
+    for (int n = 0; n < count; n++)
+        em->body_local[body[n]] = em->body_slot[body[n]] = -1;
+}
+
 // marks the groups needing each node, lists the statements in emission order, and decides
 // which values are kept in w
 static dirac_status plan(emitter *em, int n_groups, const expr_id *const *ids,
-                         const int *counts, dirac_error *err)
+                         const int *counts, const uint8_t *looped, dirac_error *err)
 {
     const expr_pool *pool = em->pool;
     int32_t size = expr_pool_size(pool), top = -1;
-    for (int g = 0; g < n_groups; g++)
-        for (int r = 0; r < counts[g]; r++) {
+    for (int g = 0, o = 0; g < n_groups; g++)
+        for (int r = 0; r < counts[g]; r++, o++) {
+            if (looped && looped[o])
+                continue;
             em->mask[ids[g][r]] |= 1u << g;
             if (ids[g][r] > top)
                 top = ids[g][r];
@@ -429,12 +547,46 @@ static dirac_status plan(emitter *em, int n_groups, const expr_id *const *ids,
     return DIRAC_OK;
 }
 
+// Statements of straight-line code for the outputs of group `only` (-1: all) that no loop
+// writes (operations reachable from them), counting no further than `stop`; 0 when out of
+// memory.
+static long straight_line_statements(const expr_pool *pool, int n_groups,
+                                     const expr_id *const *ids, const int *counts,
+                                     const uint8_t *looped, int only, long stop)
+{
+    int32_t size = expr_pool_size(pool), top = -1;
+    uint8_t *needed = calloc((size_t)size + 1, 1);
+    if (!needed)
+        return 0;
+    for (int g = 0, o = 0; g < n_groups; g++)
+        for (int r = 0; r < counts[g]; r++, o++) {
+            if ((only >= 0 && g != only) || (looped && looped[o]))
+                continue;
+            needed[ids[g][r]] = 1;
+            top = ids[g][r] > top ? ids[g][r] : top;
+        }
+    long count = 0;
+    for (int32_t id = top; id >= 0 && count <= stop; id--) {   // parents before children
+        if (!needed[id] || is_leaf(expr_kind_of(pool, id)))
+            continue;
+        count++;
+        for (int which = 0; which < 2; which++) {
+            expr_id child = expr_child(pool, id, which);
+            if (child != EXPR_NONE)
+                needed[child] = 1;
+        }
+    }
+    free(needed);
+    return count;
+}
+
 void codegen_source_free(codegen_source *src)
 {
     for (int f = 0; f < src->file_count; f++)
         free(src->files[f]);
     free(src->files);
     free(src->constants);
+    free(src->index);
     memset(src, 0, sizeof *src);
 }
 
@@ -458,34 +610,59 @@ dirac_status codegen_emit(const expr_pool *pool, int n_groups, const expr_id *co
     em.next_output = malloc(outputs * sizeof *em.next_output);
     em.output_group = malloc(outputs * sizeof *em.output_group);
     em.output_index = malloc(outputs * sizeof *em.output_index);
+    em.body_local = malloc(size * sizeof *em.body_local);
+    em.body_slot = malloc(size * sizeof *em.body_slot);
+    codegen_families families = { 0 };
     dirac_status status = DIRAC_OK;
     text_buffer *files = NULL;
     int file_count = 0;
     if (!em.mask || !em.order || !em.spill || !em.constant || !em.first_output ||
-        !em.next_output || !em.output_group || !em.output_index) {
+        !em.next_output || !em.output_group || !em.output_index || !em.body_local ||
+        !em.body_slot) {
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
         goto done;
     }
     for (size_t i = 0; i < size; i++)
-        em.order[i] = em.spill[i] = em.constant[i] = em.first_output[i] = -1;
+        em.order[i] = em.spill[i] = em.constant[i] = em.first_output[i] = em.body_local[i] =
+            em.body_slot[i] = -1;
+    // large models: the outputs of one shape as loops (codegen_families.h); small ones stay
+    // straight-line code, whose shared subexpressions cost less
+    if (straight_line_statements(pool, n_groups, ids, counts, NULL, -1, FAMILY_MIN_STATEMENTS) >
+        FAMILY_MIN_STATEMENTS) {
+        status = codegen_find_families(pool, n_groups, ids, counts, &families, err);
+        if (status != DIRAC_OK)
+            goto done;
+        em.family_values = families.values;
+        // a group whose outputs are still long straight-line code (a sum over a family, like
+        // the Lagrangian's value) stays on its tape: compile time independent of the size
+        for (int g = 0, o = 0; g < n_groups && families.count > 0; o += counts[g++])
+            if (straight_line_statements(pool, n_groups, ids, counts, families.looped, g,
+                                         FAMILY_GROUP_STATEMENTS) > FAMILY_GROUP_STATEMENTS) {
+                out->tape_groups |= 1u << g;
+                memset(families.looped + o, 1, (size_t)counts[g]);
+            }
+    }
+    const uint8_t *looped = families.count > 0 ? families.looped : NULL;
     // outputs of each node, listed so that each node's outputs come in (group, index) order
     for (int g = n_groups - 1, r = total_outputs; g >= 0; g--)
         for (int i = counts[g] - 1; i >= 0; i--) {
             expr_id id = ids[g][i];
             r--;
+            if (looped && looped[r])
+                continue;
             em.output_group[r] = g;
             em.output_index[r] = i;
             em.next_output[r] = em.first_output[id];
             em.first_output[id] = r;
         }
-    status = plan(&em, n_groups, ids, counts, err);
+    status = plan(&em, n_groups, ids, counts, looped, err);
     if (status != DIRAC_OK)
         goto done;
 
     // outputs that are inputs or constants: written by functions of their own
-    for (int g = 0; g < n_groups; g++)
-        for (int i = 0; i < counts[g]; i++)
-            if (is_leaf(expr_kind_of(pool, ids[g][i])))
+    for (int g = 0, r = 0; g < n_groups; g++)
+        for (int i = 0; i < counts[g]; i++, r++)
+            if (is_leaf(expr_kind_of(pool, ids[g][i])) && !(looped && looped[r]))
                 em.leaf_count++;
     em.leaf_group = malloc(((size_t)em.leaf_count + 1) * sizeof *em.leaf_group);
     em.leaf_index = malloc(((size_t)em.leaf_count + 1) * sizeof *em.leaf_index);
@@ -494,16 +671,16 @@ dirac_status codegen_emit(const expr_pool *pool, int n_groups, const expr_id *co
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
         goto done;
     }
-    for (int g = 0, r = 0; g < n_groups; g++)
-        for (int i = 0; i < counts[g]; i++)
-            if (is_leaf(expr_kind_of(pool, ids[g][i]))) {
+    for (int g = 0, r = 0, o = 0; g < n_groups; g++)
+        for (int i = 0; i < counts[g]; i++, o++)
+            if (is_leaf(expr_kind_of(pool, ids[g][i])) && !(looped && looped[o])) {
                 em.leaf_group[r] = g;
                 em.leaf_index[r] = i;
                 em.leaf_id[r++] = ids[g][i];
             }
     int chunks = (em.count + CHUNK_STATEMENTS - 1) / CHUNK_STATEMENTS;
     int leaf_chunks = (em.leaf_count + CHUNK_STATEMENTS - 1) / CHUNK_STATEMENTS;
-    int functions = chunks + leaf_chunks;
+    int functions = chunks + leaf_chunks + families.count;
     file_count = (functions + FILE_CHUNKS - 1) / FILE_CHUNKS;
     if (file_count == 0)
         file_count = 1;
@@ -521,6 +698,8 @@ dirac_status codegen_emit(const expr_pool *pool, int n_groups, const expr_id *co
             int32_t first = f * CHUNK_STATEMENTS;
             int32_t last = first + CHUNK_STATEMENTS < em.count ? first + CHUNK_STATEMENTS : em.count;
             emit_chunk(&em, b, f, first, last, exported);
+        } else if (f >= chunks + leaf_chunks) {
+            emit_family(&em, b, f, &families.family[f - chunks - leaf_chunks], exported);
         } else {
             int32_t first = (f - chunks) * CHUNK_STATEMENTS;
             int32_t last = first + CHUNK_STATEMENTS < em.leaf_count ? first + CHUNK_STATEMENTS
@@ -541,7 +720,7 @@ dirac_status codegen_emit(const expr_pool *pool, int n_groups, const expr_id *co
     for (int f = 0; f < functions; f++) {
         put(b, "    dg_f");
         put_long(b, f);
-        put(b, "(x, k, what, o, w);\n");
+        put(b, "(x, k, what, o, w, ix);\n");
     }
     put(b, "}\n");
 
@@ -569,7 +748,10 @@ dirac_status codegen_emit(const expr_pool *pool, int n_groups, const expr_id *co
     for (int g = 0; g < n_groups; g++)
         largest = counts[g] > largest ? counts[g] : largest;
     out->work_size = em.spill_count + largest;   // spills, then the sink
-    out->statements = em.count + em.leaf_count;
+    out->statements = em.count + em.leaf_count + families.nodes;
+    out->index = families.index;
+    families.index = NULL;
+    out->index_count = families.index_count;
     out->functions = functions + 1;
 
 done:
@@ -589,5 +771,8 @@ done:
     free(em.leaf_index);
     free(em.leaf_id);
     free(em.constants);
+    free(em.body_local);
+    free(em.body_slot);
+    codegen_families_free(&families);
     return status;
 }

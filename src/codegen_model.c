@@ -44,7 +44,7 @@ void model_codegen_attach(dirac_model *m, int enabled)
         return;
     for (int g = 0; g < MODEL_CG_COUNT; g++) {
         model_group *group = group_of(m, (model_codegen_group)g);
-        if (group->count > 0) {
+        if (group->count > 0 && !(m->codegen_report.tape_groups & (1u << g))) {
             group->module = m->codegen;
             group->bit = g;
         }

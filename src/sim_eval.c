@@ -5,6 +5,19 @@
 #include <math.h>
 #include <string.h>
 
+// A group of the generated code joins the fused call (out, groups); a group it leaves to
+// its tape (codegen_families.h: a long sum) is evaluated now. Empty groups are no-ops.
+static void fused_or_tape(dirac_sim *sim, const model_group *g, const sim_eval *e, double *values,
+                          double **out, unsigned *groups)
+{
+    if (g->module) {
+        out[g->bit] = values;
+        *groups |= 1u << g->bit;
+    } else {
+        model_group_eval(g, e->x, sim->tape_work, values);
+    }
+}
+
 void sim_evaluate(dirac_sim *sim, sim_eval *e, const double *q, const double *v, const double *s,
                   double t, const double *mu, int what)
 {
@@ -20,37 +33,24 @@ void sim_evaluate(dirac_sim *sim, sim_eval *e, const double *q, const double *v,
     if (m->codegen) {   // the groups of this point in one call, sharing subexpressions
         double *out[CODEGEN_MAX_GROUPS];
         unsigned groups = 0;
-        if (what & EVAL_LAGRANGIAN) {
-            out[MODEL_CG_LAGRANGIAN] = &e->lagrangian;
-            groups |= 1u << MODEL_CG_LAGRANGIAN;
-        }
-        if (what & EVAL_GRADIENT) {
-            out[MODEL_CG_GRADIENT] = e->gradient;
-            groups |= 1u << MODEL_CG_GRADIENT;
-        }
-        if (what & EVAL_HESSIAN) {
-            out[MODEL_CG_HESSIAN] = e->hessian;
-            groups |= 1u << MODEL_CG_HESSIAN;
-        }
+        if (what & EVAL_LAGRANGIAN)
+            fused_or_tape(sim, &m->lagrangian_value, e, &e->lagrangian, out, &groups);
+        if (what & EVAL_GRADIENT)
+            fused_or_tape(sim, &m->gradient, e, e->gradient, out, &groups);
+        if (what & EVAL_HESSIAN)
+            fused_or_tape(sim, &m->hessian.values, e, e->hessian, out, &groups);
         if (what & EVAL_CONSTRAINTS) {
-            out[MODEL_CG_CONSTRAINT_VALUES] = e->values;
-            out[MODEL_CG_CONSTRAINT_FORMS] = e->forms;
-            out[MODEL_CG_CONSTRAINT_RATES] = e->rates;
-            groups |= 1u << MODEL_CG_CONSTRAINT_VALUES | 1u << MODEL_CG_CONSTRAINT_FORMS |
-                      1u << MODEL_CG_CONSTRAINT_RATES;
+            fused_or_tape(sim, &m->constraint_values, e, e->values, out, &groups);
+            fused_or_tape(sim, &m->constraint_forms.values, e, e->forms, out, &groups);
+            fused_or_tape(sim, &m->constraint_rates, e, e->rates, out, &groups);
         }
-        if (what & EVAL_CONSTRAINT_JAC) {
-            out[MODEL_CG_CONSTRAINT_JACOBIAN] = e->constraint_jac;
-            groups |= 1u << MODEL_CG_CONSTRAINT_JACOBIAN;
-        }
-        if (what & EVAL_CURVATURE) {
-            out[MODEL_CG_CURVATURE] = e->curvature;
-            groups |= 1u << MODEL_CG_CURVATURE;
-        }
+        if (what & EVAL_CONSTRAINT_JAC)
+            fused_or_tape(sim, &m->constraint_jacobian.values, e, e->constraint_jac, out, &groups);
+        if (what & EVAL_CURVATURE)
+            fused_or_tape(sim, &m->form_curvature.values, e, e->curvature, out, &groups);
         if (what & EVAL_FORCES) {
-            out[MODEL_CG_FORCES] = e->forces;
-            out[MODEL_CG_FORCE_JACOBIAN] = e->force_jac;
-            groups |= 1u << MODEL_CG_FORCES | 1u << MODEL_CG_FORCE_JACOBIAN;
+            fused_or_tape(sim, &m->forces, e, e->forces, out, &groups);
+            fused_or_tape(sim, &m->force_jacobian.values, e, e->force_jac, out, &groups);
         }
         codegen_eval(m->codegen, groups, e->x, out, sim->tape_work);
         return;
