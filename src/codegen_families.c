@@ -216,57 +216,51 @@ done:
     return status;
 }
 
-static void *grow(void *p, long *capacity, long needed, size_t item)
+// *p grown to hold `needed` items; 0 when out of memory (*p is kept)
+static int grow(void **p, long *capacity, long needed, size_t item)
 {
     if (needed <= *capacity)
-        return p;
+        return 1;
     long c = 2 * *capacity + needed;
-    void *q = realloc(p, (size_t)c * item);
-    if (q)
-        *capacity = c;
-    return q;
+    void *q = realloc(*p, (size_t)c * item);
+    if (!q)
+        return 0;
+    *p = q;
+    *capacity = c;
+    return 1;
 }
 
-// family k from its members (output numbers in order): output and leaf columns, table rows
-static dirac_status make_family(const expr_pool *pool, codegen_families *f, const shapes *s,
-                                const expr_id *const *ids, const int *counts, int n_groups, const int32_t *member,
-                                int members, long *index_capacity, long *value_capacity,
-                                long *column, dirac_error *err)
+// The leaf columns of a loop over `members` outputs of one shape (member i's leaves at
+// leaves[first[i] ...], in walk order) and, when fam->output is a table column, its values
+// `output`: slot columns, per-member constants, the index table's rows.
+static dirac_status fill_columns(const expr_pool *pool, codegen_families *f,
+                                 codegen_family *fam, const expr_id *leaves, const long *first,
+                                 const long *output, long *column, dirac_error *err)
 {
-    codegen_family *fam = &f->family[f->count++];
-    int32_t index;
-    fam->group = group_of_output(counts, n_groups, member[0], &index);
-    fam->members = members;
-    fam->root = ids[fam->group][index];
-    int32_t group_start = member[0] - index;
-    int slots = s->slots[member[0]];
-    fam->slot_count = slots;
+    int members = fam->members, slots = fam->slot_count;
     fam->slot_leaf = malloc(((size_t)slots + 1) * sizeof *fam->slot_leaf);
     fam->slot = malloc(((size_t)slots + 1) * sizeof *fam->slot);
     if (!fam->slot_leaf || !fam->slot)
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
-    for (int i = 0; i < members; i++)
-        column[i] = member[i] - group_start;
-    fam->output = column_of(column, members);
     int width = fam->output.form == COLUMN_TABLE;
     for (int j = 0; j < slots; j++) {
-        expr_id leaf = s->leaves[s->first_slot[member[0]] + j];
+        expr_id leaf = leaves[first[0] + j];
         fam->slot_leaf[j] = leaf;
         int is_var = expr_kind_of(pool, leaf) == EXPR_VAR;
         for (int i = 0; i < members; i++) {
-            expr_id id = s->leaves[s->first_slot[member[i]] + j];
+            expr_id id = leaves[first[i] + j];
             column[i] = is_var ? (long)expr_var_index(pool, id) : (long)id;
         }
         family_column c = column_of(column, members);
         if (!is_var && c.form != COLUMN_FIXED) {
             // constants that differ: one value per member, consecutive in k
-            f->values = grow(f->values, value_capacity, f->value_count + members, sizeof *f->values);
-            if (!f->values)
+            void *values = f->values;
+            if (!grow(&values, &f->value_capacity, f->value_count + members, sizeof *f->values))
                 return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+            f->values = values;
             c = (family_column){ COLUMN_VALUES, 0, 0, -1, f->value_count };
             for (int i = 0; i < members; i++)
-                f->values[f->value_count++] =
-                    expr_const_value(pool, s->leaves[s->first_slot[member[i]] + j]);
+                f->values[f->value_count++] = expr_const_value(pool, leaves[first[i] + j]);
         }
         if (c.form == COLUMN_TABLE)
             c.column = width++;
@@ -278,21 +272,42 @@ static dirac_status make_family(const expr_pool *pool, codegen_families *f, cons
     fam->table = f->index_count;
     if (width == 0)
         return DIRAC_OK;
-    f->index = grow(f->index, index_capacity, f->index_count + (long)width * members,
-                    sizeof *f->index);
-    if (!f->index)
+    void *index = f->index;
+    if (!grow(&index, &f->index_capacity, f->index_count + (long)width * members,
+              sizeof *f->index))
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    f->index = index;
     for (int i = 0; i < members; i++) {
         int *row = f->index + f->index_count + (long)i * width;
         if (fam->output.form == COLUMN_TABLE)
-            row[0] = (int)(member[i] - group_start);
+            row[0] = (int)output[i];
         for (int j = 0; j < slots; j++)
             if (fam->slot[j].form == COLUMN_TABLE)
-                row[fam->slot[j].column] =
-                    expr_var_index(pool, s->leaves[s->first_slot[member[i]] + j]);
+                row[fam->slot[j].column] = expr_var_index(pool, leaves[first[i] + j]);
     }
     f->index_count += (long)width * members;
     return DIRAC_OK;
+}
+
+// family k from its members (output numbers in order): output and leaf columns, table rows
+static dirac_status make_family(const expr_pool *pool, codegen_families *f, const shapes *s,
+                                const expr_id *const *ids, const int *counts, int n_groups,
+                                const int32_t *member, int members, long *column,
+                                long *first, long *output, dirac_error *err)
+{
+    codegen_family *fam = &f->family[f->count++];
+    int32_t index;
+    fam->group = group_of_output(counts, n_groups, member[0], &index);
+    fam->members = members;
+    fam->root = ids[fam->group][index];
+    int32_t group_start = member[0] - index;
+    fam->slot_count = s->slots[member[0]];
+    for (int i = 0; i < members; i++) {
+        output[i] = member[i] - group_start;
+        first[i] = s->first_slot[member[i]];
+    }
+    fam->output = column_of(output, members);
+    return fill_columns(pool, f, fam, s->leaves, first, output, column, err);
 }
 
 dirac_status codegen_find_families(const expr_pool *pool, int n_groups,
@@ -312,7 +327,8 @@ dirac_status codegen_find_families(const expr_pool *pool, int n_groups,
     s.members = malloc(outputs * sizeof *s.members);
     out->looped = calloc(outputs, 1);
     int32_t *order = malloc(outputs * sizeof *order), *family_of = malloc(outputs * sizeof *family_of);
-    long *column = malloc(outputs * sizeof *column);
+    long *column = malloc(outputs * sizeof *column), *first = malloc(outputs * sizeof *first);
+    long *output = malloc(outputs * sizeof *output);
     int32_t *start = NULL;
     dirac_status status = DIRAC_OK;
     if (w) {
@@ -323,7 +339,7 @@ dirac_status codegen_find_families(const expr_pool *pool, int n_groups,
     }
     if (!w || !w[0].stamp || !w[0].number || !w[1].stamp || !w[1].number || !s.shape ||
         !s.first_slot || !s.slots || !s.members || !out->looped || !order || !family_of ||
-        !column) {
+        !column || !first || !output) {
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -354,11 +370,10 @@ dirac_status codegen_find_families(const expr_pool *pool, int n_groups,
             out->looped[r] = 1;
         }
     }
-    long index_capacity = 0, value_capacity = 0;
     for (int32_t r = 0, at = 0; r < total && status == DIRAC_OK; r++)
         if (family_of[r] >= 0) {
             status = make_family(pool, out, &s, ids, counts, n_groups, order + at, s.members[r],
-                                 &index_capacity, &value_capacity, column, err);
+                                 column, first, output, err);
             at += s.members[r];
             int32_t index;
             int g = group_of_output(counts, n_groups, r, &index);
@@ -369,6 +384,8 @@ done:
     free(order);
     free(family_of);
     free(column);
+    free(first);
+    free(output);
     free(start);
     free(s.shape);
     free(s.first_slot);
@@ -384,6 +401,160 @@ done:
     }
     if (status != DIRAC_OK)
         codegen_families_free(out);
+    return status;
+}
+
+int32_t *codegen_chain_lengths(const expr_pool *pool)
+{
+    int32_t size = expr_pool_size(pool);
+    int32_t *length = malloc(((size_t)size + 1) * sizeof *length);
+    if (!length)
+        return NULL;
+    for (int32_t id = 0; id < size; id++) {   // children before parents
+        expr_kind kind = expr_kind_of(pool, id);
+        length[id] = 0;
+        if (kind == EXPR_ADD || kind == EXPR_SUB) {
+            int32_t a = length[expr_child(pool, id, 0)], b = length[expr_child(pool, id, 1)];
+            length[id] = 1 + (a > b ? a : b);
+        }
+    }
+    return length;
+}
+
+void codegen_chain_free(codegen_chain *c)
+{
+    for (int k = 0; k < c->run_count; k++) {
+        free(c->run[k].loop.slot_leaf);
+        free(c->run[k].loop.slot);
+    }
+    free(c->run);
+    memset(c, 0, sizeof *c);
+}
+
+// closes the run of links first .. first+members-1 (terms term[], their leaves at
+// leaves[start[k]...]): one loop, or one run per link when too few
+static dirac_status close_run(const expr_pool *pool, codegen_families *f, codegen_chain *c,
+                              const expr_kind *op, const int *right, const expr_id *term,
+                              int first, int members, int slots, const expr_id *leaves,
+                              const long *start, long *column, dirac_error *err)
+{
+    if (members < FAMILY_MIN_MEMBERS) {
+        for (int k = first; k < first + members; k++) {
+            chain_run *r = &c->run[c->run_count++];
+            memset(r, 0, sizeof *r);
+            r->op = op[k];
+            r->accumulator_right = right[k];
+            r->loop.members = 1;
+            r->loop.root = term[k];
+            c->singles++;
+        }
+        return DIRAC_OK;
+    }
+    chain_run *r = &c->run[c->run_count++];
+    memset(r, 0, sizeof *r);
+    r->op = op[first];
+    r->accumulator_right = right[first];
+    r->loop.members = members;
+    r->loop.root = term[first];
+    r->loop.slot_count = slots;
+    r->loop.output = (family_column){ COLUMN_FIXED, 0, 0, -1, -1 };
+    if (!f)   // a count only
+        return DIRAC_OK;
+    return fill_columns(pool, f, &r->loop, leaves, start + first, NULL, column, err);
+}
+
+dirac_status codegen_chain_runs(const expr_pool *pool, const int32_t *length, expr_id root,
+                                codegen_families *f, codegen_chain *out, dirac_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int links = length[root];
+    size_t n = (size_t)links + 1, size = (size_t)expr_pool_size(pool) + 1;
+    expr_kind *op = malloc(n * sizeof *op);
+    int *right = malloc(n * sizeof *right);
+    expr_id *term = malloc(n * sizeof *term);
+    long *start = malloc(n * sizeof *start), *column = malloc(n * sizeof *column);
+    int64_t *run_words = malloc(SIGNATURE_WORDS * sizeof *run_words);
+    walk *w = calloc(1, sizeof *w);
+    out->run = calloc(n, sizeof *out->run);
+    long leaf_capacity = 1024, leaf_count = 0;
+    expr_id *leaves = malloc((size_t)leaf_capacity * sizeof *leaves);
+    dirac_status status = DIRAC_OK;
+    if (w) {
+        w->stamp = calloc(size, sizeof *w->stamp);
+        w->number = malloc(size * sizeof *w->number);
+    }
+    if (!op || !right || !term || !start || !column || !run_words || !w || !w->stamp ||
+        !w->number || !out->run || !leaves) {
+        status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    // the spine, top down, stored bottom up
+    expr_id node = root;
+    for (int k = links - 1; k >= 0; k--) {
+        expr_id a = expr_child(pool, node, 0), b = expr_child(pool, node, 1);
+        int spine_right = length[b] > length[a];
+        op[k] = expr_kind_of(pool, node);
+        right[k] = spine_right;
+        term[k] = spine_right ? a : b;
+        node = spine_right ? b : a;
+    }
+    out->bottom = node;
+    // runs of consecutive terms of one shape and one operation
+    int run_first = 0, run_slots = 0, run_words_count = -1;
+    for (int k = 0; k < links && status == DIRAC_OK; k++) {
+        int walked = walk_output(pool, term[k], w);
+        int joins = walked && k > run_first && run_words_count == w->words &&
+                    op[k] == op[run_first] && right[k] == right[run_first] &&
+                    !memcmp(run_words, w->words ? w->word : run_words,
+                            (size_t)w->words * sizeof *w->word);
+        if (k > 0 && !joins) {
+            status = close_run(pool, f, out, op, right, term, run_first, k - run_first,
+                               run_slots, leaves, start, column, err);
+            run_first = k;
+            leaf_count = 0;
+        }
+        if (!joins) {
+            run_words_count = walked ? w->words : -1;
+            if (walked)
+                memcpy(run_words, w->word, (size_t)w->words * sizeof *w->word);
+            run_slots = walked ? w->leaf_count : 0;
+        }
+        start[k] = leaf_count;
+        if (walked) {
+            if (leaf_count + w->leaf_count > leaf_capacity) {
+                leaf_capacity = 2 * leaf_capacity + w->leaf_count;
+                expr_id *grown = realloc(leaves, (size_t)leaf_capacity * sizeof *grown);
+                if (!grown) {
+                    status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+                    break;
+                }
+                leaves = grown;
+            }
+            memcpy(leaves + leaf_count, w->leaf, (size_t)w->leaf_count * sizeof *w->leaf);
+            leaf_count += w->leaf_count;
+        }
+        // a term too large for a walk is a run of its own
+        if (!walked)
+            run_words_count = -2;
+    }
+    if (status == DIRAC_OK && links > 0)
+        status = close_run(pool, f, out, op, right, term, run_first, links - run_first,
+                           run_slots, leaves, start, column, err);
+done:
+    free(op);
+    free(right);
+    free(term);
+    free(start);
+    free(column);
+    free(run_words);
+    free(leaves);
+    if (w) {
+        free(w->stamp);
+        free(w->number);
+        free(w);
+    }
+    if (status != DIRAC_OK)
+        codegen_chain_free(out);
     return status;
 }
 

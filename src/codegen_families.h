@@ -63,11 +63,44 @@ typedef struct codegen_families {
     codegen_family *family;
     uint8_t *looped;   // per output, numbered group by group: 1 when a family writes it
     int *index;        // index table (all families' rows)
-    long index_count;
+    long index_count, index_capacity;
     double *values;    // per-member constants of COLUMN_VALUES slots
-    long value_count;
+    long value_count, value_capacity;
     long nodes;        // nodes of all family bodies (statements they emit)
 } codegen_families;
+
+/// Sums over a family: an output whose spine of + and − (the child with the longer spine,
+/// link by link) has at least CHAIN_MIN_LINKS links is evaluated as an accumulator, acc =
+/// acc ± term, with the runs of consecutive terms of one shape as loops, each link the
+/// tape's operation in the tape's operand order. At most CHAIN_MAX_SINGLES links may fall
+/// outside runs (straight-line code), else the output is left to the other paths.
+#define CHAIN_MIN_LINKS 32
+#define CHAIN_MAX_SINGLES 64
+
+typedef struct chain_run {
+    expr_kind op;            // EXPR_ADD or EXPR_SUB
+    int accumulator_right;   // 1: acc = term op acc; 0: acc = acc op term
+    // the terms: a loop over loop.members >= FAMILY_MIN_MEMBERS terms of one shape (its
+    // output column unused), or one term, loop.root (members 1, no columns)
+    codegen_family loop;
+} chain_run;
+
+typedef struct codegen_chain {
+    expr_id bottom;   // the spine's first value
+    int run_count;
+    chain_run *run;   // bottom up
+    int singles;      // runs of one term
+} codegen_chain;
+
+/// Per pool node: links of its longest spine of + and − (0 for other kinds). NULL: no memory.
+int32_t *codegen_chain_lengths(const expr_pool *pool);
+
+/// The runs of the chain below root; index rows and per-member constants go to f (NULL: the
+/// runs are found, their columns not: out->singles for a decision).
+dirac_status codegen_chain_runs(const expr_pool *pool, const int32_t *length, expr_id root,
+                                codegen_families *f, codegen_chain *out, dirac_error *err);
+
+void codegen_chain_free(codegen_chain *c);
 
 /// Finds the families of the groups' outputs. DIRAC_ERR_NOMEM only.
 dirac_status codegen_find_families(const expr_pool *pool, int n_groups,
