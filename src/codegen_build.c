@@ -415,7 +415,6 @@ void codegen_build(const expr_pool *pool, int n_groups, const expr_id *const *id
         report->seconds = seconds_since(&start);
         return;
     }
-    if (getenv("DG_DUMP")) { FILE *df = fopen(getenv("DG_DUMP"), "w"); for (int f = 0; df && f < src.file_count; f++) fputs(src.files[f], df); if (df) fclose(df); }
     report->statements = src.statements;
     report->tape_groups = src.tape_groups;
     report->functions = src.functions;

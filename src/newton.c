@@ -310,7 +310,8 @@ static int accepted(const update_ratios *u, int iteration, const contraction *c)
 }
 
 // A constant Jacobian kept from an earlier solve is exact, so the first correction is the
-// solution up to rounding and the second one measures that rounding: the two corrections and
+// solution up to rounding (affine equations: accepted as such) and the second one measures
+// that rounding: the two corrections and
 // the acceptance test of simplified_newton at its first two iterations, with every rounding
 // floor at 0 (a stricter test; the floors cost two more solves and a pass over the matrix,
 // more than the rest of a linear model's step). DIRAC_ERR_NEWTON when the stricter test
@@ -325,6 +326,10 @@ static dirac_status kept_linear_newton(newton *nw, linsolve *ls, int size, doubl
     for (int it = 1; it <= 2; it++) {
         if (!residual_at(nw, size, z, assemble, context) || !correct(nw, ls, size, z))
             return DIRAC_ERR_NOT_FINITE;
+        // affine equations: the exact Jacobian's correction is the solution up to the
+        // rounding of one solve (unless rounding level itself is asked for)
+        if (nw->affine && rtol > NEWTON_FULL_RTOL)
+            return DIRAC_OK;
         update_ratios u = measure(nw, size, z, block, rtol);
         if (previous_primary > 0.0)
             c.theta = u.primary / previous_primary;
@@ -366,6 +371,10 @@ static dirac_status simplified_newton(newton *nw, linsolve *ls, int size, double
     } else {
         if ((status = assemble_and_factor(nw, ls, size, z, assemble, context)) != DIRAC_OK)
             return status;
+        // affine equations: one correction, as with a kept factorization (a run split
+        // anywhere repeats the whole run's numbers)
+        if (nw->constant_jacobian && nw->affine && rtol > NEWTON_FULL_RTOL)
+            return correct(nw, ls, size, z) ? DIRAC_OK : DIRAC_ERR_NOT_FINITE;
     }
     measure_rows(nw, ls, size, z, block, 1);
     propagate_rounding(nw, ls, size);

@@ -193,6 +193,9 @@ struct sim_method {
 /// The stage Jacobians of every implicit method are constant for this model (its expressions
 /// say so: src/sim_linear.c); Newton then factorizes each system once per step size.
 bool sim_jacobian_constant(const dirac_model *m);
+/// The stage equations are affine in the unknowns: constant Jacobians and no jump (a
+/// comparison, selection, abs or sign) in ∂L/∂y, the forces or the constraints (sim_linear.c).
+bool sim_equations_affine(const dirac_model *m);
 
 extern const sim_method sim_method_midpoint, sim_method_dirac1, sim_method_dirac2,
     sim_method_euler, sim_method_rk4, sim_method_dgrad, sim_method_lobatto3, sim_method_lobatto4;

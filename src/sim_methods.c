@@ -107,6 +107,7 @@ dirac_status sim_method_start(dirac_sim *sim, dirac_error *err)
     if (newton_init(&sim->nw, l.unknowns + 1, err) != DIRAC_OK)
         return DIRAC_ERR_NOMEM;
     sim->nw.constant_jacobian = sim_jacobian_constant(sim->model);
+    sim->nw.affine = sim_equations_affine(sim->model);
     if (method->init && method->init(sim, sim->method_state) != DIRAC_OK)
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     if (method->reset)
