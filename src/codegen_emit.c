@@ -826,8 +826,9 @@ dirac_status codegen_emit(const expr_pool *pool, int n_groups, const expr_id *co
             em.body_slot[i] = em.fn_local[i] = -1;
     // large models: the outputs of one shape as loops (codegen_families.h); small ones stay
     // straight-line code, whose shared subexpressions cost less
-    if (straight_line_statements(pool, n_groups, ids, counts, NULL, -1, FAMILY_MIN_STATEMENTS) >
-        FAMILY_MIN_STATEMENTS) {
+    long straight = straight_line_statements(pool, n_groups, ids, counts, NULL, -1,
+                                             CODEGEN_MAX_STATEMENTS + 1);
+    if (straight > FAMILY_MIN_STATEMENTS) {
         status = codegen_find_families(pool, n_groups, ids, counts, &families, err);
         if (status != DIRAC_OK)
             goto done;
@@ -856,14 +857,26 @@ dirac_status codegen_emit(const expr_pool *pool, int n_groups, const expr_id *co
             }
         // a group whose outputs are still long straight-line code (a sum over a family, like
         // the Lagrangian's value) stays on its tape: compile time independent of the size
-        for (int g = 0, o = 0; g < n_groups && families.count > 0; o += counts[g++])
+        for (int g = 0, o = 0; g < n_groups && (families.count > 0 || sum_count > 0);
+             o += counts[g++])
             if (straight_line_statements(pool, n_groups, ids, counts, families.looped, g,
                                          FAMILY_GROUP_STATEMENTS) > FAMILY_GROUP_STATEMENTS) {
                 out->tape_groups |= 1u << g;
                 memset(families.looped + o, 1, (size_t)counts[g]);
             }
+        // loops recompute what straight-line code shares between outputs: worth it only when
+        // they make the code much smaller (or when straight-line code is too large)
+        long rest = straight_line_statements(pool, n_groups, ids, counts, families.looped, -1,
+                                             straight);
+        if (straight <= CODEGEN_MAX_STATEMENTS &&
+            rest + families.nodes > straight / FAMILY_MIN_SHRINK) {
+            codegen_families_free(&families);
+            em.families = NULL;
+            sum_count = 0;
+            out->tape_groups = 0;
+        }
     }
-    const uint8_t *looped = families.count > 0 ? families.looped : NULL;
+    const uint8_t *looped = families.count > 0 || sum_count > 0 ? families.looped : NULL;
     // outputs of each node, listed so that each node's outputs come in (group, index) order
     for (int g = n_groups - 1, r = total_outputs; g >= 0; g--)
         for (int i = counts[g] - 1; i >= 0; i--) {

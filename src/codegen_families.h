@@ -23,6 +23,9 @@
 /// Models whose straight-line code has at most this many statements are emitted as such
 /// (compiled in well under 0.5 s; their shared subexpressions run faster than loops).
 #define FAMILY_MIN_STATEMENTS 300L
+/// Families are used when they make the code at least this many times smaller than
+/// straight-line code (or when that is above CODEGEN_MAX_STATEMENTS).
+#define FAMILY_MIN_SHRINK 2
 /// With families, a group whose outputs outside them still need more statements than this
 /// is left to its tape (a sum over a family: the Lagrangian's value).
 #define FAMILY_GROUP_STATEMENTS 1000L
