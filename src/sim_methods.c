@@ -97,6 +97,9 @@ dirac_status sim_method_start(dirac_sim *sim, dirac_error *err)
         return error_set(err, DIRAC_ERR_ARGUMENT, "internal: the state of method '%s' is larger "
                          "than its probe", method->info.name);
     sim_layout l = { { 0 }, 0 };
+    // affine stage equations need no predictor history (the backup's size depends on it)
+    bool affine = sim_equations_affine(sim->model);
+    sim->nw.affine = affine;
     method_layout(sim, probe.bytes, &l);
     sim->method_state = NULL;
     sim->backup = NULL;
@@ -107,7 +110,7 @@ dirac_status sim_method_start(dirac_sim *sim, dirac_error *err)
     if (newton_init(&sim->nw, l.unknowns + 1, err) != DIRAC_OK)
         return DIRAC_ERR_NOMEM;
     sim->nw.constant_jacobian = sim_jacobian_constant(sim->model);
-    sim->nw.affine = sim_equations_affine(sim->model);
+    sim->nw.affine = affine;
     if (method->init && method->init(sim, sim->method_state) != DIRAC_OK)
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     if (method->reset)
