@@ -1,6 +1,7 @@
 // Affine stage equations (src/sim_linear.c, src/newton.c): a linear model's step is one
 // correction per stage with its exact, once-factorized Jacobian.
-// - A spring chain between walls (12 masses, midpoint, h = 1e-2, 300 steps) against a
+// - A spring chain between walls (12 masses, midpoint, h = 1e-2, 300 steps; dense and sparse
+//   solvers, tapes and generated code) against a
 //   separately written implicit midpoint rule on (q, p) — the midpoint variational integrator
 //   of a quadratic Lagrangian is that rule — whose linear system is solved here by Gaussian
 //   elimination: |q − q_ref| <= steps · 64 ε · max |q_ref| (both solve the same linear
@@ -94,7 +95,10 @@ static void reference_step(double *q, double *p)
 
 static void chain_matches_implicit_midpoint(void)
 {
-    for (int codegen = 0; codegen < 2; codegen++) {
+    for (int variant = 0; variant < 4; variant++) {
+        // generated code or tapes; dense LU or the sparse solver (whose velocity stage, the
+        // diagonal mass matrix, is solved by divisions: linsolve.c)
+        int codegen = variant & 1, sparse = variant >> 1;
         run r;
         memset(&r, 0, sizeof r);
         dirac_status status = dirac_spec_parse("chain.dirac", chain_text, strlen(chain_text),
@@ -102,7 +106,9 @@ static void chain_matches_implicit_midpoint(void)
         if (status == DIRAC_OK)
             status = dirac_spec_set_codegen(r.spec, codegen ? DIRAC_CODEGEN_AUTO
                                                             : DIRAC_CODEGEN_OFF);
-        dirac_sim_options options = { .method = "midpoint", .dt = STEP };
+        dirac_sim_options options = { .method = "midpoint", .dt = STEP,
+                                      .linear_solver = sparse ? DIRAC_LINEAR_SPARSE
+                                                              : DIRAC_LINEAR_DENSE };
         if (!run_compile(&r, status, "chain.dirac", NULL, 0) ||
             !run_create(&r, "chain.dirac", &options))
             continue;
@@ -126,8 +132,9 @@ static void chain_matches_implicit_midpoint(void)
                 scale_v = fmax(scale_v, fabs(p[i] / MASS));
             }
         }
-        fprintf(stderr, "  %s: max |q - q_ref| = %.3g, max |v - v_ref| = %.3g\n",
-                codegen ? "generated code" : "tapes", worst_q, worst_v);
+        fprintf(stderr, "  %s, %s: max |q - q_ref| = %.3g, max |v - v_ref| = %.3g\n",
+                codegen ? "generated code" : "tapes", sparse ? "sparse" : "dense", worst_q,
+                worst_v);
         ENSURE(worst_q <= STEPS * 64.0 * DBL_EPSILON * scale_q);
         ENSURE(worst_v <= STEPS * 64.0 * DBL_EPSILON * scale_v);
         ENSURE(one_correction);
