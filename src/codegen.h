@@ -66,10 +66,11 @@ dirac_status codegen_emit(const expr_pool *pool, int n_groups, const expr_id *co
 /// Frees the files and constants of a source and zeroes it.
 void codegen_source_free(codegen_source *src);
 
-/// Largest number of statements generated code is emitted for. GCC 12 at -O2 takes about
-/// 0.5 ms (idle) to 3 ms (loaded machine) per statement of this code (docs/benchmarks.md), so
-/// this bounds a first run's compilation to seconds; larger models (a 10^3-link chain has
-/// ~28,000) are evaluated by the tapes, which cost the same per node at any size.
+/// Largest number of statements generated code is emitted for, counted after indexed
+/// families became loops (codegen_families.h). GCC 12 at -O2 takes about 0.5 ms (idle) to
+/// 3 ms (loaded machine) per statement of this code (docs/benchmarks.md), so this bounds a
+/// first run's compilation to seconds; larger models (whose outputs do not repeat) are
+/// evaluated by the tapes, which cost the same per node at any size.
 #define CODEGEN_MAX_STATEMENTS 10000L
 
 /// Emits, compiles (or finds in the cache) and loads the code for the groups. Never fails:

@@ -1,11 +1,14 @@
-// Outputs of the same shape: the families the generated code loops over (codegen_families.h).
+// Outputs of the same shape: the families the generated code loops over, and the runs of
+// terms of one shape in long sums (codegen_families.h).
 //
 // Each output's DAG is walked once (capped at FAMILY_MAX_NODES nodes) into a canonical
 // signature, hashed; outputs of one group with equal hashes are checked word by word against
 // the first output of that hash (the walk is repeated rather than stored, so memory stays
 // proportional to the outputs) and join its shape. The leaves of each member are kept in
 // walk order, and each leaf position becomes a column: fixed, affine in the member number,
-// or a row of the index table.
+// a constant per member, or a row of the index table. A sum's spine is followed down the
+// child with the longer chain of + and −; consecutive terms of one signature and operation
+// form a run.
 #include "codegen_families.h"
 
 #include "error.h"
