@@ -106,6 +106,7 @@ typedef struct emitter {
     long fn_count, fn_capacity;
     int32_t fn_next;
     const int32_t *chain_length;
+    codegen_walk *walk;      // scratch of the sums' decompositions
     long chain_statements;   // statements of the sums' functions
 } emitter;
 
@@ -563,8 +564,8 @@ static void put_chain(emitter *em, text_buffer *b, expr_id id)
 {
     codegen_chain chain;
     dirac_error err;
-    if (codegen_chain_runs(em->pool, em->chain_length, id, em->families, &chain, &err) !=
-        DIRAC_OK) {
+    if (codegen_chain_runs(em->pool, em->chain_length, id, em->families, em->walk, &chain,
+                           &err) != DIRAC_OK) {
         em->failed = 1;
         return;
     }
@@ -837,20 +838,27 @@ dirac_status codegen_emit(const expr_pool *pool, int n_groups, const expr_id *co
         // long sums over families: outputs of their own, accumulated in loops
         chain_length = codegen_chain_lengths(pool);
         sum_output = malloc(((size_t)total_outputs + 1) * sizeof *sum_output);
-        if (!chain_length || !sum_output) {
+        em.walk = codegen_walk_create(pool);
+        if (!chain_length || !sum_output || !em.walk) {
             status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
             goto done;
         }
         em.chain_length = chain_length;
+        // sums that share their terms (outputs S + x[i] of one long S) would be walked once
+        // per output: a budget of walked nodes keeps the work linear in the pool
+        long budget = 4L * (long)size;
         for (int g = 0, r = 0; g < n_groups; g++)
             for (int i = 0; i < counts[g]; i++, r++) {
-                if (families.looped[r] || chain_length[ids[g][i]] < CHAIN_MIN_LINKS)
+                if (families.looped[r] || chain_length[ids[g][i]] < CHAIN_MIN_LINKS ||
+                    budget < 0)
                     continue;
                 codegen_chain chain;
-                status = codegen_chain_runs(pool, chain_length, ids[g][i], NULL, &chain, err);
+                status = codegen_chain_runs(pool, chain_length, ids[g][i], NULL, em.walk, &chain,
+                                            err);
                 if (status != DIRAC_OK)
                     goto done;
-                if (chain.singles <= CHAIN_MAX_SINGLES) {
+                budget -= 2 * chain.walked;   // now and at emission
+                if (chain.singles <= CHAIN_MAX_SINGLES && budget >= 0) {
                     families.looped[r] = 1;
                     sum_output[sum_count++] = r;
                 }
@@ -1021,6 +1029,7 @@ done:
     free(em.fn_ids);
     free(chain_length);
     free(sum_output);
+    codegen_walk_free(em.walk);
     codegen_families_free(&families);
     return status;
 }

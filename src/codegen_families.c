@@ -466,28 +466,47 @@ static dirac_status close_run(const expr_pool *pool, codegen_families *f, codege
     return fill_columns(pool, f, &r->loop, leaves, start + first, NULL, column, err);
 }
 
+codegen_walk *codegen_walk_create(const expr_pool *pool)
+{
+    size_t size = (size_t)expr_pool_size(pool) + 1;
+    walk *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->stamp = calloc(size, sizeof *w->stamp);
+    w->number = malloc(size * sizeof *w->number);
+    if (!w->stamp || !w->number) {
+        codegen_walk_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+void codegen_walk_free(codegen_walk *w)
+{
+    if (!w)
+        return;
+    free(w->stamp);
+    free(w->number);
+    free(w);
+}
+
 dirac_status codegen_chain_runs(const expr_pool *pool, const int32_t *length, expr_id root,
-                                codegen_families *f, codegen_chain *out, dirac_error *err)
+                                codegen_families *f, codegen_walk *w, codegen_chain *out,
+                                dirac_error *err)
 {
     memset(out, 0, sizeof *out);
     int links = length[root];
-    size_t n = (size_t)links + 1, size = (size_t)expr_pool_size(pool) + 1;
+    size_t n = (size_t)links + 1;
     expr_kind *op = malloc(n * sizeof *op);
     int *right = malloc(n * sizeof *right);
     expr_id *term = malloc(n * sizeof *term);
     long *start = malloc(n * sizeof *start), *column = malloc(n * sizeof *column);
     int64_t *run_words = malloc(SIGNATURE_WORDS * sizeof *run_words);
-    walk *w = calloc(1, sizeof *w);
     out->run = calloc(n, sizeof *out->run);
     long leaf_capacity = 1024, leaf_count = 0;
     expr_id *leaves = malloc((size_t)leaf_capacity * sizeof *leaves);
     dirac_status status = DIRAC_OK;
-    if (w) {
-        w->stamp = calloc(size, sizeof *w->stamp);
-        w->number = malloc(size * sizeof *w->number);
-    }
-    if (!op || !right || !term || !start || !column || !run_words || !w || !w->stamp ||
-        !w->number || !out->run || !leaves) {
+    if (!op || !right || !term || !start || !column || !run_words || !out->run || !leaves) {
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -506,6 +525,7 @@ dirac_status codegen_chain_runs(const expr_pool *pool, const int32_t *length, ex
     int run_first = 0, run_slots = 0, run_words_count = -1;
     for (int k = 0; k < links && status == DIRAC_OK; k++) {
         int walked = walk_output(pool, term[k], w);
+        out->walked += walked ? w->count : FAMILY_MAX_NODES;
         int joins = walked && k > run_first && run_words_count == w->words &&
                     op[k] == op[run_first] && right[k] == right[run_first] &&
                     !memcmp(run_words, w->words ? w->word : run_words,
@@ -551,11 +571,6 @@ done:
     free(column);
     free(run_words);
     free(leaves);
-    if (w) {
-        free(w->stamp);
-        free(w->number);
-        free(w);
-    }
     if (status != DIRAC_OK)
         codegen_chain_free(out);
     return status;

@@ -93,7 +93,14 @@ typedef struct codegen_chain {
     int run_count;
     chain_run *run;   // bottom up
     int singles;      // runs of one term
+    long walked;      // nodes the decomposition walked (the caller's budget)
 } codegen_chain;
+
+/// Scratch of the walks over a pool's nodes, reused by every codegen_chain_runs (so that
+/// many sums cost their own size, not the pool's each). NULL when out of memory.
+typedef struct walk codegen_walk;
+codegen_walk *codegen_walk_create(const expr_pool *pool);
+void codegen_walk_free(codegen_walk *w);
 
 /// Per pool node: links of its longest spine of + and − (0 for other kinds). NULL: no memory.
 int32_t *codegen_chain_lengths(const expr_pool *pool);
@@ -101,7 +108,8 @@ int32_t *codegen_chain_lengths(const expr_pool *pool);
 /// The runs of the chain below root; index rows and per-member constants go to f (NULL: the
 /// runs are found, their columns not: out->singles for a decision).
 dirac_status codegen_chain_runs(const expr_pool *pool, const int32_t *length, expr_id root,
-                                codegen_families *f, codegen_chain *out, dirac_error *err);
+                                codegen_families *f, codegen_walk *w, codegen_chain *out,
+                                dirac_error *err);
 
 void codegen_chain_free(codegen_chain *c);
 
