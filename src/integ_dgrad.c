@@ -37,6 +37,7 @@ typedef struct dgrad_state {
     double *xs;                       // a quadrature point (d)
     double *vbar, *temperature;       // v̄ (n), T̄ = −D̄L_S (ns)
     double *avf_forms, *avf_rates;    // averaged constraint forms and rates (D̄φ)
+    bool midpoint_rule;               // the averaged fields are affine: D̄L = ∇L(x̄), D̄φ = ∇φ(x̄)
 } dgrad_state;
 
 // The assembly callback's context.
@@ -75,6 +76,7 @@ static void dgrad_state_layout(const dirac_sim *sim, void *state, sim_layout *l)
     st->avf_forms = sim_layout_doubles(l, (size_t)sim->model->constraint_forms.nnz);
     st->avf_rates = sim_layout_doubles(l, (size_t)d.m);
     sim_layout_newton(l, d.size);
+    sim_layout_solver(l, SIM_SOLVER_STAGE1, d.size);
 }
 
 static void pack(const dgrad_layout *l, const double *q, const double *v, const double *s,
@@ -85,6 +87,17 @@ static void pack(const dgrad_layout *l, const double *q, const double *v, const 
     if (l->ns)
         memcpy(x + 2 * l->n, s, (size_t)l->ns * sizeof *x);
     x[l->d - 1] = t;
+}
+
+// The averages need no quadrature when ∇L, the forms and the rates are affine in the point
+// (quadratic Lagrangians of masses, springs, inductors and capacitors under uniform fields, with
+// quadratic constraints such as rods): the midpoint value is then exact, so D̄L·Δx = ΔL still
+// holds to rounding (sim_linear.c decides it from the expressions).
+static dirac_status dgrad_init(dirac_sim *sim, void *state)
+{
+    dgrad_state *st = state;
+    st->midpoint_rule = sim_gradients_affine(sim->model);
+    return DIRAC_OK;
 }
 
 // 4-point Gauss–Legendre rule on [0, 1] (exact for polynomials of degree 7).
@@ -114,8 +127,16 @@ static void evaluate_step(dirac_sim *sim, dgrad_state *st, const dgrad_layout *l
                  EVAL_GRADIENT | EVAL_FORCES | EVAL_CONSTRAINTS |
                      (jacobian ? EVAL_HESSIAN | EVAL_CONSTRAINT_JAC | EVAL_CURVATURE : 0));
     model_group_eval(&m->thermal, mid->x, sim->tape_work, sim->thermal_values);
-    // averaged vector field: D̄L and D̄φ by quadrature along the segment x_k → x_{k+1}
     const model_sparse *f = &m->constraint_forms;
+    if (st->midpoint_rule) {   // affine fields: their averages are the midpoint values
+        memcpy(dg, mid->gradient, (size_t)l->d * sizeof *dg);
+        memcpy(st->avf_forms, mid->forms, (size_t)f->nnz * sizeof *st->avf_forms);
+        memcpy(st->avf_rates, mid->rates, (size_t)l->m * sizeof *st->avf_rates);
+        sim_evaluate(sim, end, x1, x1 + l->n, x1 + 2 * l->n, x1[l->d - 1], NULL,
+                     EVAL_CONSTRAINTS);
+        return;
+    }
+    // averaged vector field: D̄L and D̄φ by quadrature along the segment x_k → x_{k+1}
     memset(st->avf_forms, 0, (size_t)f->nnz * sizeof *st->avf_forms);
     memset(st->avf_rates, 0, (size_t)l->m * sizeof *st->avf_rates);
     for (int k = 0; k < 4; k++) {
@@ -274,7 +295,8 @@ static dirac_status dgrad_step(dirac_sim *sim, void *state)
     sim->newton_iterations = sim->nw.iterations;
     evaluate_step(sim, st, &l, z, 0);
     const double *dx = st->dx, *dg = st->dg;
-    // temperatures must stay positive: the discrete ones and those at the new node
+    // temperatures must stay positive: the discrete ones and those at the new node (its own
+    // slot: the step's evaluation in MID and END stays valid for the work below)
     if (l.ns > 0) {
         sim_evaluate(sim, &sim->eval[START], z + l.zq, z + l.zv, z + l.zs, sim->t + h, NULL,
                      EVAL_GRADIENT);
@@ -283,7 +305,6 @@ static dirac_status dgrad_step(dirac_sim *sim, void *state)
             if (!(discrete > 0.0) || !(node > 0.0))
                 return sim_fail_temperature(sim, j, discrete > 0.0 ? node : discrete);
         }
-        evaluate_step(sim, st, &l, z, 0);
     }
     // discrete work: external forces, heat input, explicit time dependence, driven constraints
     const sim_eval *mid = &sim->eval[MID];
@@ -319,6 +340,7 @@ const sim_method sim_method_dgrad = {
     .thermodynamic = true,
     .state_size = sizeof(dgrad_state),
     .layout = dgrad_state_layout,
+    .init = dgrad_init,
     .step = dgrad_step,
     .unconstrained_node_velocity = true,
 };

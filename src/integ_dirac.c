@@ -46,6 +46,7 @@ static void dirac1_layout(const dirac_sim *sim, void *state, sim_layout *l)
     st->vt = sim_layout_doubles(l, n);
     st->residual = sim_layout_doubles(l, size);
     sim_layout_newton(l, (int)size);
+    sim_layout_solver(l, SIM_SOLVER_STAGE1, (int)size);
 }
 
 static int assemble_dirac1(void *context, const double *z, double *r, linsolve *jac)
@@ -194,6 +195,7 @@ static void dirac2_layout(const dirac_sim *sim, void *state, sim_layout *l)
         *vectors[k] = sim_layout_doubles(l, n);
     st->residual = sim_layout_doubles(l, size);
     sim_layout_newton(l, (int)size);
+    sim_layout_solver(l, SIM_SOLVER_EXTRA, (int)size);
 }
 
 static void dirac2_history(const dirac_sim *sim, void *state, sim_history *out)

@@ -8,10 +8,13 @@
 #include <stdio.h>
 #include <string.h>
 
-// Workspace of the explicit methods (rk4 uses every buffer, euler the first three).
+// Workspace of the explicit methods (rk4 uses every buffer, euler all but the stage ones).
 typedef struct explicit_state {
     double *a, *mu;               // acceleration and multipliers at a stage (n, m)
-    double *a_new;                // the acceleration at the new node (n)
+    double *a_new, *mu_new;       // the acceleration and multipliers at the new node (n, m)
+    double power_new;             // and the power there
+    double *node_point;           // the point they were evaluated at (the KKT slot's x) ...
+    bool node_valid;              // ... once a step has finished
     double *qs, *vs;              // rk4: the stage point (n each)
     double *kq, *kv;              // rk4: the weighted sums of the stage slopes (n each)
 } explicit_state;
@@ -22,6 +25,9 @@ static void euler_layout(const dirac_sim *sim, void *state, sim_layout *l)
     st->a = sim_layout_doubles(l, (size_t)sim->n);
     st->mu = sim_layout_doubles(l, (size_t)sim->mc);
     st->a_new = sim_layout_doubles(l, (size_t)sim->n);
+    st->mu_new = sim_layout_doubles(l, (size_t)sim->mc);
+    st->node_point = sim_layout_doubles(l, (size_t)sim->model->n_inputs);
+    sim_layout_solver(l, SIM_SOLVER_KKT, sim->n + sim->mc);   // sim_acceleration
 }
 
 static void rk4_layout(const dirac_sim *sim, void *state, sim_layout *l)
@@ -51,16 +57,48 @@ static dirac_status fail_singular(dirac_sim *sim, dirac_status status, double t)
     return DIRAC_ERR_SINGULAR;
 }
 
-// Finishes a step: new q, v given; p = ∂L/∂v, μ from the KKT system at the new node, whose
-// acceleration goes to st->a_new.
-static dirac_status finish(dirac_sim *sim, explicit_state *st, double t_new)
+// Whether x (a KKT slot's point: q, v, S, t, μ = 0, inputs) is the current node's point.
+static bool at_node(const dirac_sim *sim, const double *x)
+{
+    const dirac_model *m = sim->model;
+    const double *inputs = sim->eval[SIM_EVAL_NODE].x + m->first_u;   // every slot has them
+    return !memcmp(x, sim->q, (size_t)sim->n * sizeof *x) &&
+           !memcmp(x + m->first_v, sim->v, (size_t)sim->n * sizeof *x) &&
+           !memcmp(x + m->first_s, sim->s, (size_t)sim->ns * sizeof *x) &&
+           !memcmp(x + m->index_t, &sim->t, sizeof *x) &&
+           !memcmp(x + m->first_u, inputs, (size_t)m->nu * sizeof *x);
+}
+
+// The acceleration, multipliers and power at the node (q, v, t): the first stage of a step is
+// the last evaluation of the step before ("first same as last"), kept with the point it was
+// evaluated at, so it is reused only at exactly that point (same bits as a new solve).
+static dirac_status node_acceleration(dirac_sim *sim, explicit_state *st, double *a, double *mu,
+                                      double *power)
+{
+    if (st->node_valid && at_node(sim, st->node_point)) {
+        memcpy(a, st->a_new, (size_t)sim->n * sizeof *a);
+        memcpy(mu, st->mu_new, (size_t)sim->mc * sizeof *mu);
+        *power = st->power_new;
+        return DIRAC_OK;
+    }
+    return sim_acceleration(sim, sim->q, sim->v, sim->t, a, mu, power);
+}
+
+// Finishes a step: new q, v given; p = ∂L/∂v, μ from the KKT system at the new node (time
+// sim->t_next, where the next step starts), whose acceleration goes to st->a_new.
+static dirac_status finish(dirac_sim *sim, explicit_state *st)
 {
     int n = sim->n;
-    double power;
+    double t_new = sim->t_next;
+    st->node_valid = false;
     dirac_status status =
-        sim_acceleration(sim, sim->q, sim->v, t_new, st->a_new, sim->mu, &power);
+        sim_acceleration(sim, sim->q, sim->v, t_new, st->a_new, st->mu_new, &st->power_new);
     if (status != DIRAC_OK)
         return fail_singular(sim, status, t_new);
+    memcpy(sim->mu, st->mu_new, (size_t)sim->mc * sizeof *sim->mu);
+    memcpy(st->node_point, sim->eval[SIM_EVAL_KKT].x,
+           (size_t)sim->model->n_inputs * sizeof *st->node_point);
+    st->node_valid = true;
     memcpy(sim->p, sim->eval[SIM_EVAL_KKT].gradient + n, (size_t)n * sizeof *sim->p);
     sim->newton_iterations = 0;
     return DIRAC_OK;
@@ -74,7 +112,7 @@ static dirac_status euler_step(dirac_sim *sim, void *state)
     explicit_state *st = state;
     int n = sim->n;
     double h = sim->h, *a = st->a, *mu = st->mu, power, *err = sim->adapt.trial;
-    dirac_status status = sim_acceleration(sim, sim->q, sim->v, sim->t, a, mu, &power);
+    dirac_status status = node_acceleration(sim, st, a, mu, &power);
     if (status != DIRAC_OK)
         return fail_singular(sim, status, sim->t);
     for (int i = 0; i < n; i++) {
@@ -84,7 +122,7 @@ static dirac_status euler_step(dirac_sim *sim, void *state)
         sim->v[i] += h * a[i];
     }
     sim->work += h * power;
-    status = finish(sim, st, sim->t + h);
+    status = finish(sim, st);
     const double *a_new = st->a_new;
     for (int i = 0; status == DIRAC_OK && i < n; i++) {
         err[i] = 0.5 * h * (sim->v[i] - err[i]);
@@ -107,7 +145,9 @@ static dirac_status rk4_step(dirac_sim *sim, void *state)
     memcpy(qs, sim->q, (size_t)n * sizeof *qs);
     memcpy(vs, sim->v, (size_t)n * sizeof *vs);
     for (int stage = 0; stage < 4; stage++) {
-        dirac_status status = sim_acceleration(sim, qs, vs, t + c[stage] * h, a, mu, &power);
+        dirac_status status = stage == 0 ? node_acceleration(sim, st, a, mu, &power)
+                                         : sim_acceleration(sim, qs, vs, t + c[stage] * h, a,
+                                                            mu, &power);
         if (status != DIRAC_OK)
             return fail_singular(sim, status, t + c[stage] * h);
         power_sum += b[stage] * power;
@@ -134,12 +174,19 @@ static dirac_status rk4_step(dirac_sim *sim, void *state)
     // k5 = f(y_{k+1}) (first same as last: finish() evaluates it for μ anyway):
     // y_{k+1} − ŷ_{k+1} = (h/6)(k4 − k5), an O(h⁴) estimate (order conditions checked in
     // docs/methods.md, "Adaptive step size")
-    dirac_status status = finish(sim, st, t + h);
+    dirac_status status = finish(sim, st);
     for (int i = 0; status == DIRAC_OK && i < n; i++) {
         trial[i] = h / 6.0 * (trial[i] - sim->v[i]);
         trial[n + i] = h / 6.0 * (trial[n + i] - st->a_new[i]);
     }
     return status;
+}
+
+// Forgets the node acceleration of earlier steps.
+static void explicit_reset(dirac_sim *sim, void *state)
+{
+    (void)sim;
+    ((explicit_state *)state)->node_valid = false;
 }
 
 static dirac_status explicit_check(dirac_sim *sim, void *state)
@@ -166,6 +213,7 @@ const sim_method sim_method_euler = {
               "explicit Euler on the index-reduced ODE (classical baseline)" },
     .state_size = sizeof(explicit_state),
     .layout = euler_layout,
+    .reset = explicit_reset,
     .step = euler_step,
     .check = explicit_check,
     .estimate_order = 1,
@@ -176,6 +224,7 @@ const sim_method sim_method_rk4 = {
               "classical Runge-Kutta 4 on the index-reduced ODE (classical baseline)" },
     .state_size = sizeof(explicit_state),
     .layout = rk4_layout,
+    .reset = explicit_reset,
     .step = rk4_step,
     .check = explicit_check,
     .estimate_order = 3,

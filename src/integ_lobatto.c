@@ -55,6 +55,21 @@ static const lobatto_tableau lobatto4_tableau = {
 // evaluation points: each stage in turn; the step's end
 enum { STAGE = SIM_EVAL_STEP_A, END = SIM_EVAL_STEP_B };
 
+// Where one sparse block of a compiled matrix goes in the stage Jacobian: up to s² copies,
+// each at its own block offset with its own factor (structural zeros of the tableaus skipped,
+// so the pattern is the same at every assembly).
+typedef struct block_targets {
+    int count;
+    int r0[LOBATTO_MAX_STAGES * LOBATTO_MAX_STAGES], c0[LOBATTO_MAX_STAGES * LOBATTO_MAX_STAGES];
+    double scale[LOBATTO_MAX_STAGES * LOBATTO_MAX_STAGES];
+} block_targets;
+
+// The targets of one stage's blocks (assemble_stages): H_vv, H_vq, the stage forces' ∂/∂V and
+// ∂/∂Q, the constraints' ∂/∂V.
+typedef struct stage_targets {
+    block_targets vv, vq, fv, fq, cq;
+} stage_targets;
+
 // Workspace and history of one method of the pair.
 typedef struct lobatto_state {
     double *z;                    // stage unknowns [V_1 .. V_s | Λ_1 .. Λ_{s−1}] (stage_size)
@@ -68,6 +83,10 @@ typedef struct lobatto_state {
     // history: the last converged stage unknowns, and the start and size of their step (0:
     // none kept yet)
     double *previous, *guess_t, *guess_h;
+    // the Jacobian's block targets of every stage, a function of the step size alone: made
+    // for targets_h (0: none yet)
+    stage_targets *targets;
+    double targets_h;
 } lobatto_state;
 
 // One step's context for the assembly callbacks.
@@ -107,8 +126,13 @@ static void lobatto_layout(const dirac_sim *sim, void *state, sim_layout *l)
     st->previous = sim_layout_doubles(l, size);
     st->guess_t = sim_layout_doubles(l, 1);
     st->guess_h = sim_layout_doubles(l, 1);
+    st->targets = mem_plan_take(&l->plan, (size_t)s, sizeof *st->targets);
     sim_layout_newton(l, (int)size);
     sim_layout_newton(l, (int)(n + mc));
+    sim_layout_solver(l, SIM_SOLVER_STAGE1, (int)size);
+    sim_layout_solver(l, SIM_SOLVER_STAGE2, (int)(n + mc));
+    if (mc > 0)   // the multipliers at the new node (sim_acceleration)
+        sim_layout_solver(l, SIM_SOLVER_KKT, (int)(n + mc));
 }
 
 static void lobatto_reset(dirac_sim *sim, void *state)
@@ -117,6 +141,7 @@ static void lobatto_reset(dirac_sim *sim, void *state)
     lobatto_state *st = state;
     *st->guess_t = 0.0;
     *st->guess_h = 0.0;
+    st->targets_h = 0.0;
 }
 
 static void lobatto_history(const dirac_sim *sim, void *state, sim_history *out)
@@ -125,15 +150,6 @@ static void lobatto_history(const dirac_sim *sim, void *state, sim_history *out)
     size_t size = (size_t)stage_size(sim, tableau_of(sim)->s);
     *out = (sim_history){ 3, { st->previous, st->guess_t, st->guess_h }, { size, 1, 1 } };
 }
-
-// Where one sparse block of a compiled matrix goes in the stage Jacobian: up to s² copies,
-// each at its own block offset with its own factor (structural zeros of the tableaus skipped,
-// so the pattern is the same at every assembly).
-typedef struct block_targets {
-    int count;
-    int r0[LOBATTO_MAX_STAGES * LOBATTO_MAX_STAGES], c0[LOBATTO_MAX_STAGES * LOBATTO_MAX_STAGES];
-    double scale[LOBATTO_MAX_STAGES * LOBATTO_MAX_STAGES];
-} block_targets;
 
 static void target_add(block_targets *t, int r0, int c0, double scale)
 {
@@ -162,6 +178,26 @@ static void add_targets(const model_sparse *sp, const double *values, int row_fi
         }
 }
 
+// Where stage j's blocks go in the stage Jacobian for step size h (assemble_stages).
+static void make_stage_targets(const dirac_sim *sim, const lobatto_tableau *tb, int j, double h,
+                               stage_targets *t)
+{
+    int n = sim->n, mc = sim->mc, s = tb->s, zl = s * n;
+    t->vv.count = t->vq.count = t->fv.count = t->fq.count = t->cq.count = 0;
+    // row j: ∂/∂V_j ∂L/∂v = H_vv; ∂/∂V_k through Q_j = h a_jk H_vq
+    target_add(&t->vv, j * n, j * n, 1.0);
+    for (int k = 0; k < s; k++) {
+        target_add(&t->vq, j * n, k * n, h * tb->a[j][k]);
+        target_add(&t->cq, zl + (j - 1) * mc, k * n, tb->a[j][k]);
+    }
+    // every row i: −h â_ij ∂f_j/∂V_j − h² â_ij a_jk ∂f_j/∂Q_j (k = 1..s)
+    for (int row = 0; row < s; row++) {
+        target_add(&t->fv, row * n, j * n, -h * tb->ahat[row][j]);
+        for (int k = 0; k < s; k++)
+            target_add(&t->fq, row * n, k * n, -h * h * tb->ahat[row][j] * tb->a[j][k]);
+    }
+}
+
 // Stage unknowns z = [V_1 .. V_s (n each) | Λ_1 .. Λ_{s−1} (m each)]; rows
 // [momentum balances of the stages 1..s (n each) | φ(Q_i, t_i)/h for i = 2..s (m each)].
 static int assemble_stages(void *context, const double *z, double *r, linsolve *jac)
@@ -185,6 +221,11 @@ static int assemble_stages(void *context, const double *z, double *r, linsolve *
         for (int i = 0; i < n; i++)
             r[j * n + i] = -sim->p[i];
     cx->work = 0.0;
+    if (jac && cx->st->targets_h != h) {   // a new step size: its block targets, once
+        for (int j = 0; j < s; j++)
+            make_stage_targets(sim, tb, j, h, &cx->st->targets[j]);
+        cx->st->targets_h = h;
+    }
     for (int j = 0; j < s; j++) {
         const double *Qj = Q + j * n, *Vj = z + j * n;
         const double *lambda = j < s - 1 ? z + zl + j * mc : NULL;
@@ -223,31 +264,19 @@ static int assemble_stages(void *context, const double *z, double *r, linsolve *
         }
         if (!jac)
             continue;
-        // row j: ∂/∂V_j ∂L/∂v = H_vv; ∂/∂V_k through Q_j = h a_jk H_vq
-        block_targets vv = { 0 }, vq = { 0 }, fv = { 0 }, fq = { 0 }, cq = { 0 };
-        target_add(&vv, j * n, j * n, 1.0);
-        for (int k = 0; k < s; k++) {
-            target_add(&vq, j * n, k * n, h * tb->a[j][k]);
-            target_add(&cq, zl + (j - 1) * mc, k * n, tb->a[j][k]);
-        }
-        // every row i: −h â_ij ∂f_j/∂V_j − h² â_ij a_jk ∂f_j/∂Q_j (k = 1..s)
-        for (int row = 0; row < s; row++) {
-            target_add(&fv, row * n, j * n, -h * tb->ahat[row][j]);
-            for (int k = 0; k < s; k++)
-                target_add(&fq, row * n, k * n, -h * h * tb->ahat[row][j] * tb->a[j][k]);
-        }
-        add_targets(&m->hessian, e->hessian, n, n, n, n, &vv, jac);
-        add_targets(&m->hessian, e->hessian, n, n, 0, n, &vq, jac);
-        add_targets(&m->hessian, e->hessian, 0, n, n, n, &fv, jac);
-        add_targets(&m->force_jacobian, e->force_jac, 0, n, n, n, &fv, jac);
-        add_targets(&m->hessian, e->hessian, 0, n, 0, n, &fq, jac);
-        add_targets(&m->force_jacobian, e->force_jac, 0, n, 0, n, &fq, jac);
-        if (mc > 0 && fq.count > 0)
-            add_targets(&m->form_curvature, e->curvature, 0, n, 0, n, &fq, jac);
+        const stage_targets *t = &cx->st->targets[j];
+        add_targets(&m->hessian, e->hessian, n, n, n, n, &t->vv, jac);
+        add_targets(&m->hessian, e->hessian, n, n, 0, n, &t->vq, jac);
+        add_targets(&m->hessian, e->hessian, 0, n, n, n, &t->fv, jac);
+        add_targets(&m->force_jacobian, e->force_jac, 0, n, n, n, &t->fv, jac);
+        add_targets(&m->hessian, e->hessian, 0, n, 0, n, &t->fq, jac);
+        add_targets(&m->force_jacobian, e->force_jac, 0, n, 0, n, &t->fq, jac);
+        if (mc > 0 && t->fq.count > 0)
+            add_targets(&m->form_curvature, e->curvature, 0, n, 0, n, &t->fq, jac);
         // constraint rows of stage j: ∂(φ(Q_j)/h)/∂V_k = a_jk ω(Q_j); φ(Q_j) is rounded at the
         // scale of the absolute positions Q_j, not of the stage velocities (newton.h)
         if (j > 0) {
-            add_targets(forms, e->forms, 0, mc, 0, n, &cq, jac);
+            add_targets(forms, e->forms, 0, mc, 0, n, &t->cq, jac);
             sim_add_position_magnitude(sim, e, Qj, 1.0 / h,
                                        sim->nw.hidden_magnitude + zl + (j - 1) * mc);
         }

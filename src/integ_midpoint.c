@@ -49,6 +49,8 @@ void midpoint_layout(const dirac_sim *sim, void *state, sim_layout *l)
                                   sim_layout_doubles(l, predictor_memory_size((int)(n + mc))) };
     sim_layout_newton(l, (int)stage1);
     sim_layout_newton(l, (int)(n + mc));
+    sim_layout_solver(l, SIM_SOLVER_STAGE1, (int)stage1);
+    sim_layout_solver(l, SIM_SOLVER_STAGE2, (int)(n + mc));
 }
 
 // Degenerate Lagrangians need the node-velocity workspace (sim_degenerate.c); the predictor
@@ -57,7 +59,12 @@ dirac_status midpoint_init(dirac_sim *sim, void *state)
 {
     (void)state;
     sim->nw.simplified = true;
-    return sim_degenerate_init(sim);
+    dirac_status status = sim_degenerate_init(sim);
+    // the dense solver of the velocities of degenerate Lagrangians (solve_velocities)
+    if (status == DIRAC_OK && sim->degenerate.available &&
+        !sim_dense_solver(sim, SIM_SOLVER_NODE, sim->n + sim->mc))
+        status = DIRAC_ERR_NOMEM;
+    return status;
 }
 
 // Midpoint data from the increment Δq = q_{k+1} − q_k: q̄, v̄ = Δq/h (no cancellation
@@ -211,8 +218,8 @@ static void velocity_guess(const dirac_sim *sim, midpoint_state *st)
         predictor_predict(&st->velocities, n + sim->mc, sim->t + sim->h, sim->t, sim->h, st->z);
 }
 
-// Stage 1: increments, entropies and λ from the guess Δq = h v_k; the temperatures at the
-// converged midpoint must be positive. Leaves Δq, λ and S_k in the state.
+// Stage 1: increments, entropies and λ from the guess Δq = h v_k. Leaves Δq, λ and S_k in the
+// state (midpoint_momentum evaluates the converged midpoint and checks its temperatures).
 static dirac_status solve_positions(midpoint_ctx *cx, int *iterations)
 {
     dirac_sim *sim = cx->sim;
@@ -247,21 +254,16 @@ static dirac_status solve_positions(midpoint_ctx *cx, int *iterations)
     *iterations += sim->nw.iterations;
     if (status != DIRAC_OK)
         return sim_fail_newton(sim, status, "positions", name_position_rows);
-    assemble_positions(cx, z, st->residual, NULL);
-    for (int j = 0; j < ns; j++) {
-        double temperature = -sim->eval[MID].gradient[2 * n + j];
-        if (!(temperature > 0.0))
-            return sim_fail_temperature(sim, j, temperature);
-    }
     memcpy(st->dq, z, (size_t)n * sizeof *st->dq);
     memcpy(st->lambda, z + n + ns, (size_t)mc * sizeof *st->lambda);
     memcpy(st->s_old, sim->s, (size_t)ns * sizeof *st->s_old);
     return DIRAC_OK;
 }
 
-// p* = ∂L/∂v + h/2 [∂L/∂q + F] and the step's discrete work at the converged midpoint
-// (entropies still at S_k: S̄ needs both); then the entropies move to S_{k+1} for stage 2.
-static double midpoint_momentum(midpoint_ctx *cx)
+// p* = ∂L/∂v + h/2 [∂L/∂q + F] and the step's discrete work (added to *work) at the converged
+// midpoint, whose temperatures must be positive (entropies still at S_k: S̄ needs both); then
+// the entropies move to S_{k+1} for stage 2.
+static dirac_status midpoint_momentum(midpoint_ctx *cx, double *work_out)
 {
     dirac_sim *sim = cx->sim;
     midpoint_state *st = cx->st;
@@ -274,6 +276,11 @@ static double midpoint_momentum(midpoint_ctx *cx)
     sim_eval *mid = &sim->eval[MID];
     sim_evaluate(sim, mid, st->qbar, st->vbar, st->sbar, sim->t + 0.5 * h, NULL,
                  EVAL_GRADIENT | EVAL_FORCES | EVAL_CONSTRAINTS);
+    for (int j = 0; j < ns; j++) {
+        double temperature = -mid->gradient[2 * n + j];
+        if (!(temperature > 0.0))
+            return sim_fail_temperature(sim, j, temperature);
+    }
     double work = -h * mid->gradient[m->index_t];
     for (int i = 0; i < n; i++) {
         st->pstar[i] = mid->gradient[n + i] + 0.5 * h * (mid->gradient[i] + mid->forces[i]);
@@ -284,7 +291,8 @@ static double midpoint_momentum(midpoint_ctx *cx)
         work += sim_thermal_work(sim, sim->thermal_values, st->dq, h);
         memcpy(sim->s, st->z + n, (size_t)ns * sizeof *sim->s);
     }
-    return work;
+    *work_out = work;
+    return DIRAC_OK;
 }
 
 // One Newton solve of stage 2 with `ls` from the guess (v̄, λ).
@@ -358,7 +366,10 @@ dirac_status midpoint_step(dirac_sim *sim, void *state)
     dirac_status status = solve_positions(&cx, &iterations);
     if (status != DIRAC_OK)
         return status;
-    double work = midpoint_momentum(&cx);
+    double work = 0.0;
+    status = midpoint_momentum(&cx, &work);
+    if (status != DIRAC_OK)
+        return status;
     status = solve_velocities(&cx, &iterations);
     // temperatures at the new node must be positive too
     if (status == DIRAC_OK && ns > 0) {

@@ -150,11 +150,34 @@ static void descriptor_rhs(const analysis_point *pt, const double *x, double *f)
     }
 }
 
+// An output that depends on an acceleration q'' (inputs first_a..), which is no function of
+// the descriptor state x = (q, v, p, μ) alone (it solves the KKT system there): its index, or
+// -1. Such outputs have no row C x + D u.
+static int acceleration_output(const dirac_model *m)
+{
+    const model_sparse *oj = &m->output_jacobian;
+    for (int r = 0; m->na > 0 && r < m->output_count; r++)
+        for (int k = oj->row_start[r]; k < oj->row_start[r + 1]; k++)
+            if (oj->col[k] >= m->first_a)
+                return r;
+    return -1;
+}
+
+static dirac_status refuse_acceleration(const dirac_model *m, const char *what,
+                                        const char *remedy, dirac_error *err)
+{
+    return error_set(err, DIRAC_ERR_UNSUPPORTED, "%s: output '%s' uses an acceleration (x''), "
+                     "which is not a function of the state (q, v, p, mu) alone; %s", what,
+                     m->output_names[acceleration_output(m)], remedy);
+}
+
 dirac_status dirac_model_descriptor_rhs(const dirac_model *m, const double *x, const double *s,
                                         double t, double *f, double *y, dirac_error *err)
 {
     if (!m || !x || !f)
         return error_set(err, DIRAC_ERR_ARGUMENT, "descriptor_rhs: NULL argument");
+    if (y && acceleration_output(m) >= 0)
+        return refuse_acceleration(m, "descriptor_rhs", "pass y = NULL", err);
     analysis_point pt;
     dirac_status status = analysis_point_init(&pt, m, err);
     if (status != DIRAC_OK)
@@ -251,7 +274,7 @@ static int build_descriptor(dirac_linearization *lin, const analysis_point *pt)
             int col = oj->col[k];
             if (col < 2 * n)
                 builder_add(&c, r, col, pt->output_jac[k]);
-            else if (col >= m->first_mu)
+            else if (col >= m->first_mu && col < m->first_mu + m->m)
                 builder_add(&c, r, 3 * n + (col - m->first_mu), pt->output_jac[k]);
         }
     return builder_finish(&e) & builder_finish(&a) & builder_finish(&c);
@@ -396,6 +419,9 @@ dirac_status dirac_model_linearize(const dirac_model *m, const double *q, const 
     memset(out, 0, sizeof *out);
     if (!m)
         return error_set(err, DIRAC_ERR_ARGUMENT, "linearize: NULL model");
+    if (acceleration_output(m) >= 0)
+        return refuse_acceleration(m, "linearize", "remove the output to linearize the model",
+                                   err);
     int n = m->n, N = 3 * n + m->m;
     out->n = n;
     out->m = m->m;

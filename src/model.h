@@ -1,7 +1,8 @@
 // Internal: the compiled model (spec -> dirac_model). Immutable after compilation; everything
 // an integrator evaluates is a tape over one input vector
-//     x = [ q (n) | v (n) | S (ns) | t | mu (m) | u (nu) ]
-// (u: the `input` signals, set by the host between steps and held constant over a step)
+//     x = [ q (n) | v (n) | S (ns) | t | mu (m) | u (nu) | a (na) ]
+// (u: the `input` signals, set by the host between steps and held constant over a step; a: the
+// accelerations q'', which only outputs read, so na = n when an output names one, else 0)
 // and every Jacobian has its sparsity pattern fixed here.
 #ifndef DIRAC_SRC_MODEL_H
 #define DIRAC_SRC_MODEL_H
@@ -71,8 +72,9 @@ struct dirac_model {
     char **param_names;
     double *param_values;
     int n, ns, m;                     // coordinates, entropy variables, constraints
-    int n_inputs;                     // 2n + ns + 1 + m + nu
-    int first_v, first_s, index_t, first_mu, first_u;
+    int n_inputs;                     // 2n + ns + 1 + m + nu + na
+    int first_v, first_s, index_t, first_mu, first_u, first_a;
+    int na;                           // accelerations in x: n when an output uses one, else 0
     int nu;                           // `input` signals (not in param_names)
     char **input_names;
     double *input_defaults;
@@ -161,6 +163,8 @@ typedef enum model_codegen_group {
 /// unless `enabled` is 0 or DIRAC_CODEGEN=off; on any failure the tapes stay, with the reason
 /// in m->codegen_report (never fails the compilation).
 void model_codegen_attach(dirac_model *m, int enabled);
+/// The group of bit g of the generated code (MODEL_CG_*); NULL for an unknown bit.
+const model_group *model_codegen_group_of(const dirac_model *m, model_codegen_group g);
 
 /// Unloads the generated code (at model destruction).
 void model_codegen_release(dirac_model *m);

@@ -497,6 +497,20 @@ static int compile_interactions(compile_state *c)
 
 // ---- the whole compilation ----------------------------------------------------------------------
 
+// Does an output of some instance name an acceleration (x'', a node with two primes)?
+static bool outputs_use_acceleration(const instance_tree *tree)
+{
+    for (int k = 0; k < tree->count; k++) {
+        const spec_model *sm = tree->items[k]->sm;
+        for (int j = 0; j < sm->output_count; j++)
+            for (int32_t i = 0; i < sm->outputs[j].value.count; i++)
+                if (sm->outputs[j].value.nodes[i].kind == SPEC_EXPR_PRIME &&
+                    sm->outputs[j].value.nodes[i].op == 2)
+                    return true;
+    }
+    return false;
+}
+
 // The instance tree, the global layout of the input vector x (src/model.h) and the sizes.
 static int compile_layout(compile_state *c, const spec_model *root)
 {
@@ -512,7 +526,9 @@ static int compile_layout(compile_state *c, const spec_model *root)
     m->index_t = 2 * m->n + m->ns;
     m->first_mu = m->index_t + 1;
     m->first_u = m->first_mu + m->m;
-    m->n_inputs = m->first_u + m->nu;
+    m->first_a = m->first_u + m->nu;
+    m->na = outputs_use_acceleration(&c->tree) ? m->n : 0;
+    m->n_inputs = m->first_a + m->na;
     c->constraint_spec = mem_calloc(&m->mem, (size_t)m->m, sizeof *c->constraint_spec);
     c->constraint_owner = mem_calloc(&m->mem, (size_t)m->m, sizeof *c->constraint_owner);
     if (!c->constraint_spec || !c->constraint_owner)

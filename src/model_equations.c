@@ -433,8 +433,9 @@ static int interaction_columns(compile_state *c, char **names, expr_id *ids, exp
 
 // Lowers every instance's outputs. Besides the model's own symbols they may name
 // (spec_resolve.c: derived_name) p_i = ∂L/∂v_i, T_j = −∂L/∂S_j (`temperature`, by input
-// index), E = Σ v_i ∂L/∂v_i − L, the multipliers, and in the outer model the interactions'
-// columns F.NAME.COORD, P.NAME (interaction_columns).
+// index), E = Σ v_i ∂L/∂v_i − L, the multipliers, the accelerations (inputs first_a.., set
+// at each node by sim_node.c), and the interactions' columns F.NAME.COORD, P.NAME
+// (interaction_columns; a component's outputs name its own without its prefix).
 static int lower_outputs(compile_state *c, const expr_id *temperature, expr_id energy)
 {
     dirac_model *m = c->m;
@@ -447,25 +448,31 @@ static int lower_outputs(compile_state *c, const expr_id *temperature, expr_id e
     int o = 0, first_mu = m->first_mu;
     int ok = names && ids && force ? interaction_columns(c, names, ids, force)
                                    : compile_fail_nomem(c);
-    for (int k = 0; ok && k < c->tree.count; k++) {
+    // every instance's multipliers and accelerations first: an output may name a component's
+    // (`mu.rotor.C`, `rotor.theta''`), lowered through that component's scope
+    for (int k = 0; k < c->tree.count; k++) {
         instance *in = c->tree.items[k];
         in->scope.first_mu = first_mu;
+        in->scope.first_a = m->na > 0 ? m->first_a + in->first_q : 0;
+        first_mu += in->sm->constraint_count;
+    }
+    for (int k = 0; ok && k < c->tree.count; k++) {
+        instance *in = c->tree.items[k];
         in->scope.momentum = m->gradient.ids + m->n;
         in->scope.temperature = temperature;
         in->scope.energy = energy;
-        if (in->prefix[0] == '\0') {   // the outer model: its interactions' columns
-            in->scope.interaction_names = names;
-            in->scope.interaction_columns = ids;
-            in->scope.interaction_column_count = columns;
-        }
+        in->scope.interaction_names = names;   // found by name (model_lower.c)
+        in->scope.interaction_columns = ids;
+        in->scope.interaction_column_count = columns;
         for (int j = 0; ok && j < in->sm->output_count; j++, o++)
             ok = (m->outputs.ids[o] = lower_expr(&in->scope, &in->sm->outputs[j].value)) != EXPR_NONE;
         in->scope.momentum = in->scope.temperature = NULL;
         in->scope.interaction_names = NULL;
         in->scope.interaction_columns = NULL;
         in->scope.interaction_column_count = 0;
-        first_mu += in->sm->constraint_count;
     }
+    for (int k = 0; k < c->tree.count; k++)
+        c->tree.items[k]->scope.first_a = 0;
     mem_free(&m->mem, names);
     mem_free(&m->mem, ids);
     mem_free(&m->mem, force);

@@ -159,16 +159,50 @@ int instance_resolve(const instance *from, const char *name, const instance **ow
     }
 }
 
-// Lowers `a.b.x` / `a.b.x'` seen from the scope's instance: the named instance's variable,
-// parameter value or let.
+// `mu.a.C`, `p.a.x`, `T.a.S`, `S.a.S` in an output (spec_resolve.c: derived_member): the
+// multiplier, momentum ∂L/∂x', temperature −∂L/∂S or entropy variable of a component's symbol,
+// through the global indices of its instance (set by compile_outputs); EXPR_NONE when it is
+// none of them.
+static expr_id lower_derived_member(const lower_scope *scope, const spec_expr_node *node)
+{
+    const instance *owner = NULL;
+    spec_ref ref;
+    int kind = node->u.sym.ref.member;
+    const char *dot = strchr(node->u.sym.name, '.');
+    if (!dot || !instance_resolve(scope->owner, dot + 1, &owner, &ref))
+        return EXPR_NONE;
+    if (kind == SPEC_SYM_MULTIPLIER && ref.kind == SPEC_SYM_CONSTRAINT && scope->momentum)
+        return expr_var(scope->pool, owner->scope.first_mu + ref.index);
+    if (kind == SPEC_SYM_MOMENTUM && ref.kind == SPEC_SYM_COORDINATE && scope->momentum)
+        return scope->momentum[owner->scope.first_q + ref.index];
+    if (kind == SPEC_SYM_TEMPERATURE && ref.kind == SPEC_SYM_ENTROPY && scope->temperature)
+        return scope->temperature[owner->scope.first_s + ref.index];
+    if (kind == SPEC_SYM_ENTROPY && ref.kind == SPEC_SYM_ENTROPY && scope->momentum)   // `S.a.S`
+        return expr_var(scope->pool, owner->scope.first_s + ref.index);
+    return EXPR_NONE;
+}
+
+// Lowers `a.b.x` / `a.b.x'` / `a.b.x''` seen from the scope's instance: the named instance's
+// variable, acceleration (outputs), parameter value or let; and the derived names above.
 static expr_id lower_qualified(const lower_scope *scope, const spec_expr_node *node)
 {
     const instance *owner = NULL;
     spec_ref ref;
     expr_pool *pool = scope->pool;
-    if (instance_resolve(scope->owner, node->u.sym.name, &owner, &ref)) {
+    int member = node->u.sym.ref.member;
+    if (member == SPEC_SYM_MULTIPLIER || member == SPEC_SYM_MOMENTUM ||
+        member == SPEC_SYM_TEMPERATURE ||
+        (member == SPEC_SYM_ENTROPY && !strncmp(node->u.sym.name, "S.", 2) &&
+         !instance_resolve(scope->owner, node->u.sym.name, &owner, &ref))) {
+        expr_id id = lower_derived_member(scope, node);
+        if (id != EXPR_NONE)
+            return id;
+    } else if (instance_resolve(scope->owner, node->u.sym.name, &owner, &ref)) {
         const lower_scope *target = &owner->scope;
-        if (node->kind == SPEC_EXPR_PRIME && ref.kind == SPEC_SYM_COORDINATE)
+        if (node->kind == SPEC_EXPR_PRIME && ref.kind == SPEC_SYM_COORDINATE && node->op == 2 &&
+            target->first_a > 0)
+            return expr_var(pool, target->first_a + ref.index);
+        if (node->kind == SPEC_EXPR_PRIME && ref.kind == SPEC_SYM_COORDINATE && node->op != 2)
             return expr_var(pool, target->first_v + ref.index);
         if (node->kind == SPEC_EXPR_NAME) {
             switch ((spec_sym_kind)ref.kind) {
@@ -341,7 +375,8 @@ int instance_tree_evaluate(instance_tree *tree, spec *s, expr_pool *pool, int fi
                                    .first_v = first_v + in->first_q,
                                    .first_s = first_s + in->first_s, .index_t = index_t,
                                    .input_index = in->input_index, .first_u = first_u,
-                                   .owner = in, .qualified = lower_qualified };
+                                   .owner = in, .prefix = in->prefix,
+                                   .qualified = lower_qualified };
         slots += in->sm->param_count + in->sm->let_count;
     }
     slot *stack = mem_calloc(tree->mem, (size_t)slots + 1, sizeof *stack);

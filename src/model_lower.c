@@ -5,6 +5,7 @@
 #include "parse.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +101,84 @@ static expr_id lower_piecewise(const lower_scope *scope, const spec_expr *e,
     return r;
 }
 
+// Does column `col` (F.NAME.COORD or P.NAME, global names) read `name` in the outputs of an
+// instance with names prefixed by `prefix`? A component's outputs name its own interactions
+// (`F.same.inner.x` in component `deep`), whose columns carry the prefix before NAME and COORD
+// (`F.deep.same.deep.inner.x`).
+static bool column_matches(const char *col, const char *prefix, const char *name)
+{
+    size_t p = strlen(prefix);
+    if (strncmp(col, name, 2) != 0 || strncmp(col + 2, prefix, p) != 0)
+        return false;
+    const char *c = col + 2 + p, *n = name + 2;
+    if (col[0] == 'P' || p == 0)
+        return strcmp(c, n) == 0;
+    for (; *c && *c == *n; c++, n++)   // NAME . PREFIX COORD against NAME . COORD
+        if (*c == '.' && !strncmp(c + 1, prefix, p) && !strcmp(c + 1 + p, n + 1))
+            return true;
+    return false;
+}
+
+// The index of the interaction column an output names (spec_resolve.c: derived_name), or -1.
+static int interaction_column(const lower_scope *scope, const char *name)
+{
+    for (int k = 0; k < scope->interaction_column_count; k++)
+        if (column_matches(scope->interaction_names[k], scope->prefix ? scope->prefix : "", name))
+            return k;
+    return -1;
+}
+
+// Column `col` as the outputs of the scope's instance spell it (its prefix dropped before
+// NAME and COORD), into a new string; NULL when it is not one of the instance's interactions.
+static char *local_column(const char *col, const char *prefix)
+{
+    size_t p = strlen(prefix);
+    if (strncmp(col + 2, prefix, p) != 0)
+        return NULL;
+    char *local = malloc(strlen(col) + 1);
+    if (!local)
+        return NULL;
+    memcpy(local, col, 2);
+    strcpy(local + 2, col + 2 + p);
+    char *coord = local[0] == 'F' && p > 0 ? strchr(local + 2, '.') : NULL;
+    while (coord && strncmp(coord + 1, prefix, p) != 0)
+        coord = strchr(coord + 1, '.');
+    if (coord)
+        memmove(coord + 1, coord + 1 + p, strlen(coord + 1 + p) + 1);
+    return local;
+}
+
+// An F. or P. name that is no column: the closest column of the instance's interactions.
+static void interaction_error(const lower_scope *scope, const spec_expr_node *node)
+{
+    int count = scope->interaction_column_count, local_count = 0;
+    char **local = calloc((size_t)count + 1, sizeof *local);
+    if (!local) {
+        spec_out_of_memory(scope->spec);
+        return;
+    }
+    diag_suggest sg;
+    diag_suggest_init(&sg, node->u.sym.name);
+    for (int k = 0; k < count; k++)
+        if ((local[local_count] = local_column(scope->interaction_names[k],
+                                               scope->prefix ? scope->prefix : "")))
+            diag_suggest_add(&sg, local[local_count++]);
+    if (local_count == 0)
+        spec_error(scope->spec, DIRAC_ERR_PARSE, node->loc,
+                   "'%s': the model has no interactions (constraints or two-forms that join "
+                   "components), so no F. or P. columns", node->u.sym.name);
+    else if (sg.best)
+        spec_error(scope->spec, DIRAC_ERR_PARSE, node->loc, "'%s' is not a column of the "
+                   "model's interactions; did you mean '%s'?", node->u.sym.name, sg.best);
+    else
+        spec_error(scope->spec, DIRAC_ERR_PARSE, node->loc, "'%s' is not a column of the "
+                   "model's interactions (the first is '%s'; the CSV header lists them all)",
+                   node->u.sym.name, local[0]);
+    for (int k = 0; k < local_count; k++)
+        free(local[k]);
+    free(local);
+}
+
 // The DAG node a name stands for, or EXPR_NONE after reporting why.
 static expr_id lower_name(const lower_scope *scope, const spec_expr_node *node)
 {
@@ -108,7 +187,9 @@ static expr_id lower_name(const lower_scope *scope, const spec_expr_node *node)
     if (ref->kind == SPEC_SYM_QUALIFIED && scope->qualified)
         return scope->qualified(scope, node);
     if (node->kind == SPEC_EXPR_PRIME) {
-        if (ref->kind == SPEC_SYM_COORDINATE)
+        if (ref->kind == SPEC_SYM_COORDINATE && node->op == 2 && scope->first_a > 0)
+            return expr_var(pool, scope->first_a + ref->index);
+        if (ref->kind == SPEC_SYM_COORDINATE && node->op != 2)
             return expr_var(pool, scope->first_v + ref->index);
     } else {
         switch ((spec_sym_kind)ref->kind) {
@@ -137,21 +218,13 @@ static expr_id lower_name(const lower_scope *scope, const spec_expr_node *node)
             if (scope->momentum)
                 return scope->energy;
             break;
-        case SPEC_SYM_INTERACTION:
-            for (int k = 0; k < scope->interaction_column_count; k++)
-                if (!strcmp(scope->interaction_names[k], node->u.sym.name))
-                    return scope->interaction_columns[k];
-            if (scope->interaction_column_count > 0) {
-                spec_error(scope->spec, DIRAC_ERR_PARSE, node->loc,
-                           "'%s' is not a column of the model's interactions (the first is "
-                           "'%s'; the CSV header lists them all)", node->u.sym.name,
-                           scope->interaction_names[0]);
-                return EXPR_NONE;
-            }
-            spec_error(scope->spec, DIRAC_ERR_PARSE, node->loc,
-                       "'%s': the model has no interactions (constraints or two-forms that "
-                       "join components), so no F. or P. columns", node->u.sym.name);
+        case SPEC_SYM_INTERACTION: {
+            int column = interaction_column(scope, node->u.sym.name);
+            if (column >= 0)
+                return scope->interaction_columns[column];
+            interaction_error(scope, node);
             return EXPR_NONE;
+        }
         default: break;
         }
     }

@@ -27,11 +27,13 @@ struct lower_scope {
     const expr_id *let_ids;      // DAG node of each let lowered so far
     int first_q, first_v, first_s, index_t;   // input indices of this instance's variables
     const void *owner;           // the instance (model_instance.h)
+    const char *prefix;          // its names' prefix: "" (the outer model), "a.", "a.b." ..
     lower_qualified_fn qualified; // NULL: qualified names are errors
     // derived quantities for `output` expressions (set by compile_outputs; NULL/EXPR_NONE
     // elsewhere): input index of this instance's first multiplier; ∂L/∂v and −∂L/∂S by input
     // index of the coordinate / entropy variable (first_q + i, first_s + j); the energy
     int first_mu;
+    int first_a;                 // input index of the instance's first acceleration (0: none)
     const expr_id *momentum, *temperature;
     expr_id energy;
     // the interactions' CSV columns F.NAME.COORD and P.NAME by name, and their expressions

@@ -75,6 +75,9 @@ static int make_names(print_ctx *p)
     for (int k = 0; k < m->nu; k++)   // inputs: printed by name
         p->names[m->first_u + k] = latex ? latex_name(m->input_names[k], NULL)
                                          : text_concat("", m->input_names[k], "");
+    for (int i = 0; i < m->na; i++)   // accelerations, read by outputs
+        p->names[m->first_a + i] = latex ? latex_name(m->coord_names[i], "\\ddot")
+                                         : text_concat("", m->coord_names[i], "''");
     for (int k = 0; k < m->n_inputs; k++)
         if (!p->names[k])
             return 0;

@@ -44,6 +44,12 @@ void newton_free(newton *nw)
     memset(nw, 0, sizeof *nw);
 }
 
+// fmax without the library call (the NaN rule is the same: a NaN argument loses)
+static inline double larger(double a, double b)
+{
+    return a > b || isnan(b) ? a : b;
+}
+
 static int all_finite(const double *x, int n, int *where)
 {
     for (int i = 0; i < n; i++)
@@ -75,11 +81,10 @@ static update_ratios measure(newton *nw, int size, const double *z, const int *b
         if (fabs(z[i]) > block_max[block[i]])
             block_max[block[i]] = fabs(z[i]);
     update_ratios u = { 0.0, 0.0, 0.0, 0.0, 0.0 };
-    double worst = -1.0;
+    double worst = -1.0, tolerance = rtol > 16.0 * DBL_EPSILON ? rtol : 16.0 * DBL_EPSILON;
     for (int i = 0; i < size; i++) {
         double scale = fabs(z[i]) + block_max[block[i]];
-        double allowed = fmax((rtol > 16.0 * DBL_EPSILON ? rtol : 16.0 * DBL_EPSILON) * scale,
-                              nw->floor[i]);
+        double allowed = larger(tolerance * scale, nw->floor[i]);
         double ratio = fabs(nw->delta[i]) / (allowed > 0.0 ? allowed : DBL_MIN);
         // rounding level: ε of the unknown's scale (multipliers too: their conditioning
         // limits their accuracy to ε/h², yet full Newton's end point is within ε of a smooth
@@ -148,7 +153,7 @@ static void measure_rows(newton *nw, const linsolve *ls, int size, const double 
         nw->row_scale[i] += nw->hidden_magnitude[i];
     for (int i = 0; i < size; i++)
         nw->row_scale[i] = first ? nw->row_scale[i] + nw->delta[i]
-                                 : fmax(nw->row_scale[i], nw->delta[i]);
+                                 : larger(nw->row_scale[i], nw->delta[i]);
     linsolve_column_reach(ls, nw->row_scale, nw->floor);
     for (int j = 0; j < size; j++)
         nw->floor[j] *= NEWTON_ROUNDING * DBL_EPSILON;
@@ -207,6 +212,36 @@ static dirac_status assemble_and_factor(newton *nw, linsolve *ls, int size, cons
     return DIRAC_OK;
 }
 
+// The equations' magnitudes and the unknowns' rounding floors from the factorization in ls
+// (measure_rows, then propagate_rounding); `first` at the guess of a solve.
+static void measure_floors(newton *nw, linsolve *ls, int size, const double *z, const int *block,
+                           int first)
+{
+    measure_rows(nw, ls, size, z, block, first);
+    propagate_rounding(nw, ls, size);
+}
+
+// A fresh Jacobian at z: assembled, factorized, and the floors measured from it.
+static dirac_status fresh_jacobian(newton *nw, linsolve *ls, int size, const double *z,
+                                   const int *block, newton_assemble_fn assemble, void *context,
+                                   int first)
+{
+    dirac_status status = assemble_and_factor(nw, ls, size, z, assemble, context);
+    if (status == DIRAC_OK)
+        measure_floors(nw, ls, size, z, block, first);
+    return status;
+}
+
+// Stagnation a little above the requested level: updates made of rounding noise (e.g. the
+// ε|L|/|Δx| of a discrete gradient) that no longer shrink (from the third iteration on).
+static int stagnated(const update_ratios *u, int iteration, double previous_primary,
+                     double previous_multiplier)
+{
+    return iteration > 2 && u->relative <= NEWTON_STAGNATION_LEVEL &&
+           u->primary > 0.5 * previous_primary &&
+           (u->multiplier <= 1.0 || u->multiplier > 0.25 * previous_multiplier);
+}
+
 // The residual alone at z; 0 if it is outside the domain or not finite (nw->worst says where).
 static int residual_at(newton *nw, int size, const double *z, newton_assemble_fn assemble,
                        void *context)
@@ -245,11 +280,9 @@ static dirac_status full_newton(newton *nw, linsolve *ls, int size, double *z, c
 {
     double previous_multiplier = HUGE_VAL, previous_primary = HUGE_VAL;
     for (int it = 1; it <= max_iterations; it++) {
-        dirac_status status = assemble_and_factor(nw, ls, size, z, assemble, context);
+        dirac_status status = fresh_jacobian(nw, ls, size, z, block, assemble, context, it == 1);
         if (status != DIRAC_OK)
             return status;
-        measure_rows(nw, ls, size, z, block, it == 1);
-        propagate_rounding(nw, ls, size);
         if (!correct(nw, ls, size, z))
             return DIRAC_ERR_NOT_FINITE;
         update_ratios ratios = measure(nw, size, z, block, rtol);
@@ -263,11 +296,7 @@ static dirac_status full_newton(newton *nw, linsolve *ls, int size, double *z, c
                 return DIRAC_OK;
             ratios = next;
         }
-        // stagnation a little above the requested level: updates made of rounding noise (e.g.
-        // the ε|L|/|Δx| of a discrete gradient) that no longer shrink
-        if (it > 2 && ratios.relative <= NEWTON_STAGNATION_LEVEL &&
-            ratios.primary > 0.5 * previous_primary &&
-            (ratios.multiplier <= 1.0 || ratios.multiplier > 0.25 * previous_multiplier))
+        if (stagnated(&ratios, it, previous_primary, previous_multiplier))
             return DIRAC_OK;
         previous_multiplier = ratios.multiplier;
         previous_primary = ratios.primary;
@@ -368,16 +397,18 @@ static dirac_status simplified_newton(newton *nw, linsolve *ls, int size, double
         if (!residual_at(nw, size, z, assemble, context))
             return DIRAC_ERR_NOT_FINITE;
         memcpy(nw->hidden_magnitude, linsolve_kept_hidden(ls), (size_t)size * sizeof(double));
+        measure_floors(nw, ls, size, z, block, 1);
     } else {
-        if ((status = assemble_and_factor(nw, ls, size, z, assemble, context)) != DIRAC_OK)
-            return status;
         // affine equations: one correction, as with a kept factorization (a run split
         // anywhere repeats the whole run's numbers)
-        if (nw->constant_jacobian && nw->affine && rtol > NEWTON_FULL_RTOL)
+        if (nw->constant_jacobian && nw->affine && rtol > NEWTON_FULL_RTOL) {
+            if ((status = assemble_and_factor(nw, ls, size, z, assemble, context)) != DIRAC_OK)
+                return status;
             return correct(nw, ls, size, z) ? DIRAC_OK : DIRAC_ERR_NOT_FINITE;
+        }
+        if ((status = fresh_jacobian(nw, ls, size, z, block, assemble, context, 1)) != DIRAC_OK)
+            return status;
     }
-    measure_rows(nw, ls, size, z, block, 1);
-    propagate_rounding(nw, ls, size);
     contraction c = { 0.0, -1.0, HUGE_VAL, HUGE_VAL, HUGE_VAL };
     double previous_primary = -1.0;
     bool have_residual = true, fresh = !kept;
@@ -396,9 +427,7 @@ static dirac_status simplified_newton(newton *nw, linsolve *ls, int size, double
             return DIRAC_OK;
         // stagnation at rounding level (full_newton), trusted only with a Jacobian assembled
         // in this solve: with a kept one, slow contraction looks the same
-        if (fresh && it > 2 && u.relative <= NEWTON_STAGNATION_LEVEL &&
-            u.primary > 0.5 * previous_primary &&
-            (u.multiplier <= 1.0 || u.multiplier > 0.25 * c.previous_multiplier))
+        if (fresh && stagnated(&u, it, previous_primary, c.previous_multiplier))
             return DIRAC_OK;
         c.previous_theta = c.theta;
         c.previous_multiplier = u.multiplier;
@@ -413,10 +442,9 @@ static dirac_status simplified_newton(newton *nw, linsolve *ls, int size, double
                          u.noise_primary * theta * theta * theta / (1.0 - theta) > 1.0)) {
             if (++renewals > 2)
                 return DIRAC_ERR_NEWTON;
-            if ((status = assemble_and_factor(nw, ls, size, z, assemble, context)) != DIRAC_OK)
+            if ((status = fresh_jacobian(nw, ls, size, z, block, assemble, context, 0)) !=
+                DIRAC_OK)
                 return status;
-            measure_rows(nw, ls, size, z, block, 0);
-            propagate_rounding(nw, ls, size);
             have_residual = fresh = true;
             c = (contraction){ 0.0, -1.0, HUGE_VAL, HUGE_VAL, c.previous_multiplier };
             previous_primary = -1.0;

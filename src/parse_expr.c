@@ -296,8 +296,9 @@ static int close_bracket(parse_state *p)
             return 1;
         }
     }
-    if (last.primes > 1) {
-        parse_error_at(p, &last, "only first time derivatives (x') can be written");
+    if (last.primes > 2) {
+        parse_error_at(p, &last, "only first and second time derivatives (x', x'') can be "
+                                 "written");
         return -1;
     }
     // the node: its indices are the last argc values
@@ -315,7 +316,7 @@ static int close_bracket(parse_state *p)
     spec_expr_node node;
     memset(&node, 0, sizeof node);
     node.kind = SPEC_EXPR_SUBSCRIPT;
-    node.op = last.primes == 1;
+    node.op = SPEC_SUBSCRIPT_OP(last.primes, 0);
     node.argc = (uint8_t)argc;
     node.loc = e->loc;
     node.u.sub.name = spec_arena_strndup(&p->s->arena, p->pattern + e->pattern_start,
@@ -641,8 +642,9 @@ static bool expect_operand(parse_state *p, int flags, bool *operand)
                                   (int)t->len, t->text);
         if (lex_peek(&p->lex, 1)->kind == TOK_LBRACKET)
             return start_subscript(p, t);
-        if (t->primes > 1)
-            return parse_error_at(p, t, "only first time derivatives (x') can be written");
+        if (t->primes > 2)
+            return parse_error_at(p, t, "only first and second time derivatives (x', x'') "
+                                        "can be written");
         int binder = t->qualified ? -1 : find_binder(p, t->text, t->len);
         if (binder >= 0) {
             if (t->primes)
@@ -657,6 +659,7 @@ static bool expect_operand(parse_state *p, int flags, bool *operand)
             return push_value(p, add_node(p, &node, -1, -1));
         }
         node.kind = t->primes ? SPEC_EXPR_PRIME : SPEC_EXPR_NAME;
+        node.op = t->primes == 2 ? 2 : 0;   // an acceleration: outputs only (spec_resolve.c)
         node.u.sym.name = spec_arena_strndup(&p->s->arena, t->text, t->len);
         if (!node.u.sym.name)
             return nomem(p);

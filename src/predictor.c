@@ -40,13 +40,12 @@ void predictor_push(predictor *p, int size, double time, const double *values, d
     m[NODE] = node_t;
 }
 
-int predictor_predict(const predictor *p, int size, double time, double node_t, double h,
-                      double *out)
+// The extrapolation itself; predictor_predict calls it with `count` a constant for a full
+// history, so that the compiler unrolls the weights' products.
+static inline __attribute__((always_inline)) void
+extrapolate(int count, const double *restrict m, size_t width, int size, double time,
+            double *restrict out)
 {
-    const double *m = p->memory;
-    int count = m ? (int)m[COUNT] : 0;
-    if (count == 0 || (int)m[SIZE] != size || !same_node(m[NODE], node_t, h))
-        return 0;
     // Lagrange weights at `time`: w_j = Π_{k≠j} (time − t_k) / (t_j − t_k)
     const double *t = m + TIMES;
     double w[PREDICTOR_POINTS];
@@ -56,12 +55,25 @@ int predictor_predict(const predictor *p, int size, double time, double node_t, 
             if (k != j)
                 w[j] *= (time - t[k]) / (t[j] - t[k]);
     }
-    size_t width = (size_t)p->capacity;
     for (int i = 0; i < size; i++) {
         double sum = 0.0;
         for (int j = 0; j < count; j++)
             sum += w[j] * m[VALUES + (size_t)j * width + (size_t)i];
         out[i] = sum;
     }
+}
+
+int predictor_predict(const predictor *p, int size, double time, double node_t, double h,
+                      double *out)
+{
+    const double *m = p->memory;
+    int count = m ? (int)m[COUNT] : 0;
+    if (count == 0 || (int)m[SIZE] != size || !same_node(m[NODE], node_t, h))
+        return 0;
+    size_t width = (size_t)p->capacity;
+    if (count == PREDICTOR_POINTS)   // a full history: every step after the first few
+        extrapolate(PREDICTOR_POINTS, m, width, size, time, out);
+    else
+        extrapolate(count, m, width, size, time, out);
     return count;
 }

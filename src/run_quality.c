@@ -101,9 +101,9 @@ static void observe_node(dirac_sim *sim, int first)
     rq->work_variation += fabs(sim->work - rq->work_previous);
     rq->work_previous = sim->work;
 
-    sim_eval *e = &sim->eval[SIM_EVAL_NODE];
-    if (sim->mc > 0)
-        sim_evaluate(sim, e, sim->q, sim->v, sim->s, sim->t, sim->mu, EVAL_CONSTRAINTS);
+    // the node slot holds the constraints at this node (sim_update_diagnostics evaluated them
+    // when the node was accepted)
+    const sim_eval *e = &sim->eval[SIM_EVAL_NODE];
     const model_sparse *f = &m->constraint_forms;
     for (int a = 0; a < sim->mc; a++) {
         double norm2 = 0.0, g = e->rates[a], length = 0.0, speed = 0.0;
@@ -177,6 +177,15 @@ static int first_nonfinite_output(dirac_sim *sim)
     return -1;
 }
 
+// Why an output may be non-finite beyond its own expression: the node's accelerations.
+static const char *output_reason(const dirac_sim *sim)
+{
+    return sim->kkt.node_status != DIRAC_OK
+               ? " (the accelerations x'' that outputs use are undefined there: d2L/dv2 is "
+                 "singular on the constraints, as for a coordinate without inertia)"
+               : "";
+}
+
 dirac_status run_quality_start(dirac_sim *sim, dirac_error *err)
 {
     run_quality *rq = &sim->quality;
@@ -205,11 +214,14 @@ dirac_status run_quality_start(dirac_sim *sim, dirac_error *err)
     }
     rq->energy0 = sim->energy;
     rq->work0 = rq->work_previous = sim->work;
+    if (sim->kkt.node_status == DIRAC_ERR_NOMEM)   // the accelerations' solver (sim_node.c)
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory creating the simulation");
     int k = first_nonfinite_output(sim);
     if (k >= 0)
         return error_set(err, DIRAC_ERR_NOT_FINITE,
-                         "output '%s' is %s at the initial state (t = %.17g)",
-                         m->output_names[k], nonfinite_name(sim->quality.outputs[k]), sim->t);
+                         "output '%s' is %s at the initial state (t = %.17g)%s",
+                         m->output_names[k], nonfinite_name(sim->quality.outputs[k]), sim->t,
+                         output_reason(sim));
     observe_node(sim, 1);
     return DIRAC_OK;
 }
@@ -229,10 +241,10 @@ dirac_status run_quality_check_outputs(dirac_sim *sim)
     if (k < 0)
         return DIRAC_OK;
     snprintf(sim->errmsg, sizeof sim->errmsg,
-             "step %ld at t = %.17g (%s): output '%s' became %s; the state stays at the last "
-             "good step",
+             "step %ld at t = %.17g (%s): output '%s' became %s%s; the state stays at the "
+             "last good step",
              sim->steps + 1, sim->t, sim->method->info.name, sim->model->output_names[k],
-             nonfinite_name(sim->quality.outputs[k]));
+             nonfinite_name(sim->quality.outputs[k]), output_reason(sim));
     return DIRAC_ERR_NOT_FINITE;
 }
 

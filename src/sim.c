@@ -58,6 +58,16 @@ static void eval_layout(mem_plan *p, sim_eval *e, const dirac_model *m)
                           &e->constraint_jac, &e->curvature, &e->forces, &e->force_jac };
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
         *fields[k] = mem_plan_take(p, sizes[k], sizeof(double));
+    e->out[MODEL_CG_LAGRANGIAN] = &e->lagrangian;
+    e->out[MODEL_CG_GRADIENT] = e->gradient;
+    e->out[MODEL_CG_HESSIAN] = e->hessian;
+    e->out[MODEL_CG_CONSTRAINT_VALUES] = e->values;
+    e->out[MODEL_CG_CONSTRAINT_FORMS] = e->forms;
+    e->out[MODEL_CG_CONSTRAINT_RATES] = e->rates;
+    e->out[MODEL_CG_CONSTRAINT_JACOBIAN] = e->constraint_jac;
+    e->out[MODEL_CG_CURVATURE] = e->curvature;
+    e->out[MODEL_CG_FORCES] = e->forces;
+    e->out[MODEL_CG_FORCE_JACOBIAN] = e->force_jac;
 }
 
 // The node, evaluation slots and workspaces every method shares (the method's own block is
@@ -73,7 +83,7 @@ static void common_layout(mem_plan *p, dirac_sim *sim)
         { &sim->wedge_values, (size_t)m->wedge_count },
         { &sim->tape_work, (size_t)m->work_size },
         { &sim->thermal_values, (size_t)m->thermal.count }, { &sim->kkt.rhs, n + mc },
-        { &sim->kkt.acceleration, n },
+        { &sim->kkt.acceleration, n }, { &sim->kkt.node_multiplier, mc },
         { &sim->adapt.trial, 3 * n + ns }, { &sim->adapt.trial_start, 3 * n + ns },
     };
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
@@ -355,7 +365,7 @@ void sim_save_state(dirac_sim *sim)
     sim->backup_work = sim->work;
 }
 
-void sim_restore_state(dirac_sim *sim)
+void sim_restore_node(dirac_sim *sim)
 {
     const double *b = sim->backup;
     double *arrays[] = { sim->q, sim->v, sim->p, sim->mu, sim->s };
@@ -371,6 +381,11 @@ void sim_restore_state(dirac_sim *sim)
         b += history.size[k];
     }
     sim->work = sim->backup_work;
+}
+
+void sim_restore_state(dirac_sim *sim)
+{
+    sim_restore_node(sim);
     sim_update_diagnostics(sim);
 }
 
@@ -378,6 +393,7 @@ dirac_status sim_raw_step(dirac_sim *sim, double t_after)
 {
     double t_before = sim->t;
     sim->nw.step_size = sim->h;   // kept factorizations are for one step size (newton.h)
+    sim->t_next = t_after;
     dirac_status status = sim->method->step(sim, sim->method_state);
     if (status == DIRAC_OK) {
         sim->t = t_after;

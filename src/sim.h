@@ -29,6 +29,7 @@ typedef struct sim_eval {
     double *curvature;          // values of model->form_curvature (∂(μ·ω)/∂q)
     double *forces;             // F
     double *force_jac;          // values of model->force_jacobian
+    double *out[CODEGEN_MAX_GROUPS];   // the arrays above by the generated code's group index
 } sim_eval;
 
 /// What to evaluate (bit flags).
@@ -80,6 +81,9 @@ typedef struct sim_degenerate {
 typedef struct sim_kkt {
     double *rhs;                  // right-hand side, then solution [a | μ] (n + m)
     double *acceleration;         // a for callers that keep only μ (n)
+    double *node_multiplier;      // μ of the node's accelerations, unused (m; sim_node.c)
+    dirac_status node_status;     // of the node's accelerations (outputs x''): DIRAC_OK, or
+                                  // why they are NaN (singular; out of memory at creation)
 } sim_kkt;
 
 /// The adaptive step-size controller (src/sim_adapt.c; docs/methods.md, "Adaptive step size").
@@ -112,6 +116,7 @@ struct dirac_sim {
     const char *auto_reason;        // auto: the model class that decided (static), else NULL
     int n, ns, mc;
     double h, t0, t;                // h: the size of the step being taken
+    double t_next;                  // the time the step being taken ends at (sim_raw_step)
     long steps;
     double rtol;
     int max_iterations;
@@ -149,6 +154,7 @@ struct dirac_sim {
 typedef struct sim_layout {
     mem_plan plan;
     int unknowns;                 // largest Newton system the method solves
+    int solver_size[SIM_SOLVER_SLOTS];   // the linear systems it solves (0: slot unused)
 } sim_layout;
 
 /// `count` doubles (ints) of the workspace; NULL while sizing.
@@ -156,6 +162,9 @@ double *sim_layout_doubles(sim_layout *l, size_t count);
 int *sim_layout_ints(sim_layout *l, size_t count);
 /// Records a Newton system of `size` unknowns (the Newton solver is sized for the largest).
 void sim_layout_newton(sim_layout *l, int size);
+/// Records the linear system of solver `slot` (SIM_SOLVER_...) with `size` unknowns: its solver
+/// is created with the method (sim_solver then finds it, so the first step allocates nothing).
+void sim_layout_solver(sim_layout *l, int slot, int size);
 
 /// A method type (GSL's gsl_odeiv2_step_type): what it is, its state struct and workspace
 /// layout, and its functions; each gets the simulation and its own state.
@@ -195,7 +204,14 @@ struct sim_method {
 bool sim_jacobian_constant(const dirac_model *m);
 /// The stage equations are affine in the unknowns: constant Jacobians and no jump (a
 /// comparison, selection, abs or sign) in ∂L/∂y, the forces or the constraints (sim_linear.c).
-bool sim_equations_affine(const dirac_model *m);
+/// DIRAC_ERR_NOMEM when out of memory.
+dirac_status sim_equations_affine(const dirac_model *m, bool *affine);
+
+/// ∇L (its Hessian in (q, v, S, t) is constant) and the constraint forms and rates (their
+/// expressions are of degree <= 1) are affine in the point: their average along a segment is
+/// their value at its midpoint (dgrad's discrete gradient needs no quadrature). Creation only
+/// (allocates; false when out of memory).
+bool sim_gradients_affine(const dirac_model *m);
 
 extern const sim_method sim_method_midpoint, sim_method_dirac1, sim_method_dirac2,
     sim_method_euler, sim_method_rk4, sim_method_dgrad, sim_method_lobatto3, sim_method_lobatto4;
@@ -248,8 +264,9 @@ void sim_add_hessian_block(const dirac_sim *sim, const sim_eval *e, int row_firs
 void sim_add_sparse_block(const model_sparse *sp, const double *values, int row_first, int rows,
                           int col_first, int cols, double scale, linsolve *jac, int r0, int c0);
 
-/// The linear solver of `slot` for systems of `size` unknowns, created at its first use (the
-/// first step) dense or sparse as the options say; NULL when out of memory.
+/// The linear solver of `slot` for systems of `size` unknowns, dense or sparse as the options
+/// say: created with the method for the slots its layout records (sim_layout_solver), else at
+/// its first use; NULL when out of memory.
 linsolve *sim_solver(dirac_sim *sim, int slot, int size);
 
 /// A dense solver for `slot` (created at its first use, like sim_solver).
@@ -320,9 +337,14 @@ dirac_status sim_fail_temperature(dirac_sim *sim, int j, double temperature);
 /// Names the unknowns/equations of the common layout [n coordinate rows | m constraint rows].
 void sim_name_coordinate_rows(const dirac_sim *sim, int index, char *buf, size_t size);
 
-/// The last good node: save before a step, restore after a failed one (sim.c).
+/// The last good node: save before a step, restore after a failed one (sim.c) with its
+/// diagnostics and derived quantities; sim_restore_node restores only the state, for a step
+/// that is taken again from there at once (the adaptive controller's trials: their own raw
+/// step brings the diagnostics up to date, and the last good node's derived quantities were
+/// never overwritten).
 void sim_save_state(dirac_sim *sim);
 void sim_restore_state(dirac_sim *sim);
+void sim_restore_node(dirac_sim *sim);
 
 /// One step of size sim->h from sim->t (the caller saved the state); on success the time is
 /// t_after and the node's diagnostics are up to date, on failure the time is unchanged.

@@ -135,7 +135,7 @@ dirac_status sim_adaptive_step(dirac_sim *sim)
         if (status == DIRAC_OK && doubling) {
             copy_state(sim, sim->adapt.trial);
             sim->t = t_start;
-            sim_restore_state(sim);
+            sim_restore_node(sim);   // the half steps follow at once
             sim->h = 0.5 * h;
             status = sim_raw_step(sim, t_start + 0.5 * h);
             if (status == DIRAC_OK)
@@ -156,7 +156,7 @@ dirac_status sim_adaptive_step(dirac_sim *sim)
             return DIRAC_OK;
         }
         sim->t = t_start;
-        sim_restore_state(sim);
+        sim_restore_node(sim);   // a retry follows, or the caller restores the node in full
         sim->adapt.rejected++;
         h *= status == DIRAC_OK ? factor : 0.25;
     }

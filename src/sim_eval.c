@@ -5,17 +5,26 @@
 #include <math.h>
 #include <string.h>
 
-// A group of the generated code joins the fused call (out, groups); a group it leaves to
-// its tape (codegen_families.h: a long sum) is evaluated now. Empty groups are no-ops.
-static void fused_or_tape(dirac_sim *sim, const model_group *g, const sim_eval *e, double *values,
-                          double **out, unsigned *groups)
+// The generated code's groups of the EVAL_ flags in `what` (model.h, MODEL_CG_).
+static unsigned codegen_groups(int what)
 {
-    if (g->module) {
-        out[g->bit] = values;
-        *groups |= 1u << g->bit;
-    } else {
-        model_group_eval(g, e->x, sim->tape_work, values);
-    }
+    unsigned groups = 0;
+    if (what & EVAL_LAGRANGIAN)
+        groups |= 1u << MODEL_CG_LAGRANGIAN;
+    if (what & EVAL_GRADIENT)
+        groups |= 1u << MODEL_CG_GRADIENT;
+    if (what & EVAL_HESSIAN)
+        groups |= 1u << MODEL_CG_HESSIAN;
+    if (what & EVAL_CONSTRAINTS)
+        groups |= 1u << MODEL_CG_CONSTRAINT_VALUES | 1u << MODEL_CG_CONSTRAINT_FORMS |
+                  1u << MODEL_CG_CONSTRAINT_RATES;
+    if (what & EVAL_CONSTRAINT_JAC)
+        groups |= 1u << MODEL_CG_CONSTRAINT_JACOBIAN;
+    if (what & EVAL_CURVATURE)
+        groups |= 1u << MODEL_CG_CURVATURE;
+    if (what & EVAL_FORCES)
+        groups |= 1u << MODEL_CG_FORCES | 1u << MODEL_CG_FORCE_JACOBIAN;
+    return groups;
 }
 
 void sim_evaluate(dirac_sim *sim, sim_eval *e, const double *q, const double *v, const double *s,
@@ -23,36 +32,24 @@ void sim_evaluate(dirac_sim *sim, sim_eval *e, const double *q, const double *v,
 {
     const dirac_model *m = sim->model;
     int n = sim->n;
-    memcpy(e->x, q, (size_t)n * sizeof *e->x);
-    memcpy(e->x + m->first_v, v, (size_t)n * sizeof *e->x);
-    if (sim->ns)
-        memcpy(e->x + m->first_s, s, (size_t)sim->ns * sizeof *e->x);
-    e->x[m->index_t] = t;
+    double *x = e->x, *xv = x + m->first_v, *xs = x + m->first_s, *xmu = x + m->first_mu;
+    for (int i = 0; i < n; i++) {   // loops: small models pay memcpy's call more than the copy
+        x[i] = q[i];
+        xv[i] = v[i];
+    }
+    for (int j = 0; j < sim->ns; j++)
+        xs[j] = s[j];
+    x[m->index_t] = t;
     for (int a = 0; a < sim->mc; a++)
-        e->x[m->first_mu + a] = mu ? mu[a] : 0.0;
+        xmu[a] = mu ? mu[a] : 0.0;
     if (m->codegen) {   // the groups of this point in one call, sharing subexpressions
-        double *out[CODEGEN_MAX_GROUPS];
-        unsigned groups = 0;
-        if (what & EVAL_LAGRANGIAN)
-            fused_or_tape(sim, &m->lagrangian_value, e, &e->lagrangian, out, &groups);
-        if (what & EVAL_GRADIENT)
-            fused_or_tape(sim, &m->gradient, e, e->gradient, out, &groups);
-        if (what & EVAL_HESSIAN)
-            fused_or_tape(sim, &m->hessian.values, e, e->hessian, out, &groups);
-        if (what & EVAL_CONSTRAINTS) {
-            fused_or_tape(sim, &m->constraint_values, e, e->values, out, &groups);
-            fused_or_tape(sim, &m->constraint_forms.values, e, e->forms, out, &groups);
-            fused_or_tape(sim, &m->constraint_rates, e, e->rates, out, &groups);
-        }
-        if (what & EVAL_CONSTRAINT_JAC)
-            fused_or_tape(sim, &m->constraint_jacobian.values, e, e->constraint_jac, out, &groups);
-        if (what & EVAL_CURVATURE)
-            fused_or_tape(sim, &m->form_curvature.values, e, e->curvature, out, &groups);
-        if (what & EVAL_FORCES) {
-            fused_or_tape(sim, &m->forces, e, e->forces, out, &groups);
-            fused_or_tape(sim, &m->force_jacobian.values, e, e->force_jac, out, &groups);
-        }
-        codegen_eval(m->codegen, groups, e->x, out, sim->tape_work);
+        unsigned groups = codegen_groups(what), taped = m->codegen_report.tape_groups;
+        // groups the generated code leaves to their tapes (a long sum: codegen_families.h)
+        for (int g = 0; g < MODEL_CG_COUNT; g++)
+            if (groups & taped & (1u << g))
+                model_group_eval(model_codegen_group_of(m, (model_codegen_group)g), e->x,
+                                 sim->tape_work, e->out[g]);
+        codegen_eval(m->codegen, groups & ~taped, e->x, e->out, sim->tape_work);
         return;
     }
     if (what & EVAL_LAGRANGIAN)
@@ -79,6 +76,8 @@ void sim_evaluate(dirac_sim *sim, sim_eval *e, const double *q, const double *v,
 void sim_add_sparse_block(const model_sparse *sp, const double *values, int row_first, int rows,
                           int col_first, int cols, double scale, linsolve *jac, int r0, int c0)
 {
+    if (rows <= 0 || cols <= 0 || sp->nnz == 0)   // e.g. no entropy columns, no forces
+        return;
     for (int r = 0; r < rows; r++)
         for (int k = sp->row_start[row_first + r]; k < sp->row_start[row_first + r + 1]; k++) {
             int c = sp->col[k] - col_first;

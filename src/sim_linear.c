@@ -1,11 +1,13 @@
 // Linear models: whether the Jacobians of the implicit methods' stage equations are constant,
 // decided from the model's expressions (not from numbers), so that Newton may factorize them
 // once (newton.h, constant_jacobian), and whether the equations are then affine, so that
-// one step with that exact Jacobian solves them (newton.h, affine).
+// one step with that exact Jacobian solves them (newton.h, affine); and whether ∇L and the
+// constraint forms are affine, so that dgrad's averages are midpoint values (integ_dgrad.c).
 #include "sim.h"
 
 #include "expr.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 // Every expression of the group is a constant node (parameters are folded when the model is
@@ -60,13 +62,14 @@ static bool group_has_jumps(const dirac_model *m, const model_group *g, unsigned
     return jumps;
 }
 
-bool sim_equations_affine(const dirac_model *m)
+dirac_status sim_equations_affine(const dirac_model *m, bool *out)
 {
+    *out = false;
     if (!sim_jacobian_constant(m))
-        return false;
+        return DIRAC_OK;
     unsigned char *seen = calloc((size_t)expr_pool_size(m->pool) + 1, 1);
-    if (!seen)
-        return false;
+    if (!seen)   // an error, not a silent "no": the answer changes the numbers (rounding)
+        return DIRAC_ERR_NOMEM;
     // the stage equations are made of ∂L/∂y, F and the constraints; constant second
     // derivatives make them affine unless a jump hides behind a zero derivative
     bool affine = !group_has_jumps(m, &m->gradient, seen) &&
@@ -74,5 +77,76 @@ bool sim_equations_affine(const dirac_model *m)
                   !group_has_jumps(m, &m->constraint_values, seen) &&
                   !group_has_jumps(m, &m->constraint_rates, seen);
     free(seen);
+    *out = affine;
+    return DIRAC_OK;
+}
+
+// Polynomial degrees of expressions, capped at NONLINEAR (anything beyond affine).
+enum { NONLINEAR = 2 };
+
+static int capped(int degree)
+{
+    return degree < NONLINEAR ? degree : NONLINEAR;
+}
+
+// The degree of node id in every variable from its children's (already in degree[]: a child
+// is made before its parent, so its id is smaller).
+static int node_degree(const expr_pool *pool, expr_id id, const unsigned char *degree)
+{
+    expr_kind kind = expr_kind_of(pool, id);
+    if (kind == EXPR_CONST)
+        return 0;
+    if (kind == EXPR_VAR)
+        return 1;
+    expr_id a = expr_child(pool, id, 0), b = expr_child(pool, id, 1);
+    if (a >= id || (b != EXPR_NONE && b >= id))
+        return NONLINEAR;   // not in creation order: no claim
+    int da = degree[a], db = b != EXPR_NONE ? degree[b] : 0;
+    switch (kind) {
+    case EXPR_ADD:
+    case EXPR_SUB:
+        return da > db ? da : db;
+    case EXPR_NEG:
+        return da;
+    case EXPR_MUL:
+        return capped(da + db);
+    case EXPR_DIV:
+        return db == 0 ? da : NONLINEAR;
+    case EXPR_POW:
+        if (db == 0 && expr_kind_of(pool, b) == EXPR_CONST) {
+            double n = expr_const_value(pool, b);
+            if (n == 0.0)
+                return 0;
+            if (n == 1.0)
+                return da;
+        }
+        return da == 0 && db == 0 ? 0 : NONLINEAR;
+    default:   // comparisons, selections, functions: constant only of constants
+        return da == 0 && db == 0 ? 0 : NONLINEAR;
+    }
+}
+
+// Every expression of the group has degree <= 1 (degree[] covers ids up to `size`).
+static bool group_affine(const model_group *g, const unsigned char *degree, int32_t size)
+{
+    for (int k = 0; k < g->count; k++)
+        if (g->ids[k] < 0 || g->ids[k] >= size || degree[g->ids[k]] > 1)
+            return false;
+    return true;
+}
+
+bool sim_gradients_affine(const dirac_model *m)
+{
+    if (!group_constant(m, &m->hessian.values))
+        return false;
+    int32_t size = expr_pool_size(m->pool);
+    unsigned char *degree = malloc((size_t)(size > 0 ? size : 1));
+    if (!degree)
+        return false;
+    for (expr_id id = 0; id < size; id++)
+        degree[id] = (unsigned char)node_degree(m->pool, id, degree);
+    bool affine = group_affine(&m->constraint_forms.values, degree, size) &&
+                  group_affine(&m->constraint_rates, degree, size);
+    free(degree);
     return affine;
 }

@@ -61,6 +61,11 @@ void sim_layout_newton(sim_layout *l, int size)
         l->unknowns = size;
 }
 
+void sim_layout_solver(sim_layout *l, int slot, int size)
+{
+    l->solver_size[slot] = size;
+}
+
 // ---- the method's block ------------------------------------------------------------------
 
 // The backup of the last good node: [q | v | p | μ | S | the method's history].
@@ -96,9 +101,11 @@ dirac_status sim_method_start(dirac_sim *sim, dirac_error *err)
     if (method->state_size > sizeof probe.bytes)
         return error_set(err, DIRAC_ERR_ARGUMENT, "internal: the state of method '%s' is larger "
                          "than its probe", method->info.name);
-    sim_layout l = { { 0 }, 0 };
+    sim_layout l = { { 0 }, 0, { 0 } };
     // affine stage equations need no predictor history (the backup's size depends on it)
-    bool affine = sim_equations_affine(sim->model);
+    bool affine;
+    if (sim_equations_affine(sim->model, &affine) != DIRAC_OK)
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     sim->nw.affine = affine;
     method_layout(sim, probe.bytes, &l);
     sim->method_state = NULL;
@@ -111,6 +118,10 @@ dirac_status sim_method_start(dirac_sim *sim, dirac_error *err)
         return DIRAC_ERR_NOMEM;
     sim->nw.constant_jacobian = sim_jacobian_constant(sim->model);
     sim->nw.affine = affine;
+    for (int slot = 0; slot < SIM_SOLVER_SLOTS; slot++)
+        if (l.solver_size[slot] > 0 && !sim_solver(sim, slot, l.solver_size[slot]))
+            return error_set(err, DIRAC_ERR_NOMEM, "out of memory for a %d x %d Jacobian",
+                             l.solver_size[slot], l.solver_size[slot]);
     if (method->init && method->init(sim, sim->method_state) != DIRAC_OK)
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     if (method->reset)

@@ -8,10 +8,27 @@
 #include <stdio.h>
 #include <string.h>
 
-// Outputs and two-form coefficients at the node slot's point.
-static void derive(dirac_sim *sim, const sim_eval *e)
+// The accelerations q'' at the node, when an output names one (m->na > 0): the index-reduced
+// ODE's KKT system at (q, v, t) (sim_kkt.c), into the acceleration block of the node slot's x
+// (model.h). NaN where that system is singular (a coordinate without inertia): the outputs
+// that read them become NaN, which run_quality.c reports.
+static void node_accelerations(dirac_sim *sim, sim_eval *e)
 {
     const dirac_model *m = sim->model;
+    double *a = e->x + m->first_a, power;
+    sim->kkt.node_status = sim_acceleration(sim, sim->q, sim->v, sim->t, a,
+                                            sim->kkt.node_multiplier, &power);
+    if (sim->kkt.node_status != DIRAC_OK)
+        for (int i = 0; i < m->na; i++)
+            a[i] = (double)NAN;
+}
+
+// Outputs and two-form coefficients at the node slot's point.
+static void derive(dirac_sim *sim, sim_eval *e)
+{
+    const dirac_model *m = sim->model;
+    if (m->na > 0)
+        node_accelerations(sim, e);
     if (m->output_count > 0)
         model_group_eval(&m->outputs, e->x, sim->tape_work, sim->outputs);
     if (m->wedge_count > 0)

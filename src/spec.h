@@ -63,7 +63,8 @@ typedef struct spec_loc {
 typedef enum spec_expr_kind {
     SPEC_EXPR_NUMBER,   ///< a literal: `number`
     SPEC_EXPR_NAME,     ///< a name, maybe qualified (`rotor.theta`): `name`, `ref`
-    SPEC_EXPR_PRIME,    ///< the velocity of a coordinate (`x'`): `name` (without the '), `ref`
+    SPEC_EXPR_PRIME,    ///< the velocity of a coordinate (`x'`): `name` (without the '), `ref`;
+                        ///< op 2 for its acceleration (`x''`, outputs only), else 0
     SPEC_EXPR_UNARY,    ///< `-arg[0]` (op SPEC_OP_NEG; unary plus is dropped by the parser)
     SPEC_EXPR_BINARY,   ///< `arg[0] op arg[1]`
     SPEC_EXPR_CALL,     ///< `func(arg[0])` or `func(arg[0], arg[1])` (argc arguments)
@@ -76,12 +77,20 @@ enum spec_expr_index_kind {
                           ///< `sym.ref` has kind SPEC_SYM_INDEX and `index` the index's slot
     SPEC_EXPR_SUBSCRIPT,  ///< an element of a family, `x[i-1]`, `x[i]'`, `cell[i].q`: `sub.name`
                           ///< is the pattern with empty brackets ("x[]", "a[,]", "cell[].q"),
-                          ///< `sub.args` its argc index expressions in order; op 1 for a velocity
+                          ///< `sub.args` its argc index expressions in order; op holds the
+                          ///< primes (0, 1, 2) and, once resolved, the element's kind
+                          ///< (SPEC_SUBSCRIPT_OP)
     SPEC_EXPR_RANGE,      ///< `LO..HI` of a sum: `range.binder` (the index's name), `range.lo`
                           ///< and `range.hi` the positions of the bounds' roots in the node array
     SPEC_EXPR_SUM,        ///< `sum(i = LO..HI, BODY)`: arg[0] the RANGE, arg[1] the body; op the
                           ///< index's slot
 };
+
+/// A subscript node's op: the number of primes (`x[i]'`: 1, `x[i]''`: 2) and the kind of the
+/// element it names (spec_sym_kind, set by the resolve pass).
+#define SPEC_SUBSCRIPT_OP(primes, kind) ((uint8_t)((primes) | ((kind) << 2)))
+#define SPEC_SUBSCRIPT_PRIMES(op) ((op) & 3)
+#define SPEC_SUBSCRIPT_KIND(op) ((op) >> 2)
 
 typedef enum spec_op {
     SPEC_OP_ADD,   // +
@@ -148,8 +157,8 @@ typedef struct spec_expr_node spec_expr_node;
 /// a range).
 struct spec_expr_node {
     uint8_t kind;   // spec_expr_kind or spec_expr_index_kind
-    uint8_t op;     // spec_op (UNARY, BINARY), spec_func (CALL), index slot (SUM); SUBSCRIPT:
-                    // bit 0 the velocity flag, bits 1.. the element's spec_sym_kind (resolve)
+    uint8_t op;     // spec_op (UNARY, BINARY), spec_func (CALL), index slot (SUM); PRIME: 2
+                    // for an acceleration; SUBSCRIPT: primes and kind (SPEC_SUBSCRIPT_OP)
     uint8_t argc;   // CALL: number of arguments; SUBSCRIPT: number of indices
     spec_loc loc;
     union {

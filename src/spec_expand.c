@@ -264,6 +264,22 @@ static bool buf_reserve(xctx *c, size_t need)
     return true;
 }
 
+// "base[v1][v2]..." for the `dims` index values v (the form of element_name), in the arena.
+static const char *family_element_name(xctx *c, const char *base, size_t len, const int64_t *v,
+                                       int dims)
+{
+    char *name = spec_arena_alloc(&c->s->arena, len + (size_t)dims * 23 + 1);
+    if (!name) {
+        nomem(c);
+        return NULL;
+    }
+    memcpy(name, base, len);
+    for (int d = 0; d < dims; d++)
+        len += (size_t)snprintf(name + len, 23, "[%lld]", (long long)v[d]);
+    name[len] = '\0';
+    return name;
+}
+
 // The element of `pattern` ("x[]", "cell[].q") with index values v[0..): its name (an
 // existing string for a single segment), its kind, and for the compile step's refs, its index
 // in this model (plain) or the component it starts with (qualified). locs[k]: where index k
@@ -282,7 +298,16 @@ static bool element_of(xctx *c, const char *pattern, const int64_t *v, const spe
         if (!sym || (dims > 0 && !x) || sym->dims != dims)
             return xerror(c, loc, false, "'%.*s' has no element here", (int)len, seg);
         int32_t index = sym->index;
-        if (x && x->fams[sym->kind]) {
+        const char *element = NULL;
+        if (x && x->fams[sym->kind] && sym->kind == SPEC_SYM_CONSTRAINT && dims > 1) {
+            // a constraint family of several indices may be triangular (j = i+1..N), so no
+            // offset finds its element: it is named, `C[1][2]` as its CSV column, and the
+            // resolve pass binds `mu.C[1][2]` by that name (or reports that it does not exist)
+            if (!(element = family_element_name(c, seg, len, v + k, dims)))
+                return false;
+            k += dims;
+            index = -1;
+        } else if (x && x->fams[sym->kind]) {
             const xfam *f = &x->fams[sym->kind][sym->index];
             int64_t offset = 0;
             for (int d = 0; d < dims; d++, k++) {
@@ -300,7 +325,8 @@ static bool element_of(xctx *c, const char *pattern, const int64_t *v, const spe
             }
             index = f->first + (int32_t)offset;
         }
-        const char *element = name_of(now, sym->kind, index);
+        if (!element)
+            element = name_of(now, sym->kind, index);
         bool last = *q == '\0';
         if (single) {
             *name = element;
@@ -498,11 +524,17 @@ static bool eval_node(xctx *c, xin *in, int32_t i)
     }
 }
 
-// The length of the prefix `mu.`, `p.` or `T.` of a subscript node that names an element of
-// a family's derived quantity (its op holds the derived kind), else 0.
-static size_t derived_prefix(const spec_expr_node *n)
+// The length of the prefix `mu.`, `p.`, `T.` or `S.` of a subscript node that names an element
+// of a family's derived quantity (its op holds the derived kind), else 0. `S.S[2]` holds the
+// kind of an entropy variable, like `S[2]` and a component S's `S.x[2]`: the prefix is one
+// unless the model has a component S (spec_resolve.c, derived_subscript).
+static size_t derived_prefix(const xctx *c, const spec_expr_node *n)
 {
-    int kind = n->op >> 1;
+    int kind = SPEC_SUBSCRIPT_KIND(n->op);
+    if (kind == SPEC_SYM_ENTROPY) {
+        const spec_symbol *s = c->om->names ? spec_names_find(c->om->names, "S", 1) : NULL;
+        return !strncmp(n->u.sub.name, "S.", 2) && !(s && s->kind == SPEC_SYM_COMPONENT) ? 2 : 0;
+    }
     if (kind != SPEC_SYM_MULTIPLIER && kind != SPEC_SYM_MOMENTUM && kind != SPEC_SYM_TEMPERATURE)
         return 0;
     return (size_t)(strchr(n->u.sub.name, '.') - n->u.sub.name) + 1;
@@ -533,7 +565,7 @@ static bool emit_node(xctx *c, xin *in, int32_t i)
         spec_loc locs[SPEC_INDEX_MAX];
         // `mu.link[i]`, `p.x[i]`, `T.S[i]` in outputs (spec_resolve.c, derived_subscript):
         // the element's name with the prefix, resolved again in the expansion
-        size_t prefix = derived_prefix(n);
+        size_t prefix = derived_prefix(c, n);
         if (!subscript_values(c, in, n, v, locs) ||
             !element_of(c, n->u.sub.name + prefix, v, locs, n->loc, &node.u.sym.name,
                         &node.u.sym.ref))
@@ -548,10 +580,12 @@ static bool emit_node(xctx *c, xin *in, int32_t i)
             memcpy(name, n->u.sub.name, prefix);
             memcpy(name + prefix, node.u.sym.name, len + 1);
             node.u.sym.name = name;
-            node.u.sym.ref.kind = (uint8_t)(n->op >> 1);
+            node.u.sym.ref.kind = (uint8_t)SPEC_SUBSCRIPT_KIND(n->op);
         }
-        node.kind = (n->op & 1) ? SPEC_EXPR_PRIME : SPEC_EXPR_NAME;
-        node.op = node.argc = 0;
+        int primes = SPEC_SUBSCRIPT_PRIMES(n->op);
+        node.kind = primes ? SPEC_EXPR_PRIME : SPEC_EXPR_NAME;
+        node.op = primes == 2 ? 2 : 0;   // x[i]'': an acceleration
+        node.argc = 0;
         break;
     }
     default:

@@ -189,7 +189,7 @@ static bool resolve_plain(resolve_ctx *c, const char *name, spec_loc loc, spec_r
 
 // Names of derived quantities in `output` expressions, spelled as the CSV columns: `E` (unless
 // the model defines E), `mu.C` (constraint C), `p.X` (coordinate X), `T.S` (entropy variable
-// S), `F.I.X` and `P.I` (interaction I, a constraint or two-form: its force on coordinate X and
+// S), `S.S` (the entropy variable S itself, as its column), `F.I.X` and `P.I` (interaction I, a constraint or two-form: its force on coordinate X and
 // its power; which coordinates it acts on is known once compiled, model_compile.c), unless the
 // prefix is one of the model's components. Returns 1 when the name is one of them (*ref set),
 // 0 when it is not, -1 after reporting an error.
@@ -201,7 +201,61 @@ static const struct {
     { "mu.", SPEC_SYM_CONSTRAINT, SPEC_SYM_MULTIPLIER, "constraint" },
     { "p.", SPEC_SYM_COORDINATE, SPEC_SYM_MOMENTUM, "coordinate" },
     { "T.", SPEC_SYM_ENTROPY, SPEC_SYM_TEMPERATURE, "entropy variable" },
+    { "S.", SPEC_SYM_ENTROPY, SPEC_SYM_ENTROPY, "entropy variable" },   // the variable itself
 };
+
+// `p.rotor.theta`, `mu.arm.rod`, `T.gas.S`: the quantity of a symbol inside components,
+// spelled as its CSV column, followed through every loaded component (in pass 1 as far as
+// they are loaded). *ref: kind SPEC_SYM_QUALIFIED, member the derived kind, index the first
+// component. 1, or -1 after reporting an error.
+static int derived_member(resolve_ctx *c, const char *name, int k, spec_loc loc, spec_ref *ref)
+{
+    const spec_model *model = c->m;
+    const char *part = name + strlen(derived_prefixes[k].prefix);
+    int want = derived_prefixes[k].want;
+    ref->kind = SPEC_SYM_QUALIFIED;
+    ref->member = (uint8_t)derived_prefixes[k].kind;
+    for (int depth = 0;; depth++) {
+        const char *dot = strchr(part, '.');
+        size_t len = dot ? (size_t)(dot - part) : strlen(part);
+        const spec_symbol *sym = spec_names_find(model->names, part, len);
+        bool member = !dot;
+        if (member ? sym && sym->kind == want && sym->dims == 0
+                   : sym && sym->kind == SPEC_SYM_COMPONENT && sym->dims == 0) {
+            if (member)
+                return 1;
+            if (depth == 0)
+                ref->index = sym->index;
+            model = model->components[sym->index].model;
+            if (!model || c->pass == 1)
+                return 1;   // checked when (if) the component is loaded
+            part = dot + 1;
+            continue;
+        }
+        char word[72];
+        snprintf(word, sizeof word, "%.*s", len > 64 ? 64 : (int)len, part);
+        const char *what = member ? derived_prefixes[k].what : "component";
+        const char *close = suggest(model, word, 1u << (member ? want : SPEC_SYM_COMPONENT),
+                                    false);
+        if (close)
+            spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s': model '%s' has no %s '%s'; did you "
+                       "mean '%.*s%s%s'?", name, model->name, what, word, (int)(part - name),
+                       name, close, member ? "" : dot);
+        else
+            spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s': model '%s' has no %s '%s'", name,
+                       model->name, what, word);
+        return -1;
+    }
+}
+
+// Is the prefix `mu`, `p`, `T`, `F` or `P` of a derived name (its first len characters) a
+// component of the model? Then the name is that component's member (a model symbol of another
+// kind, `parameter T`, cannot be followed by a dot and leaves the derived name alone).
+static bool prefix_is_component(const resolve_ctx *c, const char *name, size_t len)
+{
+    const spec_symbol *sym = spec_names_find(c->m->names, name, len);
+    return sym && sym->kind == SPEC_SYM_COMPONENT;
+}
 
 static int derived_name(resolve_ctx *c, const char *name, spec_loc loc, spec_ref *ref)
 {
@@ -213,13 +267,17 @@ static int derived_name(resolve_ctx *c, const char *name, spec_loc loc, spec_ref
         ref->kind = SPEC_SYM_ENERGY;
         return 1;
     }
-    if ((name[0] == 'F' || name[0] == 'P') && name[1] == '.' &&
-        !spec_names_find(c->m->names, name, 1)) {
+    if ((name[0] == 'F' || name[0] == 'P') && name[1] == '.' && !prefix_is_component(c, name, 1)) {
         const char *rest = name + 2, *dot = strchr(rest, '.');
         size_t len = name[0] == 'P' ? strlen(rest) : dot ? (size_t)(dot - rest) : 0;
         const spec_symbol *sym = len ? spec_names_find(c->m->names, rest, len) : NULL;
-        if (!sym || (sym->kind != SPEC_SYM_CONSTRAINT && sym->kind != SPEC_SYM_TWOFORM) ||
-            sym->dims > 0) {
+        // an interaction inside a component (`F.drive.gear.drive.rotor.theta`, `P.drive.gear`):
+        // its column is found by name when the outputs are lowered (model_lower.c)
+        const spec_symbol *first = dot ? spec_names_find(c->m->names, rest, (size_t)(dot - rest))
+                                       : NULL;
+        bool inside = first && first->kind == SPEC_SYM_COMPONENT && first->dims == 0;
+        if (!inside && (!sym || (sym->kind != SPEC_SYM_CONSTRAINT &&
+                                 sym->kind != SPEC_SYM_TWOFORM) || sym->dims > 0)) {
             spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s': model '%s' has no interaction '%.*s' "
                        "(%s names a constraint or two-form of the model that joins its "
                        "components)", name, c->m->name, (int)(len ? len : strlen(rest)), rest,
@@ -232,15 +290,25 @@ static int derived_name(resolve_ctx *c, const char *name, spec_loc loc, spec_ref
     for (size_t k = 0; k < sizeof derived_prefixes / sizeof derived_prefixes[0]; k++) {
         size_t len = strlen(derived_prefixes[k].prefix);
         if (strncmp(name, derived_prefixes[k].prefix, len) != 0 ||
-            spec_names_find(c->m->names, name, len - 1))
+            prefix_is_component(c, name, len - 1))
             continue;
         const char *rest = name + len;
+        if (strchr(rest, '.'))
+            return derived_member(c, name, (int)k, loc, ref);
         const spec_symbol *sym = spec_names_find(c->m->names, rest, strlen(rest));
         if (!sym || sym->kind != derived_prefixes[k].want || sym->dims > 0) {
-            spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s': model '%s' has no %s '%s'%s", name,
-                       c->m->name, derived_prefixes[k].what, rest,
-                       sym && sym->dims > 0 ? " (elements of indexed families cannot be "
-                                              "named here yet)" : "");
+            const char *close = sym && sym->dims > 0
+                                    ? NULL
+                                    : suggest(c->m, rest, 1u << derived_prefixes[k].want, false);
+            if (close)
+                spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s': model '%s' has no %s '%s'; did "
+                           "you mean '%s%s'?", name, c->m->name, derived_prefixes[k].what, rest,
+                           derived_prefixes[k].prefix, close);
+            else
+                spec_error(c->s, DIRAC_ERR_PARSE, loc, "'%s': model '%s' has no %s '%s'%s",
+                           name, c->m->name, derived_prefixes[k].what, rest,
+                           sym && sym->dims > 0 ? " (it is indexed: name an element, as in "
+                                                  "its CSV columns)" : "");
             return -1;
         }
         ref->kind = (uint8_t)derived_prefixes[k].kind;
@@ -361,8 +429,8 @@ static void describe_state(const resolve_ctx *c, const spec_expr_node *n, char *
     if (n->kind == SPEC_EXPR_SUBSCRIPT) {
         pattern_display(n->u.sub.name, shown, sizeof shown);
         name = shown;
-        kind = n->op >> 1;
-        velocity = n->op & 1;
+        kind = SPEC_SUBSCRIPT_KIND(n->op);
+        velocity = SPEC_SUBSCRIPT_PRIMES(n->op) != 0;
     } else {
         name = n->u.sym.name;
         kind = n->u.sym.ref.kind == SPEC_SYM_QUALIFIED ? n->u.sym.ref.member : n->u.sym.ref.kind;
@@ -397,6 +465,28 @@ static const spec_let *node_let(const resolve_ctx *c, const spec_expr_node *n,
 static void check_use(resolve_ctx *c, const spec_expr_node *n, const char *name, int kind,
                       bool velocity, const spec_let *let, int *degree);
 
+// An acceleration `x''` (a node with two primes) is a result of the simulation like `mu.C`:
+// only outputs may use it. False after reporting the error.
+static bool acceleration_allowed(resolve_ctx *c, const spec_expr_node *n, const char *shown)
+{
+    if (c->output)
+        return true;
+    spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "the acceleration %s'' can be used only in "
+               "outputs (it is a result of the simulation, like mu.C)", shown);
+    return false;
+}
+
+// ... and only of a coordinate (kind SPEC_SYM_NONE: in a component not loaded yet).
+static bool acceleration_of_coordinate(resolve_ctx *c, const spec_expr_node *n,
+                                       const char *shown, int kind)
+{
+    if (kind == SPEC_SYM_COORDINATE || kind == SPEC_SYM_NONE)
+        return true;
+    spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s' is %s; only coordinates have "
+               "accelerations (%s'')", shown, spec_sym_kind_phrase((spec_sym_kind)kind), shown);
+    return false;
+}
+
 // one name or prime node
 static void resolve_leaf(resolve_ctx *c, spec_expr_node *n, int *degree)
 {
@@ -405,6 +495,10 @@ static void resolve_leaf(resolve_ctx *c, spec_expr_node *n, int *degree)
     const spec_model *owner = NULL;
     int32_t owner_index = 0;
     *degree = n->kind == SPEC_EXPR_PRIME ? 1 : 0;
+    if (n->kind == SPEC_EXPR_PRIME && n->op == 2 && !acceleration_allowed(c, n, name)) {
+        fail(c);
+        return;
+    }
     int derived = c->output && n->kind == SPEC_EXPR_NAME ? derived_name(c, name, n->loc, &ref) : 0;
     if (derived < 0) {
         fail(c);
@@ -463,8 +557,36 @@ static void resolve_leaf(resolve_ctx *c, spec_expr_node *n, int *degree)
         fail(c);
         return;
     }
+    if (n->kind == SPEC_EXPR_PRIME && n->op == 2 && !acceleration_of_coordinate(c, n, name, kind)) {
+        fail(c);
+        return;
+    }
     check_use(c, n, name, kind, n->kind == SPEC_EXPR_PRIME, node_let(c, n, owner, owner_index),
               degree);
+}
+
+// The first segment of the pattern `rest` (after `mu.`, `p.`, `T.`) names a component of
+// the model with as many indices as written; false after reporting an error.
+static bool derived_component_pattern(resolve_ctx *c, const spec_expr_node *n, const char *rest,
+                                      const char *shown)
+{
+    const char *q = rest, *seg;
+    size_t len;
+    int dims;
+    if (!spec_pattern_segment(&q, &seg, &len, &dims)) {
+        spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "invalid name '%s'", shown);
+        return false;
+    }
+    const spec_symbol *sym = spec_names_find(c->m->names, seg, len);
+    if (sym && sym->kind == SPEC_SYM_COMPONENT && sym->dims == dims)
+        return true;
+    if (sym && sym->kind == SPEC_SYM_COMPONENT)
+        spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%.*s' has %d ind%s, not %d", (int)len, seg,
+                   sym->dims, sym->dims == 1 ? "ex" : "ices", dims);
+    else
+        spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s': model '%s' has no component '%.*s'",
+                   shown, c->m->name, (int)len, seg);
+    return false;
 }
 
 // An element of an indexed family in an `output` named like its CSV column: `mu.link[i]`,
@@ -478,19 +600,23 @@ static int derived_subscript(resolve_ctx *c, spec_expr_node *n)
     for (size_t k = 0; k < sizeof derived_prefixes / sizeof derived_prefixes[0]; k++) {
         size_t len = strlen(derived_prefixes[k].prefix);
         if (strncmp(name, derived_prefixes[k].prefix, len) != 0 ||
-            spec_names_find(c->m->names, name, len - 1))
+            prefix_is_component(c, name, len - 1))
             continue;
         char shown[160];
         pattern_display(name, shown, sizeof shown);
         const char *rest = name + len;
-        if (strchr(rest, '.')) {
-            spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s': names inside components cannot "
-                       "be used with '%s' yet", shown, derived_prefixes[k].prefix);
+        if (SPEC_SUBSCRIPT_PRIMES(n->op)) {
+            spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s' has no time derivative", shown);
             return -1;
         }
-        if (n->op & 1) {
-            spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s' has no velocity", shown);
-            return -1;
+        if (strchr(rest, '.')) {
+            // inside a component (`p.cell[i].q`, `mu.rotor.C[i, j]`): the components on the
+            // way are followed when the expansion names the element, which then resolves as
+            // a name (derived_member)
+            if (!derived_component_pattern(c, n, rest, shown))
+                return -1;
+            n->op = SPEC_SUBSCRIPT_OP(0, derived_prefixes[k].kind);
+            return 1;
         }
         const char *q = rest, *seg;
         size_t seg_len;
@@ -507,12 +633,7 @@ static int derived_subscript(resolve_ctx *c, spec_expr_node *n)
                        seg, sym->dims, sym->dims == 1 ? "ex" : "ices", dims);
             return -1;
         }
-        if (sym->kind == SPEC_SYM_CONSTRAINT && dims > 1) {   // may be triangular
-            spec_error(c->s, DIRAC_ERR_PARSE, n->loc, "'%s': elements of constraint families "
-                       "of more than one index cannot be named here yet", shown);
-            return -1;
-        }
-        n->op = (uint8_t)(derived_prefixes[k].kind << 1);
+        n->op = SPEC_SUBSCRIPT_OP(0, derived_prefixes[k].kind);
         return 1;
     }
     return 0;
@@ -524,8 +645,13 @@ static void resolve_subscript(resolve_ctx *c, spec_expr_node *n, int *degree)
 {
     char shown[160];
     pattern_display(n->u.sub.name, shown, sizeof shown);
-    bool velocity = n->op & 1;
+    int primes = SPEC_SUBSCRIPT_PRIMES(n->op);
+    bool velocity = primes != 0;
     *degree = velocity;
+    if (primes == 2 && !acceleration_allowed(c, n, shown)) {
+        fail(c);
+        return;
+    }
     int derived_kind = c->output ? derived_subscript(c, n) : 0;
     if (derived_kind) {
         if (derived_kind < 0)
@@ -546,7 +672,11 @@ static void resolve_subscript(resolve_ctx *c, spec_expr_node *n, int *degree)
         fail(c);
         return;
     }
-    n->op = (uint8_t)(velocity | (kind << 1));
+    if (primes == 2 && !acceleration_of_coordinate(c, n, shown, kind)) {
+        fail(c);
+        return;
+    }
+    n->op = SPEC_SUBSCRIPT_OP(primes, kind);
     if (c->pass == 1 && !strchr(n->u.sub.name, '.') && first->seq >= c->seq &&
         !(c->constant && (kind == SPEC_SYM_COORDINATE || kind == SPEC_SYM_ENTROPY))) {
         if (c->own && strcmp(c->own, first->name) == 0)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `output` expressions naming solution quantities like the CSV columns: mu.C, E, p.X, T.S.
+# `output` expressions naming solution quantities like the CSV columns: mu.C, E, p.X, T.S,
+# and accelerations x''.
 # Compared with the analytic rod tension of a pendulum, with the CSV's own columns, and with
 # the temperature of a heated body; errors for unknown names.
 # usage: cli_outputs.sh PATH-TO-DIRAC SOURCE-DIR
@@ -147,4 +148,27 @@ check "E outside outputs: still unknown" test $? -eq 2
 printf 'model w\nparameter E = 7\ncoordinate x\nlagrangian x'"'"'^2/2\noutput e = E\n' >"$tmp/w.dirac"
 "$dirac" simulate "$tmp/w.dirac" --t-end 0.01 --dt 1e-3 --out "$tmp/w.csv" --quiet
 check "a parameter named E wins" grep -q ',7$' "$tmp/w.csv"
+# accelerations x'' (tests/test_outputs.c checks them against the exact pendulum): rk4's
+# multiplier column is the KKT one at the node, the same solve that gives x'', so with m = 2
+# x'' = 2 x mu.rod / m and y'' = -g + 2 y mu.rod / m to rounding (1e-13 of |a| ~ 10)
+cat >"$tmp/accel.dirac" <<'EOF2'
+model accel
+parameter m = 2, g = 9.81
+coordinate x, y
+lagrangian m/2*(x'^2 + y'^2) - m*g*y
+constraint rod: x^2 + y^2 = 1
+initial x = 0.6, y = -0.8
+output ax = x'', ay = y''
+EOF2
+"$dirac" simulate "$tmp/accel.dirac" --method rk4 --dt 1e-3 --t-end 1 --out "$tmp/accel.csv" --quiet
+check "x'' = 2 x mu.rod / m, y'' = -g + 2 y mu.rod / m" python3 -c "
+import csv
+for r in csv.DictReader(open('$tmp/accel.csv')):
+    x, y, mu = float(r['x']), float(r['y']), float(r['mu.rod'])
+    assert abs(float(r['ax']) - x * mu) <= 1e-13 * 10, r
+    assert abs(float(r['ay']) - (-9.81 + y * mu)) <= 1e-13 * 10, r"
+printf 'model u\ncoordinate x\nlagrangian x'"'"'^2/2\nforce x: -x'"''"'\n' >"$tmp/u.dirac"
+"$dirac" check "$tmp/u.dirac" >/dev/null 2>"$tmp/err"
+check "x'' outside outputs: exit 2" test $? -eq 2
+check "x'' outside outputs: located message" grep -q "u.dirac:4:11: error: the acceleration x'' can be used only in outputs" "$tmp/err"
 exit $fail

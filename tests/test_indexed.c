@@ -681,8 +681,12 @@ static void test_parse_errors(void)
                        "t.dirac:5:17: error: unknown name 'i'; did you mean 'pi'?");
     ENSURE_PARSE_ERROR(HEAD "output o = sum(i = 1..N, i'*2)\n",
                        "t.dirac:5:26: error: 'i' is an index; it has no velocity");
+    ENSURE_PARSE_ERROR(HEAD "constraint c: x[1]''' = 0\n",
+                       "t.dirac:5:18: error: only first and second time derivatives (x', x'') "
+                       "can be written");
     ENSURE_PARSE_ERROR(HEAD "constraint c: x[1]'' = 0\n",
-                       "t.dirac:5:18: error: only first time derivatives (x') can be written");
+                       "t.dirac:5:15: error: the acceleration x[...]'' can be used only in "
+                       "outputs (it is a result of the simulation, like mu.C)");
     ENSURE_PARSE_ERROR(HEAD "constraint c: x'[1] = 0\n",
                        "t.dirac:5:15: error: the prime of an element goes after its brackets: "
                        "x[...]'");

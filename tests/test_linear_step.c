@@ -112,7 +112,9 @@ static void chain_matches_implicit_midpoint(void)
         if (!run_compile(&r, status, "chain.dirac", NULL, 0) ||
             !run_create(&r, "chain.dirac", &options))
             continue;
-        ENSURE(sim_equations_affine(r.model));
+        bool affine = false;
+        ENSURE_EQ_INT(sim_equations_affine(r.model, &affine), DIRAC_OK);
+        ENSURE(affine);
         double q[MASSES] = { 0 }, p[MASSES] = { 0 };
         q[0] = 0.01;
         q[4] = -0.02;
@@ -155,8 +157,10 @@ static void jumps_are_not_affine(void)
     run r;
     if (!run_open_method(&r, text, "midpoint", 1e-2))
         return;
+    bool affine = true;
     ENSURE(sim_jacobian_constant(r.model));   // every derivative is a constant
-    ENSURE(!sim_equations_affine(r.model));   // yet the forces jump
+    ENSURE_EQ_INT(sim_equations_affine(r.model, &affine), DIRAC_OK);
+    ENSURE(!affine);   // yet the forces jump
     double q0[2], p0[2];
     double worst = 0.0;
     for (int step = 0; step < 200; step++) {
@@ -186,7 +190,9 @@ static void nonlinear_is_not_affine(void)
     run r;
     if (!run_open_method(&r, text, "midpoint", 1e-3))
         return;
-    ENSURE(!sim_equations_affine(r.model));
+    bool affine = true;
+    ENSURE_EQ_INT(sim_equations_affine(r.model, &affine), DIRAC_OK);
+    ENSURE(!affine);
     run_close(&r);
 }
 

@@ -306,11 +306,12 @@ static void oom_sparse(void)
 static void oom_compile_stages(void)
 {
     // inputs, a two-form and outputs; a nonholonomic constraint (its rate by substitution);
-    // breakpoints in time
+    // breakpoints in time; accelerations in outputs
     const oom_model models[] = {
         { "examples/fmi/dc_motor.dirac", NULL, "midpoint" },
         { "examples/knife_edge.dirac", NULL, "midpoint" },
         { "tests/data/switched_oscillator.dirac", NULL, "midpoint" },
+        { "tests/data/acceleration_outputs.dirac", NULL, "midpoint" },   // outputs x''
     };
     for (size_t k = 0; k < sizeof models / sizeof models[0]; k++)
         sweep(&models[k]);

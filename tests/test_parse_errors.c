@@ -159,8 +159,12 @@ static void test_velocities(void)
                        "velocities (S')");
     ENSURE_PARSE_ERROR(HEAD "lagrangian t'\n",
                        "t.dirac:4:12: error: 't' is the time; only coordinates have velocities (t')");
+    ENSURE_PARSE_ERROR(HEAD "lagrangian x'''\n",
+                       "t.dirac:4:12: error: only first and second time derivatives (x', x'') "
+                       "can be written");
     ENSURE_PARSE_ERROR(HEAD "lagrangian x''\n",
-                       "t.dirac:4:12: error: only first time derivatives (x') can be written");
+                       "t.dirac:4:12: error: the acceleration x'' can be used only in outputs "
+                       "(it is a result of the simulation, like mu.C)");
     ENSURE_PARSE_ERROR(HEAD "lagrangian (x)'\n",
                        "t.dirac:4:15: error: a prime (') must follow a name directly, as in x'");
     ENSURE_PARSE_ERROR(HEAD LAG "initial k' = 1\n",
