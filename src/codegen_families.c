@@ -329,7 +329,8 @@ dirac_status codegen_find_families(const expr_pool *pool, int n_groups,
     s.slots = malloc(outputs * sizeof *s.slots);
     s.members = malloc(outputs * sizeof *s.members);
     out->looped = calloc(outputs, 1);
-    int32_t *order = malloc(outputs * sizeof *order), *family_of = malloc(outputs * sizeof *family_of);
+    int32_t *order = malloc(outputs * sizeof *order);
+    int32_t *family_of = malloc(outputs * sizeof *family_of);
     long *column = malloc(outputs * sizeof *column), *first = malloc(outputs * sizeof *first);
     long *output = malloc(outputs * sizeof *output);
     int32_t *start = NULL;

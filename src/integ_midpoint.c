@@ -242,8 +242,9 @@ static dirac_status solve_positions(midpoint_ctx *cx, int *iterations)
     // better: the last steps' mean velocities, entropies and λ extrapolated (predictor.h);
     // affine equations are solved by one correction from any guess: no history
     double *predicted = st->residual;   // free until the solve
-    if (!sim->nw.full && !sim->nw.affine && predictor_predict(&st->positions, n + ns + mc, sim->t + 0.5 * h, sim->t,
-                                           h, predicted) > 0) {
+    if (!sim->nw.full && !sim->nw.affine &&
+        predictor_predict(&st->positions, n + ns + mc, sim->t + 0.5 * h, sim->t, h,
+                          predicted) > 0) {
         for (int i = 0; i < n; i++)
             z[i] = h * predicted[i];
         memcpy(z + n, predicted + n, (size_t)(ns + mc) * sizeof *z);

@@ -447,18 +447,10 @@ static int compile_pair(const char *text, const char *set, dirac_model **compile
     return *compiled && *taped;
 }
 
-// Indexed families become loops (src/codegen_families.h): models far above the size that
-// straight-line code handles compile, with a number of statements that does not grow with
-// N, and give the tapes' numbers bit for bit (each group) and their trajectories. (Sizes
-// where loops make the code at least FAMILY_MIN_SHRINK times smaller than straight-line
-// code, so that loops are used at both.) The cases:
-// a linear spring chain (affine indices), the Cartesian pendulum chain example (constraints,
-// a holonomic family), a 2-D lattice (interior elements ordered irregularly: index tables)
-// and triangular families of pairs with per-pair constants (j - i)*a.
 // Outputs of a family whose shapes all differ (every term its own power, x^5, x^6, ...)
 // stay straight-line code; such a group, too long for it, is left to its tape while the
-// others (the gradient: a power or two per term, below the limit) run as generated code, and the whole gives the
-// tapes' numbers.
+// others (the gradient: a power or two per term, below the limit) run as generated code,
+// and the whole gives the tapes' numbers.
 static void irregular_groups_run_on_the_tapes(void)
 {
     fresh_cache();
@@ -484,6 +476,14 @@ static void irregular_groups_run_on_the_tapes(void)
     remove_cache();
 }
 
+// Indexed families become loops (src/codegen_families.h): models far above the size that
+// straight-line code handles compile, with a number of statements that does not grow with
+// N, and give the tapes' numbers bit for bit (each group) and their trajectories. (Sizes
+// where loops make the code at least FAMILY_MIN_SHRINK times smaller than straight-line
+// code, so that loops are used at both.) The cases:
+// a linear spring chain (affine indices), the Cartesian pendulum chain example (constraints,
+// a holonomic family), a 2-D lattice (interior elements ordered irregularly: index tables)
+// and triangular families of pairs with per-pair constants (j - i)*a.
 static void families_run_as_loops(void)
 {
     fresh_cache();
