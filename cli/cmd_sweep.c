@@ -2,8 +2,9 @@
 //
 // Runs a model many times (a grid of parameter values, or Latin-hypercube samples) and writes
 // one RESULTS line per run (sweep_run.h) in the order of the run index. --jobs J runs J POSIX
-// threads on a dynamic work queue (each takes the next run index when it is free; each run
-// loads and compiles its own model, so threads share no library object). RESULTS are the same
+// threads on a dynamic work queue (each takes the next run index when it is free; each thread
+// parses the model once and compiles its own model per run, so threads share no library
+// object: sweep_run.h). RESULTS are the same
 // for any J, line for line and bit for bit, except the wall_seconds column. The MPI variant is
 // `dirac-mpi sweep` (cli/mpi/). docs/sweeps.md is the user's reference.
 //
@@ -46,16 +47,19 @@ typedef struct pool {
 static void *worker(void *arg)
 {
     pool *p = arg;
+    sweep_worker kept = { NULL, NULL, 0 };
     for (;;) {
         pthread_mutex_lock(&p->lock);
         long i = p->next < p->job->plan.runs ? p->next++ : -1;
         pthread_mutex_unlock(&p->lock);
-        if (i < 0)
+        if (i < 0) {
+            sweep_worker_end(&kept);
             return NULL;
+        }
         sweep_status status = SWEEP_INTERRUPTED;
         char *text = atomic_load(&stop_requested)
                          ? sweep_missing_line(p->job, i, status, "not run: interrupted")
-                         : sweep_run_line(p->job, i, &status);
+                         : sweep_run_line(p->job, &kept, i, &status);
         pthread_mutex_lock(&p->lock);
         if (text)
             sweep_results_put(p->results, i, text, status);

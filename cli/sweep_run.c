@@ -1,5 +1,6 @@
 // One run of `dirac sweep` and its RESULTS line (sweep_run.h).
 #define _POSIX_C_SOURCE 200809L   // clock_gettime
+#define __STDC_WANT_IEC_60559_BFP_EXT__ 1   // strfromd (glibc)
 
 #include "sweep_run.h"
 #include "column_name.h"
@@ -115,7 +116,13 @@ static void field_number(line *l, double x)
     else if (isinf(x))
         snprintf(buf, sizeof buf, x > 0 ? "inf" : "-inf");
     else
+#if defined(__GLIBC__)
+        // the same text as snprintf's, without its format parser (which takes a slow path
+        // in this process: libquadmath, loaded with LAPACK, registers printf handlers)
+        strfromd(buf, sizeof buf, "%.17g", x);
+#else
         snprintf(buf, sizeof buf, "%.17g", x);
+#endif
     field_start(l);
     append_str(l, buf);
 }
@@ -141,6 +148,20 @@ static char *line_end(line *l)
 // ---- the base model -----------------------------------------------------------------------
 
 
+// Applies the first `count` varied values of run `index` to a spec (count 0: none).
+static dirac_status set_values(const sweep_job *job, long index, int count, dirac_spec *spec)
+{
+    dirac_status status = DIRAC_OK;
+    for (int k = 0; status == DIRAC_OK && k < count; k++) {
+        // %.17g reads back as the same double: the run gets exactly the planned value
+        char assignment[320];
+        snprintf(assignment, sizeof assignment, "%s=%.17g", job->plan.varied[k].name,
+                 sweep_plan_value(&job->plan, index, k));
+        status = dirac_spec_set_parameter(spec, assignment);
+    }
+    return status;
+}
+
 // Loads the model file and applies the -p options and `count` of run `index`'s values (count
 // 0: none). On failure returns the spec's status with *spec set (its message says why).
 static dirac_status load_spec(const sweep_job *job, long index, int count, dirac_spec **spec)
@@ -148,13 +169,8 @@ static dirac_status load_spec(const sweep_job *job, long index, int count, dirac
     dirac_status status = dirac_spec_load(job->opt.path, spec);
     for (int k = 0; status == DIRAC_OK && k < job->opt.override_count; k++)
         status = dirac_spec_set_parameter(*spec, job->opt.overrides[k]);
-    for (int k = 0; status == DIRAC_OK && k < count; k++) {
-        // %.17g reads back as the same double: the run gets exactly the planned value
-        char assignment[320];
-        snprintf(assignment, sizeof assignment, "%s=%.17g", job->plan.varied[k].name,
-                 sweep_plan_value(&job->plan, index, k));
-        status = dirac_spec_set_parameter(*spec, assignment);
-    }
+    if (status == DIRAC_OK)
+        status = set_values(job, index, count, *spec);
     return status;
 }
 
@@ -635,13 +651,24 @@ int sweep_write_trajectory(const sweep_job *job, long index, const double *value
                                        job->column_names, values, rows);
 }
 
-char *sweep_run_line(const sweep_job *job, long index, sweep_status *status)
+void sweep_worker_end(sweep_worker *worker)
 {
-    return sweep_run_line_keep(job, index, status, NULL);
+    if (!worker)
+        return;
+    dirac_model_destroy(worker->last);
+    worker->last = NULL;
+    dirac_spec_destroy(worker->spec);
+    worker->spec = NULL;
 }
 
-char *sweep_run_line_keep(const sweep_job *job, long index, sweep_status *status,
-                          sweep_trajectory *trajectory)
+char *sweep_run_line(const sweep_job *job, sweep_worker *worker, long index,
+                     sweep_status *status)
+{
+    return sweep_run_line_keep(job, worker, index, status, NULL);
+}
+
+char *sweep_run_line_keep(const sweep_job *job, sweep_worker *worker, long index,
+                          sweep_status *status, sweep_trajectory *trajectory)
 {
     double start = now_seconds();
     run_result r;
@@ -659,9 +686,27 @@ char *sweep_run_line_keep(const sweep_job *job, long index, sweep_status *status
         r.final[k] = missing;
     dirac_spec *spec = NULL;
     dirac_model *model = NULL;
-    dirac_status st = load_spec(job, index, job->plan.varied_count, &spec);
-    if (st == DIRAC_OK)
-        st = dirac_model_compile(spec, &model);
+    dirac_status st = DIRAC_ERR_ARGUMENT;
+    // the worker's spec of the last run, with this run's values (sweep_run.h); on any failure
+    // the run starts again from the file, so its message is the one of a fresh load
+    if (worker && worker->spec) {
+        spec = worker->spec;
+        worker->spec = NULL;
+        st = set_values(job, index, job->plan.varied_count, spec);
+        if (st != DIRAC_OK)
+            worker->reload = 1;   // e.g. a model with families: expanded, it takes no values
+        else
+            st = dirac_model_compile(spec, &model);
+        if (st != DIRAC_OK) {
+            dirac_spec_destroy(spec);
+            spec = NULL;
+        }
+    }
+    if (!spec) {
+        st = load_spec(job, index, job->plan.varied_count, &spec);
+        if (st == DIRAC_OK)
+            st = dirac_model_compile(spec, &model);
+    }
     if (st != DIRAC_OK) {
         // the first line, FILE:LINE:COL: error: MESSAGE (the source line and caret follow)
         const char *msg = spec ? dirac_spec_errmsg(spec) : "out of memory";
@@ -673,8 +718,17 @@ char *sweep_run_line_keep(const sweep_job *job, long index, sweep_status *status
                                 "one RESULTS table");
     else
         simulate(job, index, model, &r);
-    dirac_model_destroy(model);
-    dirac_spec_destroy(spec);
+    // the previous run's model held the loaded code while this one was compiled (sweep_run.h)
+    if (worker) {
+        dirac_model_destroy(worker->last);
+        worker->last = model;
+    } else {
+        dirac_model_destroy(model);
+    }
+    if (worker && st == DIRAC_OK && !worker->reload)
+        worker->spec = spec;
+    else
+        dirac_spec_destroy(spec);
     r.wall_seconds = now_seconds() - start;
     char *text = format_line(job, index, &r);
     free(r.final);

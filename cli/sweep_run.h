@@ -3,11 +3,25 @@
 // run API (dirac/run.h) exactly as `dirac simulate` runs it, and summarised as one line of the
 // RESULTS CSV (docs/sweeps.md). Runs share nothing mutable: any number may run at once in
 // separate threads or processes.
+//
+// A worker (a thread or a rank computing runs one after another) keeps the spec of its last
+// run: the model file is read and parsed once, and each run sets its values on it and compiles
+// it again (a spec takes new parameter values after a compilation unless its families were
+// expanded; the worker then loads the file for every run, as it does after any failure). It
+// also keeps its last compiled model until the next one is compiled: the library shares a
+// loaded object of generated code among the models whose generated source is the same, and a
+// parameter that leaves the model's structure alone leaves its source alone (the constants
+// live in a table outside it), so the next run takes the loaded code without the compiler's
+// cache, the file system or dlopen. A parameter that changes the structure (a family's size,
+// a factor 0 or 1 that simplifies a term away) gives another source, which is loaded (or
+// compiled) as usual.
 #ifndef DIRAC_CLI_SWEEP_RUN_H
 #define DIRAC_CLI_SWEEP_RUN_H
 
 #include "sweep_hdf5.h"
 #include "sweep_plan.h"
+
+#include <dirac/model.h>
 
 #include <stdatomic.h>
 
@@ -66,9 +80,20 @@ int sweep_result_columns(const sweep_job *job, const char **names, sweep_column_
 /// The RESULTS header line (with '\n'), malloc'd; NULL when out of memory.
 char *sweep_header_line(const sweep_job *job);
 
+/// What a worker keeps from one run to the next (see above); start it zeroed.
+typedef struct sweep_worker {
+    dirac_model *last;   // the model of its last run (NULL: none)
+    dirac_spec *spec;    // the spec of its last run, to take the next run's values (NULL: none)
+    int reload;          // a spec took no new values: load the file for every run
+} sweep_worker;
+
+/// Releases what the worker keeps.
+void sweep_worker_end(sweep_worker *worker);
+
 /// Performs run `index` and returns its RESULTS line (with '\n'), malloc'd, and its status;
-/// NULL only when out of memory.
-char *sweep_run_line(const sweep_job *job, long index, sweep_status *status);
+/// NULL only when out of memory. `worker` may be NULL (nothing is kept).
+char *sweep_run_line(const sweep_job *job, sweep_worker *worker, long index,
+                     sweep_status *status);
 
 // A run's trajectory handed back to the caller (rows × job->columns values, malloc'd).
 typedef struct sweep_trajectory {
@@ -78,8 +103,8 @@ typedef struct sweep_trajectory {
 
 /// As sweep_run_line, for an HDF5 trajectory file written elsewhere (dirac-mpi's rank 0): the
 /// run's trajectory is handed back in *trajectory instead of being written.
-char *sweep_run_line_keep(const sweep_job *job, long index, sweep_status *status,
-                          sweep_trajectory *trajectory);
+char *sweep_run_line_keep(const sweep_job *job, sweep_worker *worker, long index,
+                          sweep_status *status, sweep_trajectory *trajectory);
 
 /// Writes run `index`'s trajectory into job->trajectory_file; 0 or an errno value.
 int sweep_write_trajectory(const sweep_job *job, long index, const double *values, size_t rows);

@@ -15,8 +15,14 @@
 // hash of the source and of the compiler, and loaded with dlopen. Every operation is the one
 // the tape performs, in the same order, so both give the same numbers (docs/benchmarks.md).
 //
-// Threads: building is thread-safe (distinct temporary files, atomic rename into the cache);
-// a module is immutable and may be evaluated by several threads, each with its own w.
+// A loaded object is shared in the process by the modules of the same source (built with the
+// same environment: $CC, $PATH and the cache directory's variables) and unloaded with the last
+// of them: a model compiled while another of its structure lives (a sweep's next run) takes
+// it without the compiler's lookup, the file system or dlopen, and keeps its own constants.
+//
+// Threads: building is thread-safe (distinct temporary files, atomic rename into the cache,
+// the list of loaded objects under a lock); a module is immutable and may be evaluated by
+// several threads, each with its own w.
 #ifndef DIRAC_SRC_CODEGEN_H
 #define DIRAC_SRC_CODEGEN_H
 

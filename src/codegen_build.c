@@ -28,14 +28,49 @@ extern char **environ;
 
 // glibc's dlopen, dlsym and dlclose are thread-safe behind a lock inside ld.so, which
 // ThreadSanitizer cannot see (it reported a race between two threads' dlclose of one cached
-// object). This lock of our own makes the ordering visible; loads happen only when a model is
-// compiled or destroyed, so it costs nothing in a step.
+// object). This lock of our own makes the ordering visible, and guards the list of loaded
+// objects below; loads happen only when a model is compiled or destroyed, so it costs nothing
+// in a step.
 static pthread_mutex_t loader_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void loader_close(void *handle)
+// The objects this process has loaded, shared by every model whose generated source is the
+// same (a parameter sweep compiles one model per run: the source is the same whenever the
+// parameters leave the structure alone, since the constants live in a table outside it). A
+// model compiled while another model holds its object takes it from here: no compiler lookup,
+// no file system, no dlopen. An object is unloaded when its last model is destroyed.
+typedef struct loaded_object {
+    char key[33];       // the source's hash and what finds the compiler and the cache
+    void *handle;
+    codegen_fn eval;
+    int users;          // modules holding it
+    struct loaded_object *next;
+} loaded_object;
+
+static loaded_object *loaded_objects;   // under loader_lock
+
+// the loaded object of `key` with one more user, or NULL (call with loader_lock held)
+static loaded_object *loaded_find(const char *key)
+{
+    for (loaded_object *o = loaded_objects; o; o = o->next)
+        if (!strcmp(o->key, key)) {
+            o->users++;
+            return o;
+        }
+    return NULL;
+}
+
+static void loaded_release(loaded_object *object)
 {
     pthread_mutex_lock(&loader_lock);
-    dlclose(handle);
+    if (--object->users == 0) {
+        for (loaded_object **p = &loaded_objects; *p; p = &(*p)->next)
+            if (*p == object) {
+                *p = object->next;
+                break;
+            }
+        dlclose(object->handle);
+        free(object);
+    }
     pthread_mutex_unlock(&loader_lock);
 }
 
@@ -48,7 +83,7 @@ static const char *const codegen_flags[] = { "-O2", "-fno-tree-vectorize",
 #define CODEGEN_FLAG_COUNT ((int)(sizeof codegen_flags / sizeof codegen_flags[0]))
 
 struct codegen_module {
-    void *handle;
+    loaded_object *object;
     codegen_fn eval;
     double *constants;
     int *index;
@@ -70,8 +105,8 @@ void codegen_destroy(codegen_module *module)
 {
     if (!module)
         return;
-    if (module->handle)
-        loader_close(module->handle);
+    if (module->object)
+        loaded_release(module->object);
     free(module->constants);
     free(module->index);
     free(module);
@@ -90,17 +125,29 @@ typedef struct hash128 {
     uint64_t a, b;
 } hash128;
 
-// two independent 64-bit FNV-1a streams (different offsets and primes), mixed at the end
+// two independent 64-bit streams over 8-byte words (a generated source is hashed at every
+// model compilation, so a word at a time), mixed at the end by hash_text
+static void hash_word(hash128 *h, uint64_t w)
+{
+    h->a = (h->a ^ w) * 0x100000001b3ull;
+    h->a ^= h->a >> 29;
+    h->b = (h->b + w) * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull;
+    h->b = (h->b << 31) | (h->b >> 33);
+}
+
 static void hash_bytes(hash128 *h, const void *data, size_t n)
 {
     const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++) {
-        h->a = (h->a ^ p[i]) * 0x100000001b3ull;
-        h->b = (h->b ^ p[i]) * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        hash_word(h, w);
     }
-    unsigned char separator = 0xff;   // "ab" + "c" differs from "a" + "bc"
-    h->a = (h->a ^ separator) * 0x100000001b3ull;
-    h->b = (h->b ^ separator) * 0x9e3779b97f4a7c15ull;
+    uint64_t tail = 0;
+    memcpy(&tail, p + i, n - i);
+    hash_word(h, tail);
+    hash_word(h, (uint64_t)n);   // the length: "ab" + "c" differs from "a" + "bc"
 }
 
 static uint64_t mix64(uint64_t z)
@@ -316,9 +363,10 @@ static int run_compiler(const compiler *cc, char **sources, int count, const cha
     return ok;
 }
 
-// loads `object` and checks that it holds the code of `source_hash`
-static int load(const char *object, const char *source_hash, codegen_module *module,
-                char *reason, size_t size)
+// loads `object`, checks that it holds the code of `source_hash` and makes it the loaded
+// object of `key` (or takes the one another thread loaded meanwhile)
+static int load(const char *object, const char *source_hash, const char *key,
+                codegen_module *module, char *reason, size_t size)
 {
     pthread_mutex_lock(&loader_lock);
     void *handle = dlopen(object, RTLD_NOW | RTLD_LOCAL);
@@ -331,16 +379,31 @@ static int load(const char *object, const char *source_hash, codegen_module *mod
     const char *recorded = dlsym(handle, "dirac_generated_source");
     void *eval = dlsym(handle, "dirac_generated_eval");
     int ours = recorded && eval && strcmp(recorded, source_hash) == 0;
-    if (!ours)
+    loaded_object *o = ours ? loaded_find(key) : NULL;
+    if (o || !ours) {
+        dlclose(handle);   // o holds the same object (ld.so counts its opens)
+    } else if ((o = calloc(1, sizeof *o)) != NULL) {
+        memcpy(o->key, key, sizeof o->key);
+        o->handle = handle;
+        // POSIX: dlsym's object pointer converts to the function pointer it names
+        memcpy(&o->eval, &eval, sizeof o->eval);
+        o->users = 1;
+        o->next = loaded_objects;
+        loaded_objects = o;
+    } else {
         dlclose(handle);
+    }
     pthread_mutex_unlock(&loader_lock);
     if (!ours) {
         snprintf(reason, size, "the cached object '%.200s' holds other code", object);
         return 0;
     }
-    module->handle = handle;
-    // POSIX: dlsym's object pointer converts to the function pointer it names
-    memcpy(&module->eval, &eval, sizeof module->eval);
+    if (!o) {
+        snprintf(reason, size, "out of memory");
+        return 0;
+    }
+    module->object = o;
+    module->eval = o->eval;
     return 1;
 }
 
@@ -426,15 +489,38 @@ void codegen_build(const expr_pool *pool, int n_groups, const expr_id *const *id
     int ok = module && cc && dir && object;
     if (!ok)
         snprintf(reason, size, "out of memory");
-    ok = ok && find_compiler(cc, reason, size) && cache_directory(dir, 4096, reason, size);
 
-    // the hash of the source (recorded in the object), then the key of the object
-    char source_hash[33], key[33];
+    // the hash of the source (recorded in the object), and the key of the loaded object: the
+    // source and the environment that finds the compiler and the cache
+    char source_hash[33], loaded_key[33], key[33];
+    hash128 h = { 0xcbf29ce484222325ull, 0x84222325cbf29ce4ull };
+    for (int f = 0; ok && f < src.file_count; f++)
+        hash_bytes(&h, src.files[f], strlen(src.files[f]));
+    hash_text(&h, source_hash);
+    hash128 env = h;
+    static const char *const finders[] = { "CC", "PATH", "DIRAC_CACHE_DIR", "XDG_CACHE_HOME",
+                                           "HOME" };
+    for (size_t i = 0; i < sizeof finders / sizeof finders[0]; i++) {
+        const char *value = getenv(finders[i]);
+        hash_bytes(&env, value ? value : "", value ? strlen(value) + 1 : 0);   // unset != ""
+    }
+    hash_text(&env, loaded_key);
     if (ok) {
-        hash128 h = { 0xcbf29ce484222325ull, 0x84222325cbf29ce4ull };
-        for (int f = 0; f < src.file_count; f++)
-            hash_bytes(&h, src.files[f], strlen(src.files[f]));
-        hash_text(&h, source_hash);
+        pthread_mutex_lock(&loader_lock);
+        loaded_object *o = loaded_find(loaded_key);
+        pthread_mutex_unlock(&loader_lock);
+        if (o) {
+            module->object = o;
+            module->eval = o->eval;
+            report->cached = 1;
+        }
+    }
+    int found = ok && module->object;
+    ok = ok && (found || (find_compiler(cc, reason, size) &&
+                          cache_directory(dir, 4096, reason, size)));
+
+    // the key of the object in the cache directory
+    if (ok && !found) {
         for (int i = 0; i < CODEGEN_FLAG_COUNT; i++)   // each with its '\0'
             hash_bytes(&h, codegen_flags[i], strlen(codegen_flags[i]) + 1);
         hash_bytes(&h, cc->path, strlen(cc->path));
@@ -461,13 +547,14 @@ void codegen_build(const expr_pool *pool, int n_groups, const expr_id *const *id
             src.files[src.file_count - 1] = grown;
         }
     }
-    if (ok) {
+    if (ok && !found) {
         char ignored[256];
-        if (access(object, R_OK) == 0 && load(object, source_hash, module, ignored, sizeof ignored))
+        if (access(object, R_OK) == 0 &&
+            load(object, source_hash, loaded_key, module, ignored, sizeof ignored))
             report->cached = 1;
         else
             ok = compile_into_cache(cc, &src, dir, object, reason, size) &&
-                 load(object, source_hash, module, reason, size);
+                 load(object, source_hash, loaded_key, module, reason, size);
     }
     if (ok) {
         module->constants = src.constants;

@@ -99,6 +99,51 @@ assert math.isnan(float(rows[1]["x"]))
 assert float(rows[2]["t_final"]) == 0 and int(rows[2]["steps"]) == 0
 PY
 
+# ---- a worker parses the model once and sets each run's values on its spec: every row equals
+# `dirac simulate` of its values, also the run after an invalid one (l = 0: the worker loads
+# the file again) and with a -p option that the varied parameter overrides
+"$dirac" sweep "$pendulum" -p g=5 -p l=9 --vary l=2,0,1.5,0.75 --t-end 0.3 --out reuse.csv \
+  -q 2>/dev/null
+check "reused spec: exit 3 (one invalid run)" test $? -eq 3
+for l in 2 1.5 0.75; do
+  "$dirac" simulate "$pendulum" -p g=5 -p l=$l --t-end 0.3 --out "l$l.csv" -q
+done
+check "reused spec: each row's final state equals 'dirac simulate -p g=5 -p l=L'" python3 - <<'PY'
+import csv
+rows = list(csv.DictReader(open("reuse.csv")))
+assert [r["status"] for r in rows] == ["ok", "invalid", "ok", "ok"], rows
+for k, l in ((0, "2"), (2, "1.5"), (3, "0.75")):
+    last = list(csv.DictReader(open("l%s.csv" % l)))[-1]
+    for name in ("x", "y", "x'", "mu.rod"):
+        assert float(rows[k][name]) == float(last[name]), (l, name, rows[k][name], last[name])
+PY
+
+# ---- a parameter whose value changes the model's structure mid-sweep: c = 0 folds the
+# friction force away (another generated source than c > 0), so the runs alternate between
+# two objects of generated code; each row's final state equals `dirac simulate` of its value
+# (the same library path: %.17g both ways), and two threads give the same rows
+"$dirac" sweep "$src/examples/scale/chain.dirac" -p N=3 --vary c=0,0.5,0,2,0.5 --t-end 0.2 \
+  --out structure1.csv -q
+check "structure changes mid-sweep: exit 0" test $? -eq 0
+"$dirac" sweep "$src/examples/scale/chain.dirac" -p N=3 --vary c=0,0.5,0,2,0.5 --t-end 0.2 \
+  --jobs 2 --out structure2.csv -q
+check "structure changes mid-sweep: 2 threads equal 1 row for row" \
+  same_results structure1.csv structure2.csv
+for c in 0 2; do
+  "$dirac" simulate "$src/examples/scale/chain.dirac" -p N=3 -p c=$c --t-end 0.2 --out "c$c.csv" -q
+done
+check "structure changes mid-sweep: final states equal 'dirac simulate' of each c" python3 - <<'PY'
+import csv
+rows = list(csv.DictReader(open("structure1.csv")))
+assert [r["status"] for r in rows] == ["ok"] * 5, rows
+for c, k in (("0", 0), ("0", 2), ("2", 3)):
+    last = list(csv.DictReader(open("c%s.csv" % c)))[-1]
+    for name in ("x[1]", "y[3]", "x[3]'"):
+        assert float(rows[k][name]) == float(last[name]), (c, k, name, rows[k][name], last[name])
+# friction dissipates: with c = 2 the chain ends with less energy than with c = 0
+assert float(rows[3]["energy"]) < float(rows[0]["energy"])
+PY
+
 # a parameter that sizes a family changes the columns: such runs are invalid rows; with
 # -p N=3 the base model has 3 links and the run with N = 3 is ok
 "$dirac" sweep "$src/examples/scale/chain.dirac" -p N=3 --vary N=3,4 --t-end 0.01 \

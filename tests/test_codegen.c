@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char cache_dir[64];
@@ -534,6 +535,82 @@ static void families_run_as_loops(void)
     remove_cache();
 }
 
+// the chain of examples/scale/chain.dirac with two overrides ("N=3", "l=0.5", ...)
+static dirac_model *compile_chain(const char *a, const char *b, dirac_codegen_mode mode)
+{
+    dirac_spec *spec = NULL;
+    dirac_model *model = NULL;
+    if (dirac_spec_load(DIRAC_SOURCE_DIR "/examples/scale/chain.dirac", &spec) == DIRAC_OK &&
+        dirac_spec_set_parameter(spec, a) == DIRAC_OK &&
+        dirac_spec_set_parameter(spec, b) == DIRAC_OK &&
+        dirac_spec_set_codegen(spec, mode) == DIRAC_OK)
+        dirac_model_compile(spec, &model);
+    dirac_spec_destroy(spec);
+    return model;
+}
+
+static int from_cache(const dirac_model *m)
+{
+    dirac_model_evaluation info;
+    dirac_model_evaluation_info(m, &info);
+    return info.compiled ? info.cached : -1;
+}
+
+// A sweep compiles one model per run. Models whose parameters leave the structure alone have
+// the same generated source and share one loaded object while any of them lives (codegen
+// takes it from memory: reported as cached), each with its own constants; a parameter that
+// changes the structure (a family's size N, a damping c = 0 that removes the friction force)
+// gets an object of its own.
+static void one_structure_one_loaded_object(void)
+{
+    fresh_cache();
+    dirac_model *a = compile_chain("N=3", "l=0.5", DIRAC_CODEGEN_AUTO);
+    ENSURE_EQ_INT(from_cache(a), 0);
+    // with the cache directory emptied (the same directory), b can only come from a's loaded
+    // object
+    char dir[sizeof cache_dir];
+    memcpy(dir, cache_dir, sizeof dir);
+    remove_cache();
+    ENSURE_EQ_INT(mkdir(dir, 0700), 0);
+    memcpy(cache_dir, dir, sizeof dir);
+    dirac_model *b = compile_chain("N=3", "l=0.7", DIRAC_CODEGEN_AUTO);
+    ENSURE_EQ_INT(from_cache(b), 1);
+    int objects, others;
+    count_cache(&objects, &others);
+    ENSURE_EQ_INT(objects + others, 0);   // no compiler ran, nothing was looked up
+    // b runs with its own constants: its motion is the tapes' motion of l = 0.7 exactly (the
+    // chain is polynomial: both paths round alike) and not the motion of l = 0.5
+    dirac_model *b_tapes = compile_chain("N=3", "l=0.7", DIRAC_CODEGEN_OFF);
+    ENSURE(final_x(b) == final_x(b_tapes));
+    ENSURE(fabs(final_x(b) - final_x(a)) > 1e-3);
+    // a structural parameter: another source, another object
+    dirac_model *c = compile_chain("N=4", "l=0.7", DIRAC_CODEGEN_AUTO);
+    dirac_model *d = compile_chain("N=3", "c=0.1", DIRAC_CODEGEN_AUTO);
+    ENSURE_EQ_INT(from_cache(c), 0);
+    ENSURE_EQ_INT(from_cache(d), 0);
+    count_cache(&objects, &others);
+    ENSURE_EQ_INT(objects, 2);
+    dirac_model *d_tapes = compile_chain("N=3", "c=0.1", DIRAC_CODEGEN_OFF);
+    ENSURE(final_x(d) == final_x(d_tapes));
+    // the last model of an object unloads it: the next one is compiled again (its file was
+    // removed above) and gives the numbers the shared object gave
+    double shared = final_x(b);
+    dirac_model_destroy(a);
+    dirac_model_destroy(b);
+    dirac_model *again = compile_chain("N=3", "l=0.7", DIRAC_CODEGEN_AUTO);
+    ENSURE_EQ_INT(from_cache(again), 0);
+    ENSURE(final_x(again) == shared);
+    count_cache(&objects, &others);
+    ENSURE_EQ_INT(objects, 3);
+    ENSURE_EQ_INT(others, 0);
+    dirac_model_destroy(again);
+    dirac_model_destroy(b_tapes);
+    dirac_model_destroy(c);
+    dirac_model_destroy(d);
+    dirac_model_destroy(d_tapes);
+    remove_cache();
+}
+
 enum { RACERS = 4 };
 
 static void *compile_racer(void *arg)
@@ -576,5 +653,5 @@ static void threads_compile_one_model_at_once(void)
 TEST_MAIN(TEST(every_example_both_paths), TEST(second_compilation_is_cached),
           TEST(corrupt_object_is_rebuilt), TEST(fallbacks_run_the_tapes),
           TEST(large_model_runs_on_the_tapes), TEST(families_run_as_loops),
-          TEST(irregular_groups_run_on_the_tapes),
+          TEST(irregular_groups_run_on_the_tapes), TEST(one_structure_one_loaded_object),
           TEST(threads_compile_one_model_at_once))

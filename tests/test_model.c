@@ -12,6 +12,7 @@
 
 #include "model.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #define TOL 1e-12
@@ -296,6 +297,75 @@ static void parameter_overrides(void)
     dirac_model_destroy(m);
 }
 
+// 200 midpoint steps of dt = 1e-3; the final x (NaN if the simulation fails)
+static double final_x(const dirac_model *m)
+{
+    dirac_sim_options o = { .method = "midpoint", .dt = 1e-3 };
+    dirac_sim *sim = NULL;
+    dirac_error err;
+    if (!m || dirac_sim_create(m, &o, &sim, &err) != DIRAC_OK)
+        return NAN;
+    for (int s = 0; s < 200; s++)
+        if (dirac_sim_step(sim) != DIRAC_OK)
+            break;
+    double x = dirac_sim_q(sim)[0];
+    dirac_sim_destroy(sim);
+    return x;
+}
+
+// A spec compiled once takes new parameter values and compiles again (as a sweep's worker
+// does, cli/sweep_run.h): the second model is the model of a fresh spec with those values
+// (same parameters, initial state and motion, bit for bit: the same compilation of the same
+// numbers), and the first model is untouched. A spec whose families were expanded refuses.
+static void spec_compiled_again_with_new_values(void)
+{
+    static const char text[] = "model pendulum\nparameter m = 1, g = 9.81, l = 1\n"
+                               "parameter theta0 = 0.5\ncoordinate x, y\n"
+                               "lagrangian m/2*(x'^2 + y'^2) - m*g*y\n"
+                               "constraint rod: x^2 + y^2 = l^2\n"
+                               "initial x = l*sin(theta0), y = -l*cos(theta0)\n";
+    dirac_spec *spec = NULL, *fresh = NULL;
+    dirac_model *first = NULL, *second = NULL, *reference = NULL;
+    ENSURE_EQ_INT(dirac_spec_parse("p.dirac", text, strlen(text), &spec), DIRAC_OK);
+    ENSURE_EQ_INT(dirac_spec_set_parameter(spec, "l=1.3"), DIRAC_OK);
+    ENSURE_EQ_INT(dirac_model_compile(spec, &first), DIRAC_OK);
+    double first_x = final_x(first);
+    ENSURE_EQ_INT(dirac_spec_set_parameter(spec, "l=0.8"), DIRAC_OK);
+    ENSURE_EQ_INT(dirac_spec_set_parameter(spec, "g=3"), DIRAC_OK);
+    ENSURE_EQ_INT(dirac_model_compile(spec, &second), DIRAC_OK);
+    ENSURE_EQ_INT(dirac_spec_parse("p.dirac", text, strlen(text), &fresh), DIRAC_OK);
+    ENSURE_EQ_INT(dirac_spec_set_parameter(fresh, "g=3"), DIRAC_OK);
+    ENSURE_EQ_INT(dirac_spec_set_parameter(fresh, "l=0.8"), DIRAC_OK);
+    ENSURE_EQ_INT(dirac_model_compile(fresh, &reference), DIRAC_OK);
+    if (!first || !second || !reference)
+        return;
+    for (int k = 0; k < dirac_model_parameter_count(reference); k++)
+        ENSURE(dirac_model_parameter_value(second, k) == dirac_model_parameter_value(reference, k));
+    double q2[2], qr[2];
+    dirac_model_initial_state(second, q2, NULL, NULL);
+    dirac_model_initial_state(reference, qr, NULL, NULL);
+    ENSURE(q2[0] == qr[0] && q2[1] == qr[1]);
+    ENSURE_NEAR(q2[0], 0.8 * sin(0.5), 1e-15);   // the initial value follows the new l
+    ENSURE(final_x(second) == final_x(reference));
+    ENSURE(final_x(first) == first_x);            // the first model is its own
+    ENSURE(fabs(final_x(second) - first_x) > 1e-3);
+    dirac_model_destroy(first);
+    dirac_model_destroy(second);
+    dirac_model_destroy(reference);
+    dirac_spec_destroy(spec);
+    dirac_spec_destroy(fresh);
+
+    static const char family[] = "model chain\nparameter N = 3, k = 1\ncoordinate x[N]\n"
+                                 "lagrangian sum(i = 1..N, x[i]'^2/2 - k*x[i]^2/2)\n";
+    dirac_model *m = NULL;
+    ENSURE_EQ_INT(dirac_spec_parse("f.dirac", family, strlen(family), &spec), DIRAC_OK);
+    ENSURE_EQ_INT(dirac_model_compile(spec, &m), DIRAC_OK);
+    ENSURE_EQ_INT(dirac_spec_set_parameter(spec, "k=2"), DIRAC_ERR_ARGUMENT);
+    ENSURE_CONTAINS(dirac_spec_errmsg(spec), "families were expanded");
+    dirac_model_destroy(m);
+    dirac_spec_destroy(spec);
+}
+
 static void compile_errors(void)
 {
     ENSURE_CONTAINS(compile_error("model a\nparameter z = 0\nparameter p = 1/z\ncoordinate x\n"
@@ -433,6 +503,7 @@ static void frobenius_symbolic(void)
 TEST_MAIN(TEST(harmonic_and_damped_oscillator), TEST(pendulum), TEST(lc_circuit_degenerate),
           TEST(knife_edge_nonintegrable), TEST(frobenius_symbolic),
           TEST(time_dependent_constraint),
-          TEST(thermodynamic_pieces), TEST(parameter_overrides), TEST(compile_errors),
+          TEST(thermodynamic_pieces), TEST(parameter_overrides),
+          TEST(spec_compiled_again_with_new_values), TEST(compile_errors),
           TEST(undefined_values_are_errors), TEST(simulate_settings_are_checked),
           TEST(constant_constraint))

@@ -8,6 +8,7 @@
 #include <dirac/dirac.h>
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 enum { THREADS = 4, STEPS = 300, MAX_COORDS = 8 };
@@ -92,6 +93,28 @@ static void separate_models_per_thread(void)
     }
 }
 
+// A sweep's threads: models of one structure with different parameter values, compiled and
+// destroyed at once, share one loaded object of generated code (src/codegen_build.c); each
+// thread's model must still run with its own constants.
+static void parameter_values_per_thread(void)
+{
+    static const char *const g[THREADS] = { "9.81", "7.5", "3.25", "12" };
+    char texts[THREADS][256];
+    job concurrent[THREADS], serial[THREADS];
+    memset(concurrent, 0, sizeof concurrent);
+    for (int k = 0; k < THREADS; k++) {
+        snprintf(texts[k], sizeof texts[k],
+                 "model pendulum\nparameter m = 2, g = %s, l = 1\ncoordinate x, y\n"
+                 "lagrangian m/2*(x'^2 + y'^2) - m*g*y\nconstraint rod: x^2 + y^2 = l^2\n"
+                 "initial x = 0.6, y = -0.8\noutput angle = atan2(x, -y)\n", g[k]);
+        concurrent[k] = (job){ .text = texts[k], .method = "midpoint" };
+    }
+    memcpy(serial, concurrent, sizeof serial);
+    compare_concurrent_with_serial(concurrent, serial);
+    for (int k = 1; k < THREADS; k++)   // another g, another motion
+        ENSURE(concurrent[k].q[0] != concurrent[0].q[0]);
+}
+
 static void one_model_shared_by_threads(void)
 {
     for (size_t mk = 0; mk < sizeof models / sizeof models[0]; mk++) {
@@ -111,4 +134,5 @@ static void one_model_shared_by_threads(void)
     }
 }
 
-TEST_MAIN(TEST(separate_models_per_thread), TEST(one_model_shared_by_threads))
+TEST_MAIN(TEST(separate_models_per_thread), TEST(parameter_values_per_thread),
+          TEST(one_model_shared_by_threads))

@@ -6,11 +6,12 @@
 // differ in cost by orders of magnitude) and writes RESULTS in index order; it also computes,
 // on a second thread, so one rank per core keeps every core busy. A worker asks for work with
 // its mean run time so far; rank 0 answers with a chunk of consecutive run indices worth about
-// CHUNK_SECONDS of work (at least 1, at most an even share of what is left: guided
-// self-scheduling), or with an empty chunk when nothing is left. The result lines of a chunk
-// travel with the request for the next one: one message per chunk, so rank 0 can serve about
-// 1000 ranks of 1 ms runs (bench/sweep.sh). A run that fails is a line with its status; it
-// stops nothing.
+// CHUNK_SECONDS of work, longer beyond CHUNK_RANKS ranks so that rank 0 answers at most
+// CHUNK_RANKS / CHUNK_SECONDS requests a second (at least 1 run, at most an even share of
+// what is left: guided self-scheduling), or with an empty chunk when nothing is left. The
+// result lines of a chunk travel with the request for the next one: one message per chunk
+// (bench/sweep.sh measures rank 0's cost per message and per result, and simulates the
+// protocol at 1000 ranks). A run that fails is a line with its status; it stops nothing.
 //
 // Lost ranks (--rank-timeout S): when a rank holding unfinished runs has sent nothing for S
 // seconds, rank 0 declares it lost, runs its unfinished runs elsewhere, writes the complete
@@ -47,7 +48,13 @@
 #define MEAN_WIDTH 32   // bytes of the MEAN field (%.17g and '\n' fit in 25)
 #define TAG_ASSIGN 3    // 0 → worker: long[2] {first index, count}; count 0: no more work
 #define CHUNK_SECONDS 0.02
-#define POLL_SECONDS 20e-6   // rank 0's pause when no message is waiting
+#define CHUNK_RANKS 50   // 2500 requests a second: rank 0 busy ~10 % at ~40 us each
+// Rank 0's pause when no message is waiting: POLL_SECONDS after a message, doubled while
+// none comes up to POLL_MAX_SECONDS. Its computing thread needs the core: polling every 20 us
+// all along took about a tenth of it (50,000 wake-ups a second), while a request waits at most
+// POLL_MAX_SECONDS, under 2 % of a chunk of CHUNK_SECONDS.
+#define POLL_SECONDS 20e-6
+#define POLL_MAX_SECONDS 320e-6
 
 // OpenBLAS's own threads slow the small solves of a run and compete with the sweep's ranks.
 void openblas_set_num_threads(int threads) __attribute__((weak));
@@ -61,6 +68,7 @@ typedef struct queue {
     long *retry;               // indices of lost ranks' runs, handed out first
     long retry_count;
     int local_done;
+    long local_runs;           // runs of the computing thread
     int out_of_memory;
     int trajectory_error;      // errno value of a failed trajectory write (0: none)
 } queue;
@@ -97,11 +105,16 @@ static void *local_worker(void *arg)
 {
     queue *q = arg;
     long first;
+    sweep_worker kept = { NULL, NULL, 0 };
     while (take(q, 1, &first) == 1) {
         sweep_status status;
-        char *line = sweep_run_line(q->job, first, &status);
+        char *line = sweep_run_line(q->job, &kept, first, &status);
         put(q, first, line, status);
+        pthread_mutex_lock(&q->lock);
+        q->local_runs++;
+        pthread_mutex_unlock(&q->lock);
     }
+    sweep_worker_end(&kept);
     pthread_mutex_lock(&q->lock);
     q->local_done = 1;
     pthread_mutex_unlock(&q->lock);
@@ -125,18 +138,20 @@ static double thread_cpu_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void pause_briefly(void)
+static void pause_briefly(double seconds)
 {
-    struct timespec ts = { 0, (long)(POLL_SECONDS * 1e9) };
+    struct timespec ts = { 0, (long)(seconds * 1e9) };
     nanosleep(&ts, NULL);
 }
 
-// Chunk for a worker whose runs take `mean` seconds: about CHUNK_SECONDS of work, at least
-// one run, at most the remaining runs shared among all ranks.
+// Chunk for a worker whose runs take `mean` seconds: about CHUNK_SECONDS of work (times
+// ranks / CHUNK_RANKS beyond CHUNK_RANKS ranks), at least one run, at most the remaining runs
+// shared among all ranks.
 static long chunk_size(const queue *q, double mean, int ranks)
 {
     long left = q->job->plan.runs - q->next, share = left / (2L * ranks);
-    long n = mean > 0 ? (long)(CHUNK_SECONDS / mean) : 1;
+    double seconds = CHUNK_SECONDS * (ranks > CHUNK_RANKS ? (double)ranks / CHUNK_RANKS : 1.0);
+    long n = mean > 0 ? (long)(seconds / mean) : 1;
     if (n > share)
         n = share;
     return n < 1 ? 1 : n;
@@ -211,6 +226,7 @@ static int take_results(queue *q, const char *text, size_t size, double *mean, l
 // Rank 0's MPI loop: answers requests, collects results, watches for lost ranks. Returns the
 // number of ranks lost.
 typedef struct serve_stats {
+    long local_runs;       // runs rank 0 computed itself
     long messages;
     long results;          // run results they carried
     double busy_seconds;   // CPU time of handling messages (receive, answer, store, write)
@@ -230,13 +246,15 @@ static int serve(queue *q, int ranks, double rank_timeout, const char *program,
         state[r].last_heard = now;
     char *buffer = NULL;
     int capacity = 0;
+    double pause = POLL_SECONDS;
     while (busy > 0) {
         int flag = 0;
         MPI_Status st;
         if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st) != MPI_SUCCESS)
             break;
         if (!flag) {
-            pause_briefly();
+            pause_briefly(pause);
+            pause = 2 * pause < POLL_MAX_SECONDS ? 2 * pause : POLL_MAX_SECONDS;
             if (rank_timeout > 0) {
                 now = sweep_now();
                 for (int r = 1; r < ranks; r++) {
@@ -254,6 +272,7 @@ static int serve(queue *q, int ranks, double rank_timeout, const char *program,
             }
             continue;
         }
+        pause = POLL_SECONDS;
         rank_state *s = &state[st.MPI_SOURCE];
         s->last_heard = sweep_now();
         double handling = thread_cpu_seconds();
@@ -322,6 +341,31 @@ static int append(char **buffer, size_t *len, size_t *capacity, const char *text
     return 0;
 }
 
+// Sends a request of `size` bytes to rank 0 and receives the chunk it answers; 0, or -1 when
+// MPI fails. The rank waits asleep between tests rather than spinning in MPI_Recv as Open MPI
+// does: with one rank per core, rank 0's serving thread needs a core to answer, and a spinning
+// worker would hold one (the request would wait for the scheduler, a millisecond or more).
+static int exchange(const char *request, int size, long chunk[2])
+{
+    MPI_Request pending[2];
+    if (MPI_Irecv(chunk, 2, MPI_LONG, 0, TAG_ASSIGN, MPI_COMM_WORLD, &pending[0]) != MPI_SUCCESS)
+        return -1;
+    if (MPI_Isend(request, size, MPI_CHAR, 0, TAG_REQUEST, MPI_COMM_WORLD, &pending[1]) !=
+        MPI_SUCCESS) {
+        MPI_Cancel(&pending[0]);
+        MPI_Request_free(&pending[0]);
+        return -1;
+    }
+    for (;;) {
+        int done = 0;
+        if (MPI_Testall(2, pending, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+            return -1;
+        if (done)
+            return 0;
+        pause_briefly(POLL_SECONDS);
+    }
+}
+
 // A worker rank: asks for chunks (sending the results of the last one) until it gets an empty
 // one.
 static int work(const sweep_job *job)
@@ -330,6 +374,7 @@ static int work(const sweep_job *job)
     int keep = job->opt.trajectories && sweep_hdf5_path(job->opt.trajectories);
     double total = 0;
     long runs = 0;
+    sweep_worker kept = { NULL, NULL, 0 };
     char *message = NULL, head[96];
     size_t len = 0, capacity = 0;
     int rc = 0;
@@ -341,10 +386,7 @@ static int work(const sweep_job *job)
             rc = 3;
             break;
         }
-        if (MPI_Send(message ? message : "0\n", message ? (int)len : 2, MPI_CHAR, 0,
-                     TAG_REQUEST, MPI_COMM_WORLD) != MPI_SUCCESS ||
-            MPI_Recv(chunk, 2, MPI_LONG, 0, TAG_ASSIGN, MPI_COMM_WORLD, MPI_STATUS_IGNORE) !=
-                MPI_SUCCESS) {
+        if (exchange(message ? message : "0\n", message ? (int)len : 2, chunk)) {
             rc = 3;
             break;
         }
@@ -360,7 +402,7 @@ static int work(const sweep_job *job)
             double start = sweep_now();
             sweep_status status;
             sweep_trajectory traj = { NULL, 0 };
-            char *line = sweep_run_line_keep(job, i, &status, keep ? &traj : NULL);
+            char *line = sweep_run_line_keep(job, &kept, i, &status, keep ? &traj : NULL);
             total += sweep_now() - start;
             runs++;
             if (!line) {
@@ -388,6 +430,7 @@ static int work(const sweep_job *job)
         int n = snprintf(head, sizeof head, "%.17g\n", total / (double)runs);
         memcpy(message + MEAN_WIDTH - n, head, (size_t)n);
     }
+    sweep_worker_end(&kept);
     free(message);
     return rc;
 }
@@ -418,7 +461,7 @@ static int open_results(sweep_cli *cli, sweep_results *results)
 // Rank 0: the computing thread, the MPI loop, RESULTS. Returns the exit status.
 
 static int lead(sweep_cli *cli, sweep_results *results_file, int ranks, double rank_timeout,
-                int show_stats, int *lost)
+                int show_stats, double started, int *lost)
 {
     const sweep_job *job = &cli->job;
     sweep_results results = *results_file;
@@ -431,7 +474,7 @@ static int lead(sweep_cli *cli, sweep_results *results_file, int ranks, double r
     double start = sweep_now();
     pthread_t thread;
     int threaded = pthread_create(&thread, NULL, local_worker, &q) == 0;
-    serve_stats stats = { 0, 0, 0 };
+    serve_stats stats = { 0, 0, 0, 0 };
     *lost = serve(&q, ranks, rank_timeout, "dirac-mpi sweep", &stats);
     if (threaded)
         pthread_join(thread, NULL);
@@ -439,9 +482,10 @@ static int lead(sweep_cli *cli, sweep_results *results_file, int ranks, double r
         local_worker(&q);
     if (*lost)   // runs requeued after the computing thread ended: run them here
         local_worker(&q);
-    double wall = sweep_now() - start;
+    stats.local_runs = q.local_runs;
     long not_ok = results.not_ok, done = results.done;
     e = sweep_results_close(&results);
+    double wall = sweep_now() - start, elapsed = sweep_now() - started;
     int e_trajectories = sweep_h5_trajectories_close(cli->job.trajectory_file);
     cli->job.trajectory_file = NULL;
     if (!e_trajectories)
@@ -464,12 +508,15 @@ static int lead(sweep_cli *cli, sweep_results *results_file, int ranks, double r
     } else if (not_ok || *lost) {
         rc = 3;
     }
-    if (show_stats)
+    if (show_stats) {
         fprintf(stderr, "dirac-mpi sweep: rank 0 handled %ld messages carrying %ld results in "
                         "%.6f s busy (%.3g us per message, %.3g us per result)\n",
                 stats.messages, stats.results, stats.busy_seconds,
                 stats.messages ? 1e6 * stats.busy_seconds / (double)stats.messages : 0.0,
                 stats.results ? 1e6 * stats.busy_seconds / (double)stats.results : 0.0);
+        fprintf(stderr, "dirac-mpi sweep: %.6f s from MPI_Init to RESULTS written (%.6f s of "
+                        "runs), %ld runs on rank 0\n", elapsed, wall, stats.local_runs);
+    }
     if (!cli->quiet)
         fprintf(stderr, "dirac-mpi sweep: %ld runs (%ld not ok) on %d rank%s in %.3g s; results "
                         "in %s\n", job->plan.runs, not_ok, ranks, ranks == 1 ? "" : "s", wall,
@@ -513,6 +560,7 @@ int main(int argc, char **argv)
     int provided = 0, rank = 0, ranks = 1;
     if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
         return 3;
+    double started = sweep_now();   // the sweep's time inside the program (--stats)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
@@ -568,7 +616,8 @@ int main(int argc, char **argv)
         fputs("dirac-mpi sweep: note: --jobs is ignored; each rank computes one run at a time "
               "(start more ranks instead)\n", stderr);
     int lost = 0;
-    rc = rank == 0 ? lead(&cli, &results, ranks, rank_timeout, show_stats, &lost) : work(&cli.job);
+    rc = rank == 0 ? lead(&cli, &results, ranks, rank_timeout, show_stats, started, &lost)
+                   : work(&cli.job);
     sweep_cli_free(&cli);
     if (lost) {
         fflush(NULL);

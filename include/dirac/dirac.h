@@ -5,7 +5,11 @@
 /// Arguments and failures: see status.h (every function checks its arguments and returns a
 /// status or a documented neutral value; nothing exits, aborts or leaks on failure).
 ///
-/// Threads: libdirac has no global mutable state, and takes no locks.
+/// Threads: libdirac's one global mutable state is the list of loaded objects of generated
+/// code (dirac_codegen_mode), shared in the process by the models whose generated source is
+/// the same (e.g. one model compiled with other parameter values) and unloaded with the last
+/// of them; a lock of the library guards it, taken only by dirac_model_compile and
+/// dirac_model_destroy, never in a step.
 /// - A dirac_spec, dirac_model or dirac_sim may be used from any thread, by one thread at a
 ///   time (calls on the same object must not overlap).
 /// - A compiled dirac_model is immutable: any number of simulations may use one model

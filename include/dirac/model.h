@@ -5,6 +5,12 @@
 ///
 /// Lifetime: dirac_spec_load → [dirac_spec_set_parameter]... → dirac_model_compile →
 /// dirac_model_destroy, dirac_spec_destroy (the model does not refer to the spec afterwards).
+/// A spec may take further dirac_spec_set_parameter calls after a successful compilation and
+/// be compiled again, one model per parameter set (a sweep parses the file once): the new
+/// model is the model of a fresh spec with those values, and the earlier models are untouched.
+/// Not after a failed compilation (the spec keeps its error), nor once the compilation expanded
+/// indexed families (`coordinate x[N]`: dirac_spec_set_parameter then fails with
+/// DIRAC_ERR_ARGUMENT): load the file again.
 /// Messages of failed loads, overrides and compilations are kept in the spec
 /// (dirac_spec_errmsg), formatted `FILE:LINE:COL: error: MESSAGE` + source line + caret.
 #ifndef DIRAC_MODEL_H
