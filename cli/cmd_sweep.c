@@ -3,8 +3,8 @@
 // Runs a model many times (a grid of parameter values, or Latin-hypercube samples) and writes
 // one RESULTS line per run (sweep_run.h) in the order of the run index. --jobs J runs J POSIX
 // threads on a dynamic work queue (each takes the next run index when it is free; each thread
-// parses the model once and compiles its own model per run, so threads share no library
-// object: sweep_run.h). RESULTS are the same
+// parses the model once and compiles its own model per run; threads share only the library's
+// loaded generated code, under its lock: sweep_run.h). RESULTS are the same
 // for any J, line for line and bit for bit, except the wall_seconds column. The MPI variant is
 // `dirac-mpi sweep` (cli/mpi/). docs/sweeps.md is the user's reference.
 //

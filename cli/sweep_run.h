@@ -1,8 +1,9 @@
 // One run of `dirac sweep`: the model loaded with the sweep's -p options and the run's varied
 // values (dirac_spec_set_parameter, as `dirac simulate -p` does), compiled, simulated with the
 // run API (dirac/run.h) exactly as `dirac simulate` runs it, and summarised as one line of the
-// RESULTS CSV (docs/sweeps.md). Runs share nothing mutable: any number may run at once in
-// separate threads or processes.
+// RESULTS CSV (docs/sweeps.md). Any number may run at once in separate threads or processes:
+// the one thing they share is the library's list of loaded generated code, under its lock
+// (dirac.h).
 //
 // A worker (a thread or a rank computing runs one after another) keeps the spec of its last
 // run: the model file is read and parsed once, and each run sets its values on it and compiles

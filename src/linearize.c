@@ -8,6 +8,7 @@
 #include "analysis_point.h"
 #include "error.h"
 #include "linalg_dense.h"
+#include "linearize.h"
 #include "text.h"
 
 #include <math.h>
@@ -267,9 +268,9 @@ static int build_descriptor(dirac_linearization *lin, const analysis_point *pt)
                     builder_add(&a, 3 * n + k2, cj->col[k], pt->constraint_jac[k]);
     }
     // outputs: ∂y/∂q, ∂y/∂v and ∂y/∂μ (S and t are held fixed)
-    builder_start(&c, &lin->C, m->output_count, N);
+    builder_start(&c, &lin->C, lin->output_count, N);
     const model_sparse *oj = &m->output_jacobian;
-    for (int r = 0; r < m->output_count; r++)
+    for (int r = 0; r < lin->output_count; r++)
         for (int k = oj->row_start[r]; k < oj->row_start[r + 1]; k++) {
             int col = oj->col[k];
             if (col < 2 * n)
@@ -410,23 +411,25 @@ done:
     return status;
 }
 
-dirac_status dirac_model_linearize(const dirac_model *m, const double *q, const double *v,
-                                   const double *s, const double *mu, double t,
-                                   dirac_linearization *out, dirac_error *err)
+// The linearisation at (q, v, s, μ, t); with_outputs = 0 leaves the outputs out (no C, D
+// rows, no y0): the mechanical matrices and the state part do not depend on them.
+static dirac_status linearize(const dirac_model *m, const double *q, const double *v,
+                              const double *s, const double *mu, double t, int with_outputs,
+                              dirac_linearization *out, dirac_error *err)
 {
     if (!out)
         return error_set(err, DIRAC_ERR_ARGUMENT, "linearize: NULL result");
     memset(out, 0, sizeof *out);
     if (!m)
         return error_set(err, DIRAC_ERR_ARGUMENT, "linearize: NULL model");
-    if (acceleration_output(m) >= 0)
+    if (with_outputs && acceleration_output(m) >= 0)
         return refuse_acceleration(m, "linearize", "remove the output to linearize the model",
                                    err);
     int n = m->n, N = 3 * n + m->m;
     out->n = n;
     out->m = m->m;
     out->state_count = N;
-    out->output_count = m->output_count;
+    out->output_count = with_outputs ? m->output_count : 0;
     out->input_count = 0;
     out->t = t;
     q = q ? q : m->q0;
@@ -438,7 +441,7 @@ dirac_status dirac_model_linearize(const dirac_model *m, const double *q, const 
         return status;
     out->x0 = calloc((size_t)N + 1, sizeof *out->x0);
     out->f0 = calloc((size_t)N + 1, sizeof *out->f0);
-    out->y0 = calloc((size_t)m->output_count + 1, sizeof *out->y0);
+    out->y0 = calloc((size_t)out->output_count + 1, sizeof *out->y0);
     if (!out->x0 || !out->f0 || !out->y0 || !name_states(out, m)) {
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
         goto done;
@@ -456,9 +459,9 @@ dirac_status dirac_model_linearize(const dirac_model *m, const double *q, const 
     analysis_point_eval(&pt, q, v, s, t, out->x0 + 3 * n);
     memcpy(out->x0 + 2 * n, pt.gradient + n, (size_t)n * sizeof *q);   // p = ∂L/∂v
     descriptor_rhs(&pt, out->x0, out->f0);
-    memcpy(out->y0, pt.outputs, (size_t)m->output_count * sizeof *out->y0);
+    memcpy(out->y0, pt.outputs, (size_t)out->output_count * sizeof *out->y0);
     out->B.rows = N;
-    out->D.rows = m->output_count;
+    out->D.rows = out->output_count;
     if (!build_descriptor(out, &pt)) {
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
         goto done;
@@ -475,4 +478,18 @@ done:
     if (status != DIRAC_OK)
         dirac_linearization_free(out);
     return status;
+}
+
+dirac_status dirac_model_linearize(const dirac_model *m, const double *q, const double *v,
+                                   const double *s, const double *mu, double t,
+                                   dirac_linearization *out, dirac_error *err)
+{
+    return linearize(m, q, v, s, mu, t, 1, out, err);
+}
+
+dirac_status model_linearize_states(const dirac_model *m, const double *q, const double *v,
+                                    const double *s, const double *mu, double t,
+                                    dirac_linearization *out, dirac_error *err)
+{
+    return linearize(m, q, v, s, mu, t, 0, out, err);
 }

@@ -329,7 +329,7 @@ static inline __attribute__((always_inline)) int lu_of_size(int n, double *restr
                                                             lapack_int *restrict pivots)
 {
     for (int k = 0; k < n; k++) {
-        double *restrict ak = a + (size_t)k * (size_t)n;   // column k
+        double *ak = a + (size_t)k * (size_t)n;   // column k (the row swap writes it via aj)
         int p = k;
         double best = fabs(ak[k]);
         for (int i = k + 1; i < n; i++)

@@ -9,6 +9,7 @@
 #include <dirac/analysis.h>
 
 #include "error.h"
+#include "linearize.h"
 #include "linalg_dense.h"
 #include "linsolve.h"
 #include "model.h"
@@ -234,7 +235,8 @@ dirac_status dirac_model_modes(const dirac_model *m, const dirac_equilibrium *eq
     if (!zero)
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     dirac_linearization lin;
-    dirac_status status = dirac_model_linearize(m, eq->q, zero, eq->s, eq->mu, eq->t, &lin, err);
+    dirac_status status = model_linearize_states(m, eq->q, zero, eq->s, eq->mu, eq->t, &lin,
+                                                 err);
     free(zero);
     if (status != DIRAC_OK)
         return status;

@@ -275,6 +275,36 @@ static dirac_status check_start(dirac_sim *sim, dirac_error *err)
                          : sim->errmsg);
 }
 
+// Outputs x'' (sim_node.c) come from the KKT solve of sim_kkt.c, whose right-hand side has
+// the terms of q' and t only. When the entropy changes (friction heating, heat exchange) and
+// the momentum ∂L/∂v or a constraint depends on S, q'' also has a term in S', which that solve
+// does not have: refuse such outputs rather than write them wrong.
+static dirac_status check_acceleration_outputs(const dirac_model *m, dirac_error *err)
+{
+    if (m->na == 0 || !m->thermodynamic)
+        return DIRAC_OK;
+    const model_sparse *hs = &m->hessian, *cj = &m->constraint_jacobian;
+    for (int i = 0; i < m->n; i++)
+        for (int k = hs->row_start[m->n + i]; k < hs->row_start[m->n + i + 1]; k++)
+            if (hs->col[k] >= m->first_s && hs->col[k] < m->first_s + m->ns)
+                return error_set(err, DIRAC_ERR_UNSUPPORTED,
+                                 "an output uses an acceleration (x''), but the momentum of "
+                                 "'%s' depends on the entropy '%s', which changes: the "
+                                 "acceleration has a term in that entropy's rate, which dirac "
+                                 "does not compute; remove the output", m->coord_names[i],
+                                 m->entropy_names[hs->col[k] - m->first_s]);
+    for (int c = 0; c < m->m; c++)
+        for (int k = cj->row_start[c]; k < cj->row_start[c + 1]; k++)
+            if (cj->col[k] >= m->first_s && cj->col[k] < m->first_s + m->ns)
+                return error_set(err, DIRAC_ERR_UNSUPPORTED,
+                                 "an output uses an acceleration (x''), but constraint '%s' "
+                                 "depends on the entropy '%s', which changes: the "
+                                 "accelerations have a term in that entropy's rate, which dirac "
+                                 "does not compute; remove the output", m->constraints[c].name,
+                                 m->entropy_names[cj->col[k] - m->first_s]);
+    return DIRAC_OK;
+}
+
 dirac_status sim_create(const dirac_model *model, const dirac_sim_options *options,
                         dirac_sim **out, dirac_error *err)
 {
@@ -323,6 +353,8 @@ dirac_status sim_create(const dirac_model *model, const dirac_sim_options *optio
         status = error_set(err, DIRAC_ERR_UNSUPPORTED,
                            "model '%s' has friction heating or heat exchange: method '%s' does not "
                            "integrate entropy; use dgrad", model->name, method->info.name);
+    if (status == DIRAC_OK)
+        status = check_acceleration_outputs(model, err);
     if (status == DIRAC_OK)
         status = initial_node(sim, options->project_initial, err);
     if (status == DIRAC_OK && automatic) {

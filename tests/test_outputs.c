@@ -210,6 +210,61 @@ static void linearize_refuses_acceleration_outputs(void)
     dirac_model_destroy(m);
 }
 
+// The modes need no outputs: a model with an acceleration output still has them. Harmonic
+// oscillator m x'' = -k x: one mode, ω² = k/m (rounding of a 1 x 1 pencil).
+static void modes_ignore_acceleration_outputs(void)
+{
+    dirac_model *m = model_compile(NULL, "model osc\nparameter m = 2, k = 8\ncoordinate x\n"
+                                   "lagrangian m/2*x'^2 - k/2*x^2\ninitial x = 0.1\n"
+                                   "output ax = x''\n", NULL, 0);
+    if (!m)
+        return;
+    dirac_equilibrium eq;
+    dirac_modes modes;
+    dirac_error err;
+    ENSURE_EQ_INT(dirac_model_equilibrium(m, NULL, NULL, 0.0, &eq, &err), DIRAC_OK);
+    ENSURE_EQ_INT(dirac_model_modes(m, &eq, 0, 0, &modes, &err), DIRAC_OK);
+    ENSURE_EQ_INT(modes.count, 1);
+    if (modes.count == 1)
+        ENSURE_NEAR(modes.omega2[0], 4.0, 1e-14 * 4.0);
+    dirac_modes_free(&modes);
+    dirac_equilibrium_free(&eq);
+    dirac_model_destroy(m);
+}
+
+// With friction heating the entropy changes; a momentum that depends on it makes x'' depend on
+// S' too, which the acceleration solve does not have: refused at creation, naming both. With a
+// momentum free of S (the same model with a constant mass) the output is accepted.
+static void acceleration_with_entropy_dependent_momentum_is_refused(void)
+{
+    static const char head[] = "model hot\nparameter c = 0.5\ncoordinate x\nentropy S\n";
+    static const char tail[] = "friction x -> S: -c*x'\ninitial x = 1, x' = 0, S = 1\n"
+                               "output ax = x''\n";
+    char text[512];
+    snprintf(text, sizeof text, "%slagrangian (1 + S^2)/2*x'^2 - x^2/2 - exp(S)\n%s", head,
+             tail);
+    dirac_model *m = model_compile(NULL, text, NULL, 0);
+    if (m) {
+        dirac_sim_options options = { .method = "dgrad", .dt = 0.01 };
+        dirac_sim *sim = NULL;
+        dirac_error err;
+        ENSURE_EQ_INT(dirac_sim_create(m, &options, &sim, &err), DIRAC_ERR_UNSUPPORTED);
+        ENSURE(strstr(err.message, "momentum of 'x' depends on the entropy 'S'") != NULL);
+        dirac_sim_destroy(sim);
+        dirac_model_destroy(m);
+    }
+    snprintf(text, sizeof text, "%slagrangian x'^2/2 - x^2/2 - exp(S)\n%s", head, tail);
+    m = model_compile(NULL, text, NULL, 0);
+    if (m) {
+        dirac_sim_options options = { .method = "dgrad", .dt = 0.01 };
+        dirac_sim *sim = NULL;
+        dirac_error err;
+        ENSURE_EQ_INT(dirac_sim_create(m, &options, &sim, &err), DIRAC_OK);
+        dirac_sim_destroy(sim);
+        dirac_model_destroy(m);
+    }
+}
+
 // Accelerations are results of the simulation: only outputs may name them.
 static void acceleration_errors(void)
 {
@@ -509,7 +564,9 @@ TEST_MAIN(TEST(acceleration_of_an_oscillator),
           TEST(acceleration_of_a_pendulum_converges_at_the_method_order),
           TEST(accelerations_of_a_family), TEST(acceleration_after_restore_and_input),
           TEST(acceleration_without_inertia_is_refused),
-          TEST(linearize_refuses_acceleration_outputs), TEST(acceleration_errors),
+          TEST(linearize_refuses_acceleration_outputs), TEST(modes_ignore_acceleration_outputs),
+          TEST(acceleration_with_entropy_dependent_momentum_is_refused),
+          TEST(acceleration_errors),
           TEST(prefixes_that_are_not_components),
           TEST(component_names), TEST(names_in_component_families),
           TEST(entropy_columns), TEST(component_name_errors),
