@@ -894,13 +894,14 @@ static int write_output_rows(dirac_run *r, const dirac_sim *sim, const sim_args 
 
 // Writes the simulation's state to --save-state; 0, or prints the reason and returns
 // EXIT_FAILED.
-static int save_state(const dirac_model *m, const dirac_sim *sim, const sim_settings *s,
-                      const sim_args *a)
+static int save_state(const dirac_model *m, uint64_t model_hash, const dirac_sim *sim,
+                      const sim_settings *s, const sim_args *a)
 {
     state_settings settings = { dirac_sim_method(sim), s->dt, a->rtol, a->atol, s->tol,
                                 s->max_iter };
     char message[1024];
-    if (state_file_write(a->save_state, m, sim, &settings, message, sizeof message)) {
+    if (state_file_write(a->save_state, m, model_hash, sim, &settings, message,
+                         sizeof message)) {
         print_message("error: ", message);
         return EXIT_FAILED;
     }
@@ -975,6 +976,11 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
     int rc = 0;
     int adaptive = a->rtol > 0 || a->atol > 0;
     double next_save = dirac_sim_time(sim) + a->save_every;   // --save-every
+    // the model's hash in every state written (checkpoints and the end): once per run (a
+    // restarted run checked it against its state file already)
+    uint64_t model_hash = !a->save_state     ? 0
+                          : a->initial_state ? a->saved.model_hash
+                                             : state_file_model_hash(m);
     long max_steps = a->max_steps > 0 ? a->max_steps : DEFAULT_MAX_STEPS;
     double t_final = adaptive ? s->t_end : dirac_sim_time(sim) + s->span;
     static char cap_message[256];
@@ -1018,9 +1024,10 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
             }
         }
         dirac_status status = dirac_run_advance(r, 1, row, 1, &written);
-        if (node && status == DIRAC_OK) {
-            dirac_run_row(r, node);
-            element_energy_add(&st->energy, node);
+        if (node && status == DIRAC_OK) {   // the node's row: the one just written, if any
+            if (!written)
+                dirac_run_row(r, node);
+            element_energy_add(&st->energy, written ? row : node);
         }
         if (with_times && status == DIRAC_OK) {
             double h = adaptive ? dirac_sim_last_step_size(sim) : s->dt;
@@ -1050,7 +1057,7 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
             break;
         }
         if (a->save_every > 0 && dirac_sim_time(sim) >= next_save) {   // a checkpoint
-            rc = save_state(m, sim, s, a);
+            rc = save_state(m, model_hash, sim, s, a);
             if (rc) {
                 st->failed = 1;
                 st->error = "writing the state (--save-every) failed";
@@ -1077,7 +1084,7 @@ static int run(const dirac_model *m, dirac_sim *sim, const sim_settings *s, cons
     }
     st->wall_seconds = now_seconds() - prog.start;
     // the state at the end of the run, also at the last good step of a failed or stopped one
-    int state_rc = a->save_state ? save_state(m, sim, s, a) : 0;
+    int state_rc = a->save_state ? save_state(m, model_hash, sim, s, a) : 0;
     st->run = *dirac_run_statistics(r);
     dirac_run_destroy(r);
     free(row);

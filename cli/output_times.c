@@ -1,5 +1,6 @@
 // The times of dirac simulate --output-times (output_times.h).
 #include "output_times.h"
+#include "file_read.h"
 
 #include <errno.h>
 #include <math.h>
@@ -94,38 +95,14 @@ static int read_range(const char *arg, output_times *out, char *message, size_t 
 
 static char *read_file(const char *path, char *message, size_t size)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    char *text = NULL;
+    size_t length = 0;
+    int error = file_read(path, &text, &length);
+    if (error) {
         snprintf(message, size, "--output-times '%s' is neither a range A:H:B, a list of times "
-                 "T1,T2,... nor a readable file: %s", path, strerror(errno));
+                 "T1,T2,... nor a readable file: %s", path, strerror(error));
         return NULL;
     }
-    size_t capacity = 4096, length = 0;
-    char *text = malloc(capacity);
-    while (text) {
-        if (length + 1 >= capacity) {
-            char *bigger = realloc(text, 2 * capacity);
-            if (!bigger) {
-                free(text);
-                text = NULL;
-                break;
-            }
-            text = bigger;
-            capacity *= 2;
-        }
-        size_t got = fread(text + length, 1, capacity - 1 - length, f);
-        length += got;
-        if (got == 0)
-            break;
-    }
-    int failed = ferror(f);
-    fclose(f);
-    if (!text || failed) {
-        free(text);
-        snprintf(message, size, "--output-times: reading '%s' failed", path);
-        return NULL;
-    }
-    text[length] = '\0';
     if (strlen(text) != length) {
         free(text);
         snprintf(message, size, "--output-times: '%s' is not a text file", path);

@@ -1,8 +1,10 @@
 // The SPICE reader (docs/circuits.md, "What is read"): physical lines into cards, SPICE
 // numbers and {expressions}, the directives, and the elements flattened through subcircuits.
 #include "spice_netlist.h"
+#include "file_read.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,33 +60,18 @@ static int tokenize(netlist *nl, card *c, const char *s, int line, int skip)
 
 static int read_cards(netlist *nl)
 {
-    FILE *f = fopen(nl->path, "rb");
-    if (!f) {
+    char *data = NULL;
+    size_t len = 0;
+    int error = file_read(nl->path, &data, &len);
+    if (error == ENOMEM) {
+        nl->nomem = 1;
+        return -1;
+    }
+    if (error) {
         spice_printf(&nl->msg, "%s: error: cannot read the netlist\n", nl->path);
         nl->errors++;
         return -1;
     }
-    size_t cap = 1 << 16, len = 0;
-    char *data = malloc(cap);
-    size_t got;
-    while (data && (got = fread(data + len, 1, cap - len - 1, f)) > 0) {
-        len += got;
-        if (cap - len < 2) {
-            char *d = realloc(data, cap * 2);
-            if (!d) {
-                free(data);
-                data = NULL;
-            }
-            data = d;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (!data) {
-        nl->nomem = 1;
-        return -1;
-    }
-    data[len] = '\0';
     nl->data = data;
     int lines = 1;
     for (size_t i = 0; i < len; i++)

@@ -3,6 +3,7 @@
 
 #include "state_file.h"
 #include "column_name.h"
+#include "file_read.h"
 
 #include "json_input.h"
 #include "json_output.h"
@@ -31,7 +32,7 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t size)
 // The hash of the model's equations (dirac_model_write_equations: the Lagrangian's derivatives,
 // forces, constraints, entropy equations, with the parameters folded in) and its parameter
 // values; 0 when the equations cannot be written (out of memory).
-static uint64_t model_hash(const dirac_model *model)
+uint64_t state_file_model_hash(const dirac_model *model)
 {
     char *text = NULL;
     size_t size = 0;
@@ -120,11 +121,12 @@ static void put_message(char *message, size_t size, const char *fmt, ...)
     va_end(ap);
 }
 
-static int write_body(FILE *file, const dirac_model *m, const dirac_sim *sim,
-                      const state_settings *s, const unsigned char *snapshot, size_t size)
+static int write_body(FILE *file, const dirac_model *m, uint64_t model_hash,
+                      const dirac_sim *sim, const state_settings *s,
+                      const unsigned char *snapshot, size_t size)
 {
     char hash[32];
-    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)model_hash(m));
+    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)model_hash);
     json_writer w;
     json_begin(&w, file);
     json_object(&w, NULL);
@@ -190,8 +192,9 @@ static int write_body(FILE *file, const dirac_model *m, const dirac_sim *sim,
     return json_finish(&w);
 }
 
-int state_file_write(const char *path, const dirac_model *model, const dirac_sim *sim,
-                     const state_settings *settings, char *message, size_t message_size)
+int state_file_write(const char *path, const dirac_model *model, uint64_t model_hash,
+                     const dirac_sim *sim, const state_settings *settings, char *message,
+                     size_t message_size)
 {
     size_t size = dirac_sim_state_size(sim);
     unsigned char *snapshot = malloc(size ? size : 1);
@@ -207,7 +210,8 @@ int state_file_write(const char *path, const dirac_model *model, const dirac_sim
     output_file out;
     int error = output_open(&out, path);
     if (!error)
-        error = output_commit(&out, write_body(out.file, model, sim, settings, snapshot, size));
+        error = output_commit(&out, write_body(out.file, model, model_hash, sim, settings,
+                                               snapshot, size));
     free(snapshot);
     if (error)
         put_message(message, message_size, "writing the state '%s' failed: %s", path,
@@ -216,45 +220,6 @@ int state_file_write(const char *path, const dirac_model *model, const dirac_sim
 }
 
 // ---- reading --------------------------------------------------------------------------------
-
-static int read_whole(const char *path, char **text, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return errno ? errno : EIO;
-    size_t capacity = 1 << 16, length = 0;
-    char *buf = malloc(capacity);
-    int error = 0;
-    while (buf) {
-        if (length == capacity) {
-            char *bigger = capacity < ((size_t)-1) / 2 ? realloc(buf, 2 * capacity) : NULL;
-            if (!bigger) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = bigger;
-            capacity *= 2;
-        }
-        size_t got = fread(buf + length, 1, capacity - length, f);
-        length += got;
-        if (got == 0) {
-            if (ferror(f))
-                error = errno ? errno : EIO;
-            break;
-        }
-    }
-    fclose(f);
-    if (!buf)
-        return ENOMEM;
-    if (error) {
-        free(buf);
-        return error;
-    }
-    *text = buf;
-    *size = length;
-    return 0;
-}
 
 static int hex_digit(char c)
 {
@@ -278,7 +243,7 @@ static const json_value *need(const json_value *object, const char *key, json_ty
 
 // The model's identity against the file's: name, name lists, parameters, equations.
 static int check_model(const json_value *root, const dirac_model *m, const char *path,
-                       char *message, size_t size)
+                       uint64_t *model_hash, char *message, size_t size)
 {
     const json_value *name = need(root, "model", JSON_STRING, path, message, size);
     if (!name)
@@ -338,8 +303,9 @@ static int check_model(const json_value *root, const dirac_model *m, const char 
     const json_value *hash = need(root, "model_hash", JSON_STRING, path, message, size);
     if (!hash)
         return -1;
+    *model_hash = state_file_model_hash(m);
     char ours[32];
-    snprintf(ours, sizeof ours, "%016llx", (unsigned long long)model_hash(m));
+    snprintf(ours, sizeof ours, "%016llx", (unsigned long long)*model_hash);
     if (strcmp(ours, hash->string) != 0) {
         put_message(message, size, "'%s' was saved from another version of model '%s': the "
                     "names and parameters agree, but the equations differ (model hash %s in "
@@ -457,7 +423,7 @@ int state_file_read(const char *path, const dirac_model *model, saved_state *out
     memset(out, 0, sizeof *out);
     char *text = NULL;
     size_t size = 0;
-    int error = read_whole(path, &text, &size);
+    int error = file_read(path, &text, &size);
     if (error) {
         put_message(message, message_size, "cannot read the state '%s': %s", path,
                     strerror(error));
@@ -488,7 +454,7 @@ int state_file_read(const char *path, const dirac_model *model, saved_state *out
         rc = -1;
     }
     if (!rc)
-        rc = check_model(&root, model, path, message, message_size);
+        rc = check_model(&root, model, path, &out->model_hash, message, message_size);
     if (!rc)
         rc = read_settings(&root, model, out, path, message, message_size);
     if (!rc)

@@ -11,6 +11,7 @@
 #include <dirac/dirac.h>
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define STATE_FILE_FORMAT "dirac-state"
 #define STATE_FILE_VERSION 1
@@ -24,10 +25,16 @@ typedef struct state_settings {
     long max_iter;        // Newton's iterations (0: the library's default)
 } state_settings;
 
-/// Writes the state of `sim` (a simulation of `model`) to `path` whole or not at all
-/// (output_file.h). Returns 0, or an errno value with the reason in message.
-int state_file_write(const char *path, const dirac_model *model, const dirac_sim *sim,
-                     const state_settings *settings, char *message, size_t message_size);
+/// The hash of the model's equations and parameter values that a state file records (0 when
+/// out of memory); it writes and prints every equation, so a run computes it once.
+uint64_t state_file_model_hash(const dirac_model *model);
+
+/// Writes the state of `sim` (a simulation of `model`, whose state_file_model_hash is
+/// `model_hash`) to `path` whole or not at all (output_file.h). Returns 0, or an errno value
+/// with the reason in message.
+int state_file_write(const char *path, const dirac_model *model, uint64_t model_hash,
+                     const dirac_sim *sim, const state_settings *settings, char *message,
+                     size_t message_size);
 
 /// A state file read and checked against a model.
 typedef struct saved_state {
@@ -39,6 +46,7 @@ typedef struct saved_state {
     size_t snapshot_size;
     double *values;               // the readable state: t, q, v, p, mu, S (CSV order)
     int value_count;
+    uint64_t model_hash;          // state_file_model_hash of the model, the file's
 } saved_state;
 
 /// Reads `path` and checks it is a state file of this format version, written on a machine

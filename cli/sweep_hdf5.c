@@ -175,6 +175,7 @@ struct sweep_h5_table {
     unsigned char *record; // one record
     char *fields;          // the unquoted fields of a line (each '\0'-terminated)
     size_t fields_cap;
+    const char **starts;   // where each field of the line starts in fields (columns)
     hsize_t rows;
 };
 
@@ -189,7 +190,8 @@ int sweep_h5_table_open(const char *path, int columns, char *const *names,
     t->columns = columns;
     t->kinds = malloc((size_t)columns * sizeof *t->kinds);
     t->offsets = malloc((size_t)columns * sizeof *t->offsets);
-    if (!t->kinds || !t->offsets) {
+    t->starts = malloc((size_t)(columns > 0 ? columns : 1) * sizeof *t->starts);
+    if (!t->kinds || !t->offsets || !t->starts) {
         sweep_h5_table_close(t);
         return ENOMEM;
     }
@@ -287,18 +289,12 @@ static int split_fields(sweep_h5_table *t, const char *line, const char **starts
 
 int sweep_h5_table_append(sweep_h5_table *t, const char *line)
 {
-    const char **fields = malloc((size_t)t->columns * sizeof *fields);
-    if (!fields)
-        return ENOMEM;
+    const char **fields = t->starts;
     int count = split_fields(t, line, fields, t->columns);
-    if (count < 0) {
-        free(fields);
+    if (count < 0)
         return ENOMEM;
-    }
-    if (count != t->columns) {
-        free(fields);
+    if (count != t->columns)
         return EINVAL;
-    }
     for (int k = 0; k < t->columns; k++) {
         unsigned char *member = t->record + t->offsets[k];
         if (t->kinds[k] == SWEEP_COLUMN_INTEGER) {
@@ -312,7 +308,6 @@ int sweep_h5_table_append(sweep_h5_table *t, const char *line)
             memcpy(member, &v, sizeof v);
         }
     }
-    free(fields);
     int e = 0;
     pthread_mutex_lock(&hdf5_lock);
     hsize_t rows = t->rows + 1, start = t->rows, one = 1;
@@ -358,6 +353,7 @@ int sweep_h5_table_close(sweep_h5_table *t)
     free(t->offsets);
     free(t->record);
     free(t->fields);
+    free(t->starts);
     free(t);
     return e;
 }

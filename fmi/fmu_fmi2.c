@@ -28,6 +28,14 @@ static void log_fmi2(const fmu *f, int error, const char *message)
 
 static fmu *instance_of(fmi2Component c) { return (fmu *)c; }
 
+// A feature the FMU does not have: "FUNCTION: REASON" to the logger, fmi2Error.
+static fmi2Status refuse(fmi2Component c, const char *function, const char *reason)
+{
+    return c ? status_of(fmu_fail(instance_of(c), "%s: %s", function, reason)) : fmi2Error;
+}
+
+#define NOT_ASYNCHRONOUS "steps are not asynchronous"
+
 // ---- instances ----------------------------------------------------------------------------
 
 const char *fmi2GetTypesPlatform(void) { return "default"; }
@@ -99,14 +107,7 @@ fmi2Status fmi2Terminate(fmi2Component c)
 
 fmi2Status fmi2Reset(fmi2Component c)
 {
-    fmu *f = instance_of(c);
-    if (!f)
-        return fmi2Error;
-    if (!fmu_setup(f)) {
-        f->phase = FMU_FAILED;
-        return fmi2Error;
-    }
-    return fmi2OK;
+    return c ? status_of(fmu_reset(instance_of(c))) : fmi2Error;
 }
 
 // ---- values -------------------------------------------------------------------------------
@@ -184,9 +185,8 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReferenc
                                         fmi2Real dvUnknown[])
 {
     (void)unknown, (void)nUnknown, (void)known, (void)nKnown, (void)dvKnown, (void)dvUnknown;
-    return c ? status_of(fmu_fail(instance_of(c), "fmi2GetDirectionalDerivative is not "
-                                  "provided (providesDirectionalDerivative=false)"))
-             : fmi2Error;
+    return refuse(c, "fmi2GetDirectionalDerivative",
+                  "not provided (providesDirectionalDerivative=false)");
 }
 
 // ---- co-simulation ------------------------------------------------------------------------
@@ -197,10 +197,8 @@ fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference
 {
     (void)vr, (void)order, (void)value;
     return nvr == 0 ? fmi2OK
-           : c      ? status_of(fmu_fail(instance_of(c), "input derivatives are not used "
-                                         "(inputs are held over each step; "
-                                         "canInterpolateInputs=false)"))
-                    : fmi2Error;
+                    : refuse(c, "fmi2SetRealInputDerivatives", "input derivatives are not used "
+                             "(inputs are held over each step; canInterpolateInputs=false)");
 }
 
 fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2ValueReference vr[],
@@ -209,9 +207,8 @@ fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2ValueReferenc
 {
     (void)vr, (void)order, (void)value;
     return nvr == 0 ? fmi2OK
-           : c      ? status_of(fmu_fail(instance_of(c), "output derivatives are not "
-                                         "provided (maxOutputDerivativeOrder=0)"))
-                    : fmi2Error;
+                    : refuse(c, "fmi2GetRealOutputDerivatives", "output derivatives are not "
+                             "provided (maxOutputDerivativeOrder=0)");
 }
 
 fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint,
@@ -226,16 +223,13 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint,
 
 fmi2Status fmi2CancelStep(fmi2Component c)
 {
-    return c ? status_of(fmu_fail(instance_of(c), "fmi2CancelStep: steps are not "
-                                  "asynchronous"))
-             : fmi2Error;
+    return refuse(c, "fmi2CancelStep", NOT_ASYNCHRONOUS);
 }
 
 fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Status *value)
 {
     (void)s, (void)value;
-    return c ? status_of(fmu_fail(instance_of(c), "fmi2GetStatus: steps are not asynchronous"))
-             : fmi2Error;
+    return refuse(c, "fmi2GetStatus", NOT_ASYNCHRONOUS);
 }
 
 fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *value)
@@ -244,8 +238,7 @@ fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *
     if (!f || !value)
         return fmi2Error;
     if (s != fmi2LastSuccessfulTime)
-        return status_of(fmu_fail(f, "fmi2GetRealStatus: only fmi2LastSuccessfulTime is "
-                                     "available"));
+        return refuse(c, "fmi2GetRealStatus", "only fmi2LastSuccessfulTime is available");
     *value = f->last_successful_time;
     return fmi2OK;
 }
@@ -253,8 +246,7 @@ fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *
 fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, fmi2Integer *value)
 {
     (void)s, (void)value;
-    return c ? status_of(fmu_fail(instance_of(c), "fmi2GetIntegerStatus: no integer status"))
-             : fmi2Error;
+    return refuse(c, "fmi2GetIntegerStatus", "no integer status");
 }
 
 fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boolean *value)
@@ -263,8 +255,7 @@ fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boo
     if (!f || !value)
         return fmi2Error;
     if (s != fmi2Terminated)
-        return status_of(fmu_fail(f, "fmi2GetBooleanStatus: only fmi2Terminated is "
-                                     "available"));
+        return refuse(c, "fmi2GetBooleanStatus", "only fmi2Terminated is available");
     *value = fmi2False;
     return fmi2OK;
 }
@@ -272,6 +263,5 @@ fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boo
 fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2String *value)
 {
     (void)s, (void)value;
-    return c ? status_of(fmu_fail(instance_of(c), "fmi2GetStringStatus: no string status"))
-             : fmi2Error;
+    return refuse(c, "fmi2GetStringStatus", "no string status");
 }

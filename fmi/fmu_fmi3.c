@@ -134,14 +134,7 @@ fmi3Status fmi3Terminate(fmi3Instance instance)
 
 fmi3Status fmi3Reset(fmi3Instance instance)
 {
-    fmu *f = instance_of(instance);
-    if (!f)
-        return fmi3Error;
-    if (!fmu_setup(f)) {
-        f->phase = FMU_FAILED;
-        return fmi3Error;
-    }
-    return fmi3OK;
+    return instance ? status_of(fmu_reset(instance_of(instance))) : fmi3Error;
 }
 
 fmi3Status fmi3EnterEventMode(fmi3Instance instance)

@@ -372,6 +372,14 @@ int fmu_terminate(fmu *f)
     return 1;
 }
 
+int fmu_reset(fmu *f)
+{
+    if (fmu_setup(f))
+        return 1;
+    f->phase = FMU_FAILED;
+    return 0;
+}
+
 // ---- values -------------------------------------------------------------------------------
 
 static int unknown_reference(fmu *f, unsigned vr, const char *function)

@@ -59,6 +59,8 @@ int fmu_set_start_time(fmu *f, double start_time);
 int fmu_enter_initialization(fmu *f);
 int fmu_exit_initialization(fmu *f);
 int fmu_terminate(fmu *f);
+/// Reset: fmu_setup again; an instance that cannot be set up is failed.
+int fmu_reset(fmu *f);
 
 /// Values of the variables vr[0..n-1] (function: the FMI call, for messages).
 int fmu_get_reals(fmu *f, const unsigned *vr, size_t n, double *values, const char *function);

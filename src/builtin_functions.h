@@ -61,10 +61,17 @@
 #define BUILTIN_CALL_1(c_call, x, y) c_call(x)
 #define BUILTIN_CALL_2(c_call, x, y) c_call(x, y)
 
-/// sign(x): -1, 0 or 1 (NaN stays NaN); the C function of the built-in `sign`.
+/// sign(x): -1, 0 or 1 (NaN stays NaN; 0 and NaN give x itself); the C function of the
+/// built-in `sign`. Its body is a macro so that generated code defines the same function
+/// (codegen_emit.c writes BUILTIN_STRING(BUILTIN_SIGN_BODY(x)) into its prelude).
+#define BUILTIN_SIGN_BODY(x) ((x) > 0.0 ? 1.0 : (x) < 0.0 ? -1.0 : (x))
 static inline double builtin_sign(double x)
 {
-    return x > 0.0 ? 1.0 : x < 0.0 ? -1.0 : x;   // 0 or NaN: x itself
+    return BUILTIN_SIGN_BODY(x);
 }
+
+/// The text of a macro's expansion, as a string literal.
+#define BUILTIN_STRING(...) BUILTIN_STRING_(__VA_ARGS__)
+#define BUILTIN_STRING_(...) #__VA_ARGS__
 
 #endif

@@ -241,14 +241,16 @@ static void put_operand(emitter *em, text_buffer *b, expr_id id, int chunk)
     }
 }
 
-// the C function of a unary node kind (the tape's libm calls)
-static const char *unary_function(expr_kind kind)
+// the C function of a built-in function's node kind: the c_call column of its row in
+// builtin_functions.h (the call the tape and expr_apply make), NULL for other kinds
+static const char *builtin_c_call(expr_kind kind)
 {
     switch (kind) {
-    case EXPR_ABS: return "fabs";
-    case EXPR_SIGN: return "dg_sign";
-    case EXPR_NEG: return "-";
-    default: return expr_kind_name(kind);   // sin, cos, ..., sqrt: the libm names
+#define C_CALL(id, name, arity, c_call, ...) \
+    case EXPR_##id: return #c_call;
+        BUILTIN_MATH_LIST(C_CALL)
+#undef C_CALL
+    default: return NULL;
     }
 }
 
@@ -283,18 +285,20 @@ static void put_expression(emitter *em, text_buffer *b, expr_id id, int chunk)
         call = "pow";
         break;
     }
-    case EXPR_ATAN2: call = "atan2"; break;
     case EXPR_LT: call = "dg_lt"; break;
     case EXPR_LE: call = "dg_le"; break;
     case EXPR_EQ: call = "dg_eq"; break;
     case EXPR_NE: call = "dg_ne"; break;
     case EXPR_WHEN: call = "dg_when"; break;
     default:
-        put(b, unary_function(kind));
-        put(b, "(");
-        put_operand(em, b, a, chunk);
-        put(b, ")");
-        return;
+        call = kind == EXPR_NEG ? "-" : builtin_c_call(kind);
+        if (expr_kind_arity(kind) == 1) {
+            put(b, call);
+            put(b, "(");
+            put_operand(em, b, a, chunk);
+            put(b, ")");
+            return;
+        }
     }
     if (infix) {
         put_operand(em, b, a, chunk);
@@ -366,7 +370,8 @@ static const char prelude[] =
     "    }\n"
     "    return n < 0 ? 1.0 / r : r;\n"
     "}\n"
-    "static inline double dg_sign(double x) { return x > 0.0 ? 1.0 : x < 0.0 ? -1.0 : x; }\n"
+    "static inline double builtin_sign(double x) { return "
+    BUILTIN_STRING(BUILTIN_SIGN_BODY(x)) "; }\n"
     "static inline double dg_nan(double a, double b) { return a != a || b != b; }\n"
     "static inline double dg_lt(double a, double b) { return dg_nan(a, b) ? a + b : a < b ? 1.0 : 0.0; }\n"
     "static inline double dg_le(double a, double b) { return dg_nan(a, b) ? a + b : a <= b ? 1.0 : 0.0; }\n"

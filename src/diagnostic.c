@@ -9,7 +9,7 @@
 // widest source excerpt shown, in characters; longer lines are cut around the column
 enum { DIAG_LINE_SHOWN = 120 };
 
-void diag_init(diag_sink *d, spec_mem *mem, int max_errors)
+void diag_init(diag_sink *d, mem_counter *mem, int max_errors)
 {
     memset(d, 0, sizeof *d);
     d->mem = mem;
@@ -18,8 +18,8 @@ void diag_init(diag_sink *d, spec_mem *mem, int max_errors)
 
 void diag_free(diag_sink *d)
 {
-    spec_mem_free(d->mem, d->text);
-    spec_mem_free(d->mem, d->pending);
+    mem_free(d->mem, d->text);
+    mem_free(d->mem, d->pending);
     d->text = d->pending = NULL;
     d->len = d->cap = 0;
 }
@@ -47,7 +47,7 @@ static void sink_append(diag_sink *d, const char *s, size_t n)
             }
             cap *= 2;
         }
-        char *t = spec_mem_realloc(d->mem, d->text, cap);
+        char *t = mem_realloc(d->mem, d->text, cap);
         if (!t) {
             d->out_of_memory = true;
             return;
@@ -73,11 +73,11 @@ static void sink_vappendf(diag_sink *d, const char *format, va_list args)
     if ((size_t)n < sizeof small) {
         sink_append(d, small, (size_t)n);
     } else {
-        char *big = spec_mem_alloc(d->mem, (size_t)n + 1);
+        char *big = mem_alloc(d->mem, (size_t)n + 1);
         if (big) {
             vsnprintf(big, (size_t)n + 1, format, again);
             sink_append(d, big, (size_t)n);
-            spec_mem_free(d->mem, big);
+            mem_free(d->mem, big);
         } else {
             d->out_of_memory = true;
         }
@@ -220,7 +220,7 @@ static void flush_pending(diag_sink *d)
 {
     if (d->pending) {
         sink_append(d, d->pending, strlen(d->pending));
-        spec_mem_free(d->mem, d->pending);
+        mem_free(d->mem, d->pending);
         d->pending = NULL;
     }
 }
@@ -241,7 +241,7 @@ static void remember_includes(diag_sink *d)
     size_t need = 1;
     for (int i = 0; i < d->include_depth; i++)
         need += strlen(d->include_file[i]) + 48;
-    char *p = spec_mem_alloc(d->mem, need);
+    char *p = mem_alloc(d->mem, need);
     if (!p) {
         d->out_of_memory = true;
         return;

@@ -12,7 +12,7 @@
 #ifndef DIRAC_SRC_DIAGNOSTIC_H
 #define DIRAC_SRC_DIAGNOSTIC_H
 
-#include "spec_mem.h"
+#include "mem.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -31,7 +31,7 @@ enum { DIAG_INCLUDE_MAX = 64, DIAG_DEFAULT_MAX_ERRORS = 20 };
 
 /// Collected messages (one string) and counters.
 typedef struct diag_sink {
-    spec_mem *mem;
+    mem_counter *mem;
     char *text;            // all messages so far, '\0'-terminated (NULL while empty)
     size_t len, cap;
     int errors;            // errors reported (including those dropped past the limit)
@@ -48,7 +48,7 @@ typedef struct diag_sink {
     int first_line, first_col;
 } diag_sink;
 
-void diag_init(diag_sink *d, spec_mem *mem, int max_errors);
+void diag_init(diag_sink *d, mem_counter *mem, int max_errors);
 void diag_free(diag_sink *d);
 
 /// Reports an error at (line, col) of `src`; `src` NULL gives a message without location

@@ -14,7 +14,7 @@ typedef struct explicit_state {
     double *a_new, *mu_new;       // the acceleration and multipliers at the new node (n, m)
     double power_new;             // and the power there
     double *node_point;           // the point they were evaluated at (the KKT slot's x) ...
-    bool node_valid;              // ... once a step has finished
+    bool node_valid;              // ... once a step has finished (false: the zeroed start)
     double *qs, *vs;              // rk4: the stage point (n each)
     double *kq, *kv;              // rk4: the weighted sums of the stage slopes (n each)
 } explicit_state;
@@ -182,13 +182,6 @@ static dirac_status rk4_step(dirac_sim *sim, void *state)
     return status;
 }
 
-// Forgets the node acceleration of earlier steps.
-static void explicit_reset(dirac_sim *sim, void *state)
-{
-    (void)sim;
-    ((explicit_state *)state)->node_valid = false;
-}
-
 static dirac_status explicit_check(dirac_sim *sim, void *state)
 {
     explicit_state *st = state;
@@ -213,7 +206,6 @@ const sim_method sim_method_euler = {
               "explicit Euler on the index-reduced ODE (classical baseline)" },
     .state_size = sizeof(explicit_state),
     .layout = euler_layout,
-    .reset = explicit_reset,
     .step = euler_step,
     .check = explicit_check,
     .estimate_order = 1,
@@ -224,7 +216,6 @@ const sim_method sim_method_rk4 = {
               "classical Runge-Kutta 4 on the index-reduced ODE (classical baseline)" },
     .state_size = sizeof(explicit_state),
     .layout = rk4_layout,
-    .reset = explicit_reset,
     .step = rk4_step,
     .check = explicit_check,
     .estimate_order = 3,

@@ -11,6 +11,7 @@
 //   ⟨ω(q_{k+1}, t_{k+1}), v_{k+1}⟩ + b(q_{k+1}, t_{k+1}) = 0          (the hidden constraint)
 // with p* = p_k + h Σ_j b_j f_j (f_s without Λ_s), and p_{k+1} = p* + h b_s ωᵀ Λ_s.
 // Holonomic constraints and regular Lagrangians only (the check hook refuses the rest).
+#include "predictor.h"
 #include "sim.h"
 
 #include <math.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #define LOBATTO_MAX_STAGES 4
+_Static_assert(LOBATTO_MAX_STAGES <= LAGRANGE_MAX_POINTS, "the stage guess interpolates stages");
 #define SQRT5 2.23606797749978969640917366873127624
 
 typedef struct lobatto_tableau {
@@ -133,15 +135,6 @@ static void lobatto_layout(const dirac_sim *sim, void *state, sim_layout *l)
     sim_layout_solver(l, SIM_SOLVER_STAGE2, (int)(n + mc));
     if (mc > 0)   // the multipliers at the new node (sim_acceleration)
         sim_layout_solver(l, SIM_SOLVER_KKT, (int)(n + mc));
-}
-
-static void lobatto_reset(dirac_sim *sim, void *state)
-{
-    (void)sim;
-    lobatto_state *st = state;
-    *st->guess_t = 0.0;
-    *st->guess_h = 0.0;
-    st->targets_h = 0.0;
 }
 
 static void lobatto_history(const dirac_sim *sim, void *state, sim_history *out)
@@ -364,20 +357,8 @@ static void stage_guess(const dirac_sim *sim, const lobatto_tableau *tb, const l
     }
     const double *pv = st->previous;
     for (int i = 0; i < s; i++) {
-        double ell[LOBATTO_MAX_STAGES];
         double theta = (sim->t + tb->c[i] * sim->h - *st->guess_t) / *st->guess_h;
-        for (int j = 0; j < s; j++) {
-            ell[j] = 1.0;
-            for (int k = 0; k < s; k++)
-                if (k != j)
-                    ell[j] *= (theta - tb->c[k]) / (tb->c[j] - tb->c[k]);
-        }
-        for (int x = 0; x < n; x++) {
-            double sum = 0.0;
-            for (int j = 0; j < s; j++)
-                sum += ell[j] * pv[j * n + x];
-            z[i * n + x] = sum;
-        }
+        lagrange_interpolate(tb->c, s, theta, pv, (size_t)n, n, z + i * n);
     }
     memcpy(z + zl, pv + zl, (size_t)((s - 1) * mc) * sizeof *z);
 }
@@ -486,7 +467,6 @@ const sim_method sim_method_lobatto3 = {
               "3-stage partitioned Lobatto IIIA-IIIB (Jay 1996), RATTLE's order-4 sibling" },
     .state_size = sizeof(lobatto_state),
     .layout = lobatto_layout,
-    .reset = lobatto_reset,
     .step = lobatto_step,
     .check = lobatto_check,
     .history = lobatto_history,
@@ -499,7 +479,6 @@ const sim_method sim_method_lobatto4 = {
               "4-stage partitioned Lobatto IIIA-IIIB (Jay 1996), order 6" },
     .state_size = sizeof(lobatto_state),
     .layout = lobatto_layout,
-    .reset = lobatto_reset,
     .step = lobatto_step,
     .check = lobatto_check,
     .history = lobatto_history,

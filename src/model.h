@@ -174,6 +174,14 @@ void model_codegen_release(dirac_model *m);
 /// the model is not defined at x. Allocates its scratch (not for use inside a step).
 dirac_status model_check_defined(const dirac_model *m, const double *x, dirac_error *err);
 
+/// model_check_defined with the values at x already evaluated: the Lagrangian (one value), its
+/// gradient (m->gradient), the constraints (m->constraint_values) and their one-forms
+/// (m->constraint_forms.values). Allocates nothing.
+dirac_status model_check_defined_values(const dirac_model *m, const double *x,
+                                        double lagrangian, const double *gradient,
+                                        const double *constraint, const double *forms,
+                                        dirac_error *err);
+
 /// The symbolic Frobenius test of every constraint (src/model_frobenius.c): verdict[a] is
 /// DIRAC_INTEGRABLE_HOLONOMIC, _CLOSED or _FROBENIUS where shown, else
 /// DIRAC_DEFECT_ZERO_AT_INITIAL_STATE (not shown; the numerical test decides the rest).

@@ -216,7 +216,8 @@ static dirac_status analysis_alloc(const dirac_model *m, dirac_model_analysis *o
     return DIRAC_OK;
 }
 
-// Evaluates the model at its initial state (which must be finite) into w; the energy
+// Evaluates the model at its initial state into w, once, and checks that it is defined there
+// (model_check_defined_values); the energy
 // E = <∂L/∂v, v> − L.
 static dirac_status evaluate_initial_state(const dirac_model *m, analysis_work *w,
                                            dirac_model_analysis *out, dirac_error *err)
@@ -226,17 +227,18 @@ static dirac_status evaluate_initial_state(const dirac_model *m, analysis_work *
     memcpy(w->x, m->q0, (size_t)n * sizeof *w->x);
     memcpy(w->x + m->first_v, m->v0, (size_t)n * sizeof *w->x);
     memcpy(w->x + m->first_s, m->s0, (size_t)m->ns * sizeof *w->x);
-    dirac_error undefined;
-    dirac_status status = model_check_defined(m, w->x, &undefined);
-    if (status != DIRAC_OK)
-        return error_set(err, status, "the model is not defined at its initial state: %s",
-                         undefined.message);
     model_group_eval(&m->hessian.values, w->x, w->work, w->hess);
     model_group_eval(&m->constraint_forms.values, w->x, w->work, w->forms);
     model_group_eval(&m->gradient, w->x, w->work, w->gradient);
     model_group_eval(&m->constraint_values, w->x, w->work, w->values);
     model_group_eval(&m->constraint_rates, w->x, w->work, w->rates);
     model_group_eval(&m->lagrangian_value, w->x, w->work, w->lagrangian);
+    dirac_error undefined;
+    dirac_status status = model_check_defined_values(m, w->x, w->lagrangian[0], w->gradient,
+                                                     w->values, w->forms, &undefined);
+    if (status != DIRAC_OK)
+        return error_set(err, status, "the model is not defined at its initial state: %s",
+                         undefined.message);
     out->energy = -w->lagrangian[0];
     for (int i = 0; i < n; i++)
         out->energy += w->gradient[n + i] * m->v0[i];

@@ -5,13 +5,13 @@
 
 #include "diagnostic.h"
 #include "spec.h"
-#include "spec_mem.h"
+#include "mem.h"
 
 // --- the spec object -----------------------------------------------------------------------
 
 struct spec {
-    spec_mem mem;
-    spec_arena arena;          // nodes, strings, statements' inner arrays
+    mem_counter mem;
+    mem_arena arena;           // nodes, strings, statements' inner arrays
     diag_sink diag;
     dirac_status status;       // first error's status
     diag_source **sources;     // every file read (texts owned)
@@ -80,11 +80,11 @@ struct spec_names {
     size_t slot_count;    // power of two
 };
 
-spec_names *spec_names_create(spec_mem *mem);
-void spec_names_destroy(spec_mem *mem, spec_names *names);
+spec_names *spec_names_create(mem_counter *mem);
+void spec_names_destroy(mem_counter *mem, spec_names *names);
 const spec_symbol *spec_names_find(const spec_names *names, const char *name, size_t len);
 /// Adds a symbol (the caller checked it is new); false when out of memory.
-bool spec_names_add(spec_mem *mem, spec_names *names, const spec_symbol *symbol);
+bool spec_names_add(mem_counter *mem, spec_names *names, const spec_symbol *symbol);
 
 // --- lexer ---------------------------------------------------------------------------------
 
@@ -173,9 +173,21 @@ enum {
                                   // parentheses
 };
 
+/// The largest model, component or table file read: a model file this large is almost
+/// certainly not a model (the largest example is 5 KB; a 10^5-link chain written out is 10 MB).
+#define SPEC_FILE_READ_MAX ((size_t)64 << 20)
+
+/// Reads a whole regular file of at most SPEC_FILE_READ_MAX bytes (spec_load.c) into memory of
+/// the spec (its mem_counter, '\0'-terminated; the caller frees it); NULL with an errno code in
+/// *error (EINVAL: not a regular file, such as a device or a FIFO; EISDIR; EFBIG: too large).
+char *spec_read_file(spec *s, const char *path, size_t *size, int *error);
+
+/// The reason of a spec_read_file failure, for a message.
+const char *spec_read_error_text(int error);
+
 /// Reads the points of table(x, "file", column) (spec_table.c): `file` relative to `dir`,
 /// the column by header name (column_name) or 1-based number. On success *xs and *ys
-/// (spec_mem, the caller frees them) hold *count points; false after reporting an error.
+/// (mem_counter, the caller frees them) hold *count points; false after reporting an error.
 bool spec_table_read(spec *s, const char *dir, const char *file, spec_loc at,
                      const char *column_name, double column_number, spec_loc column_at,
                      double **xs, double **ys, int *count);

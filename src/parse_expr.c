@@ -80,10 +80,10 @@ static bool nomem(parse_state *p)
 // a new node with children kid0, kid1 (-1: none); its index, or -1 when out of memory
 static int32_t add_node(parse_state *p, const spec_expr_node *node, int32_t kid0, int32_t kid1)
 {
-    if (!spec_mem_reserve(&p->s->mem, &p->nodes, &p->node_cap, p->node_count + 1,
-                          sizeof *p->nodes) ||
-        !spec_mem_reserve(&p->s->mem, &p->kids, &p->kid_cap, 2 * (p->node_count + 1),
-                          sizeof *p->kids)) {
+    if (!mem_reserve(&p->s->mem, &p->nodes, &p->node_cap, p->node_count + 1,
+                     sizeof *p->nodes) ||
+        !mem_reserve(&p->s->mem, &p->kids, &p->kid_cap, 2 * (p->node_count + 1),
+                     sizeof *p->kids)) {
         spec_out_of_memory(p->s);
         return -1;
     }
@@ -98,8 +98,8 @@ static bool push_value(parse_state *p, int32_t node)
 {
     if (node < 0)
         return false;
-    if (!spec_mem_reserve(&p->s->mem, &p->vals, &p->val_cap, p->val_count + 1,
-                          sizeof *p->vals))
+    if (!mem_reserve(&p->s->mem, &p->vals, &p->val_cap, p->val_count + 1,
+                     sizeof *p->vals))
         return nomem(p);
     p->vals[p->val_count++] = node;
     return true;
@@ -109,8 +109,8 @@ static bool push_op(parse_state *p, const parse_token *t, parse_opentry e)
 {
     if (p->op_count >= SPEC_NESTING_MAX)
         return parse_error_at(p, t, "expression nested too deeply (limit %d)", SPEC_NESTING_MAX);
-    if (!spec_mem_reserve(&p->s->mem, &p->ops, &p->op_cap, p->op_count + 1,
-                          sizeof *p->ops))
+    if (!mem_reserve(&p->s->mem, &p->ops, &p->op_cap, p->op_count + 1,
+                     sizeof *p->ops))
         return nomem(p);
     p->ops[p->op_count++] = e;
     return true;
@@ -225,8 +225,8 @@ bool parse_bind(parse_state *p, const parse_token *t, const char *name)
 static bool pattern_append(parse_state *p, const char *text, size_t len)
 {
     if (len > (size_t)INT32_MAX - (size_t)p->pattern_len - 1 ||
-        !spec_mem_reserve(&p->s->mem, &p->pattern, &p->pattern_cap,
-                          p->pattern_len + (int)len + 1, 1))
+        !mem_reserve(&p->s->mem, &p->pattern, &p->pattern_cap,
+                     p->pattern_len + (int)len + 1, 1))
         return nomem(p);
     memcpy(p->pattern + p->pattern_len, text, len);
     p->pattern_len += (int)len;
@@ -303,8 +303,8 @@ static int close_bracket(parse_state *p)
     }
     // the node: its indices are the last argc values
     int argc = e->argc;
-    if (!spec_mem_reserve(&p->s->mem, &p->subkids, &p->subkid_cap, p->subkid_count + argc,
-                          sizeof *p->subkids)) {
+    if (!mem_reserve(&p->s->mem, &p->subkids, &p->subkid_cap, p->subkid_count + argc,
+                     sizeof *p->subkids)) {
         nomem(p);
         return -1;
     }
@@ -319,8 +319,8 @@ static int close_bracket(parse_state *p)
     node.op = SPEC_SUBSCRIPT_OP(last.primes, 0);
     node.argc = (uint8_t)argc;
     node.loc = e->loc;
-    node.u.sub.name = spec_arena_strndup(&p->s->arena, p->pattern + e->pattern_start,
-                                         (size_t)(p->pattern_len - e->pattern_start));
+    node.u.sub.name = mem_arena_strndup(&p->s->arena, p->pattern + e->pattern_start,
+                                        (size_t)(p->pattern_len - e->pattern_start));
     p->pattern_len = e->pattern_start;
     p->op_count--;
     if (!node.u.sub.name) {
@@ -347,7 +347,7 @@ static bool sum_binder(parse_state *p, parse_opentry *e)
     if (find_binder(p, t->text, t->len) >= 0)
         return parse_error_at(p, t, "index '%.*s' is already in use here", (int)t->len,
                               t->text);
-    e->binder = spec_arena_strndup(&p->s->arena, t->text, t->len);
+    e->binder = mem_arena_strndup(&p->s->arena, t->text, t->len);
     if (!e->binder)
         return nomem(p);
     e->open = parse_loc(p, t);
@@ -532,8 +532,8 @@ static bool finish_table(parse_state *p, parse_opentry *e)
         num.u.number = ys[k];
         ok = ok && push_value(p, add_node(p, &num, -1, -1));
     }
-    spec_mem_free(&p->s->mem, xs);
-    spec_mem_free(&p->s->mem, ys);
+    mem_free(&p->s->mem, xs);
+    mem_free(&p->s->mem, ys);
     e->op = SPEC_FUNC_PWL;   // finish_call chains the points
     e->argc = 1 + 2 * n;
     return ok;
@@ -589,7 +589,7 @@ static bool finish_call(parse_state *p)
 static bool emit(parse_state *p, spec_expr *out)
 {
     int n = p->node_count;
-    spec_expr_node *nodes = spec_arena_alloc(&p->s->arena, (size_t)n * sizeof *nodes);
+    spec_expr_node *nodes = mem_arena_alloc(&p->s->arena, (size_t)n * sizeof *nodes);
     if (!nodes)
         return nomem(p);
     for (int i = 0; i < n; i++) {
@@ -600,8 +600,8 @@ static bool emit(parse_state *p, spec_expr *out)
                 nodes[i].u.arg[k] = p->kids[2 * i + k] >= 0 ? &nodes[p->kids[2 * i + k]] : NULL;
         if (nodes[i].kind == SPEC_EXPR_SUBSCRIPT) {
             int first = p->kids[2 * i], count = p->kids[2 * i + 1];
-            spec_expr_node **args = spec_arena_alloc(&p->s->arena,
-                                                     (size_t)count * sizeof *args);
+            spec_expr_node **args = mem_arena_alloc(&p->s->arena,
+                                                    (size_t)count * sizeof *args);
             if (!args)
                 return nomem(p);
             for (int k = 0; k < count; k++)
@@ -660,7 +660,7 @@ static bool expect_operand(parse_state *p, int flags, bool *operand)
         }
         node.kind = t->primes ? SPEC_EXPR_PRIME : SPEC_EXPR_NAME;
         node.op = t->primes == 2 ? 2 : 0;   // an acceleration: outputs only (spec_resolve.c)
-        node.u.sym.name = spec_arena_strndup(&p->s->arena, t->text, t->len);
+        node.u.sym.name = mem_arena_strndup(&p->s->arena, t->text, t->len);
         if (!node.u.sym.name)
             return nomem(p);
         lex_next(&p->lex);
@@ -676,7 +676,7 @@ static bool expect_operand(parse_state *p, int flags, bool *operand)
                                         "name)");
         node.kind = SPEC_EXPR_NAME;
         node.op = 1;   // marks the placeholder of a string
-        node.u.sym.name = spec_arena_strndup(&p->s->arena, t->text, t->len);
+        node.u.sym.name = mem_arena_strndup(&p->s->arena, t->text, t->len);
         if (!node.u.sym.name)
             return nomem(p);
         lex_next(&p->lex);

@@ -107,7 +107,7 @@ static bool lex_number_value(parse_lexer *lx, const char *text, size_t len, doub
 {
     char small[128], *buf = small;
     if (len + 1 > sizeof small) {
-        buf = spec_mem_alloc(&lx->s->mem, len + 1);
+        buf = mem_alloc(&lx->s->mem, len + 1);
         if (!buf) {
             spec_out_of_memory(lx->s);
             return false;
@@ -124,7 +124,7 @@ static bool lex_number_value(parse_lexer *lx, const char *text, size_t len, doub
                 buf[i] = point;
     *value = strtod(buf, NULL);
     if (buf != small)
-        spec_mem_free(&lx->s->mem, buf);
+        mem_free(&lx->s->mem, buf);
     return true;
 }
 

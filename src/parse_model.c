@@ -34,7 +34,7 @@ static const char *describe(const parse_token *t, char *buf, size_t size)
 
 static char *copy_token(parse_state *p, const parse_token *t)
 {
-    char *s = spec_arena_strndup(&p->s->arena, t->text, t->len);
+    char *s = mem_arena_strndup(&p->s->arena, t->text, t->len);
     if (!s)
         out_of_memory(p);
     return s;
@@ -181,7 +181,7 @@ static bool keep_items(parse_state *p, const spec_index *items, int count, spec_
     *out = NULL;
     if (count == 0)
         return true;
-    *out = spec_arena_alloc(&p->s->arena, (size_t)count * sizeof **out);
+    *out = mem_arena_alloc(&p->s->arena, (size_t)count * sizeof **out);
     if (!*out)
         return out_of_memory(p);
     memcpy(*out, items, (size_t)count * sizeof **out);
@@ -289,7 +289,7 @@ static bool reference_target(parse_state *p, const char *what, bool ranges, bool
         return parse_error_at(p, &last, "only first time derivatives (x') have initial values");
     if (velocity)
         *velocity = last.primes == 1;
-    ref->name = spec_arena_strndup(&p->s->arena, pattern, len);
+    ref->name = mem_arena_strndup(&p->s->arena, pattern, len);
     if (!ref->name)
         return out_of_memory(p);
     ref->index_count = n;
@@ -676,14 +676,14 @@ static bool stmt_component(parse_state *p, const parse_token *kw)
     }
     // keep the arguments in the arena (the model's arrays are all of one kind)
     if (c.arg_count > 0) {
-        c.args = spec_arena_alloc(&p->s->arena, (size_t)c.arg_count * sizeof *c.args);
+        c.args = mem_arena_alloc(&p->s->arena, (size_t)c.arg_count * sizeof *c.args);
         if (!c.args) {
             out_of_memory(p);
             goto fail;
         }
         memcpy(c.args, args, (size_t)c.arg_count * sizeof *c.args);
     }
-    spec_mem_free(&p->s->mem, args);
+    mem_free(&p->s->mem, args);
     spec_names_destroy(&p->s->mem, seen);
     args = NULL;
     seen = NULL;
@@ -711,7 +711,7 @@ static bool stmt_component(parse_state *p, const parse_token *kw)
         return false;
     return end_statement(p, "component", false);
 fail:
-    spec_mem_free(&p->s->mem, args);
+    mem_free(&p->s->mem, args);
     spec_names_destroy(&p->s->mem, seen);
     return false;
 }
@@ -779,13 +779,13 @@ static bool stmt_twoform(parse_state *p, const parse_token *kw)
         sign = t->kind == TOK_MINUS ? -1 : 1;
         lex_next(&p->lex);
     }
-    tf.terms = spec_arena_alloc(&p->s->arena, (size_t)tf.term_count * sizeof *tf.terms);
+    tf.terms = mem_arena_alloc(&p->s->arena, (size_t)tf.term_count * sizeof *tf.terms);
     if (!tf.terms) {
         out_of_memory(p);
         goto fail;
     }
     memcpy(tf.terms, terms, (size_t)tf.term_count * sizeof *tf.terms);
-    spec_mem_free(&p->s->mem, terms);
+    mem_free(&p->s->mem, terms);
     spec_twoform *slot = SPEC_MODEL_PUSH(p->s, p->m, twoforms, twoform_count, TWOFORMS);
     if (!slot)
         return out_of_memory(p);
@@ -795,7 +795,7 @@ static bool stmt_twoform(parse_state *p, const parse_token *kw)
         return false;
     return end_statement(p, "twoform", false);
 fail:
-    spec_mem_free(&p->s->mem, terms);
+    mem_free(&p->s->mem, terms);
     return false;
 }
 
@@ -983,11 +983,11 @@ spec_model *parse_model_source(spec *s, diag_source *src, const char *dir)
     }
     if (s->diag.errors > errors_before || s->mem.failed)
         p.m->failed = true;
-    spec_mem_free(&s->mem, p.nodes);
-    spec_mem_free(&s->mem, p.kids);
-    spec_mem_free(&s->mem, p.vals);
-    spec_mem_free(&s->mem, p.ops);
-    spec_mem_free(&s->mem, p.pattern);
-    spec_mem_free(&s->mem, p.subkids);
+    mem_free(&s->mem, p.nodes);
+    mem_free(&s->mem, p.kids);
+    mem_free(&s->mem, p.vals);
+    mem_free(&s->mem, p.ops);
+    mem_free(&s->mem, p.pattern);
+    mem_free(&s->mem, p.subkids);
     return p.m;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 enum { COUNT, SIZE, NODE, TIMES, VALUES = TIMES + PREDICTOR_POINTS };
+_Static_assert(PREDICTOR_POINTS <= LAGRANGE_MAX_POINTS, "the predictor interpolates its points");
 
 size_t predictor_memory_size(int capacity)
 {
@@ -40,29 +41,6 @@ void predictor_push(predictor *p, int size, double time, const double *values, d
     m[NODE] = node_t;
 }
 
-// The extrapolation itself; predictor_predict calls it with `count` a constant for a full
-// history, so that the compiler unrolls the weights' products.
-static inline __attribute__((always_inline)) void
-extrapolate(int count, const double *restrict m, size_t width, int size, double time,
-            double *restrict out)
-{
-    // Lagrange weights at `time`: w_j = Π_{k≠j} (time − t_k) / (t_j − t_k)
-    const double *t = m + TIMES;
-    double w[PREDICTOR_POINTS];
-    for (int j = 0; j < count; j++) {
-        w[j] = 1.0;
-        for (int k = 0; k < count; k++)
-            if (k != j)
-                w[j] *= (time - t[k]) / (t[j] - t[k]);
-    }
-    for (int i = 0; i < size; i++) {
-        double sum = 0.0;
-        for (int j = 0; j < count; j++)
-            sum += w[j] * m[VALUES + (size_t)j * width + (size_t)i];
-        out[i] = sum;
-    }
-}
-
 int predictor_predict(const predictor *p, int size, double time, double node_t, double h,
                       double *out)
 {
@@ -70,10 +48,12 @@ int predictor_predict(const predictor *p, int size, double time, double node_t, 
     int count = m ? (int)m[COUNT] : 0;
     if (count == 0 || (int)m[SIZE] != size || !same_node(m[NODE], node_t, h))
         return 0;
+    // a constant count for a full history (every step after the first few): the compiler
+    // unrolls the weights' products of the inlined interpolation
     size_t width = (size_t)p->capacity;
-    if (count == PREDICTOR_POINTS)   // a full history: every step after the first few
-        extrapolate(PREDICTOR_POINTS, m, width, size, time, out);
+    if (count == PREDICTOR_POINTS)
+        lagrange_interpolate(m + TIMES, PREDICTOR_POINTS, time, m + VALUES, width, size, out);
     else
-        extrapolate(count, m, width, size, time, out);
+        lagrange_interpolate(m + TIMES, count, time, m + VALUES, width, size, out);
     return count;
 }

@@ -13,6 +13,32 @@
 /// then within 1e-11 of the solution, so a Newton step from it is the last).
 #define PREDICTOR_POINTS 5
 
+/// Points lagrange_interpolate takes at most.
+#define LAGRANGE_MAX_POINTS 8
+
+/// The polynomial through `count` (<= LAGRANGE_MAX_POINTS) points at `x`, for `size` values at
+/// once: out[i] = Σ_j ℓ_j(x) values[j stride + i] with the Lagrange basis
+/// ℓ_j(x) = Π_{k≠j} (x − nodes_k) / (nodes_j − nodes_k) (distinct nodes). Always inlined, so
+/// that a caller with a constant count gets the products unrolled.
+static inline __attribute__((always_inline)) void
+lagrange_interpolate(const double *nodes, int count, double x, const double *restrict values,
+                     size_t stride, int size, double *restrict out)
+{
+    double w[LAGRANGE_MAX_POINTS];
+    for (int j = 0; j < count; j++) {
+        w[j] = 1.0;
+        for (int k = 0; k < count; k++)
+            if (k != j)
+                w[j] *= (x - nodes[k]) / (nodes[j] - nodes[k]);
+    }
+    for (int i = 0; i < size; i++) {
+        double sum = 0.0;
+        for (int j = 0; j < count; j++)
+            sum += w[j] * values[(size_t)j * stride + (size_t)i];
+        out[i] = sum;
+    }
+}
+
 /// A history of up to `capacity` values per point in caller-owned memory of
 /// predictor_memory_size(capacity) doubles, zeroed (empty).
 typedef struct predictor {

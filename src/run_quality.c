@@ -164,15 +164,11 @@ static const char *nonfinite_name(double x)
     return isnan(x) ? "NaN" : x > 0.0 ? "inf" : "-inf";
 }
 
-// Index of the first non-finite output at the node, or −1.
-static int first_nonfinite_output(dirac_sim *sim)
+// Index of the first non-finite output at the node (read where the node put them), or −1.
+static int first_nonfinite_output(const dirac_sim *sim)
 {
-    const dirac_model *m = sim->model;
-    if (m->output_count == 0)
-        return -1;
-    dirac_sim_outputs(sim, sim->quality.outputs);
-    for (int k = 0; k < m->output_count; k++)
-        if (!isfinite(sim->quality.outputs[k]))
+    for (int k = 0; k < sim->model->output_count; k++)
+        if (!isfinite(sim->outputs[k]))
             return k;
     return -1;
 }
@@ -199,8 +195,7 @@ dirac_status run_quality_start(dirac_sim *sim, dirac_error *err)
             return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     rq->entropy_min = calloc(ns, sizeof(double));
     rq->entropy_max = calloc(ns, sizeof(double));
-    rq->outputs = calloc((size_t)m->output_count + 1, sizeof(double));
-    if (!rq->entropy_min || !rq->entropy_max || !rq->outputs)
+    if (!rq->entropy_min || !rq->entropy_max)
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
     for (int j = 0; j < m->ns; j++)
         if (!expr_is_const(m->pool, m->heat_input[j], 0.0))
@@ -220,7 +215,7 @@ dirac_status run_quality_start(dirac_sim *sim, dirac_error *err)
     if (k >= 0)
         return error_set(err, DIRAC_ERR_NOT_FINITE,
                          "output '%s' is %s at the initial state (t = %.17g)%s",
-                         m->output_names[k], nonfinite_name(sim->quality.outputs[k]), sim->t,
+                         m->output_names[k], nonfinite_name(sim->outputs[k]), sim->t,
                          output_reason(sim));
     observe_node(sim, 1);
     return DIRAC_OK;
@@ -230,7 +225,7 @@ void run_quality_free(run_quality *rq)
 {
     double *arrays[] = { rq->distance, rq->distance_time, rq->length, rq->velocity_distance,
                          rq->velocity_distance_time, rq->speed, rq->entropy_min,
-                         rq->entropy_max, rq->outputs, rq->previous, rq->midpoint };
+                         rq->entropy_max, rq->previous, rq->midpoint };
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         free(arrays[k]);
 }
@@ -244,7 +239,7 @@ dirac_status run_quality_check_outputs(dirac_sim *sim)
              "step %ld at t = %.17g (%s): output '%s' became %s%s; the state stays at the "
              "last good step",
              sim->steps + 1, sim->t, sim->method->info.name, sim->model->output_names[k],
-             nonfinite_name(sim->quality.outputs[k]), output_reason(sim));
+             nonfinite_name(sim->outputs[k]), output_reason(sim));
     return DIRAC_ERR_NOT_FINITE;
 }
 

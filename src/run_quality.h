@@ -24,7 +24,6 @@ typedef struct run_quality {
     double entropy_previous, t_previous;  // total S and t at the last node
     double *previous, *midpoint;          // heat input: (q, v, S) at the last node; scratch
     int has_heat_input;
-    double *outputs;                      // output values (the finiteness check)
     char messages[RUN_QUALITY_MAX_WARNINGS][512];
     int message_count;
 } run_quality;

@@ -189,8 +189,6 @@ struct sim_method {
     void (*layout)(const dirac_sim *sim, void *state, sim_layout *l);
     /// Optional: resources beyond the workspace (creation only; may allocate).
     dirac_status (*init)(dirac_sim *sim, void *state);
-    /// Optional: forgets what earlier steps left (called at creation).
-    void (*reset)(dirac_sim *sim, void *state);
     /// One step of size sim->h from sim->t; allocates nothing.
     dirac_status (*step)(dirac_sim *sim, void *state);
     /// Optional: can the method run this model from its initial state? (message in errmsg)
@@ -223,7 +221,8 @@ void sim_method_list(char *buf, size_t size);
 
 /// Allocates sim->method_state for sim->method (state struct, workspace and the backup of the
 /// last good node, which includes the method's history, in one block),
-/// names its buffers, sizes Newton's solver and runs the method's init and reset.
+/// names its buffers, sizes Newton's solver and runs the method's init. The block starts
+/// zeroed: a method's history starts empty (the methods read 0 as "nothing kept yet").
 dirac_status sim_method_start(dirac_sim *sim, dirac_error *err);
 void sim_method_free(dirac_sim *sim);
 /// The method's history (count 0 for methods that keep none).

@@ -124,8 +124,6 @@ dirac_status sim_method_start(dirac_sim *sim, dirac_error *err)
                              l.solver_size[slot], l.solver_size[slot]);
     if (method->init && method->init(sim, sim->method_state) != DIRAC_OK)
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
-    if (method->reset)
-        method->reset(sim, sim->method_state);
     return DIRAC_OK;
 }
 

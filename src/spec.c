@@ -16,15 +16,15 @@ _Static_assert(SPEC_ARRAY_COUNT == sizeof ((spec_model *)0)->capacity / sizeof(i
 
 spec *spec_create(const spec_options *options)
 {
-    spec_mem mem = { -1, 0, false };
+    mem_counter mem = { -1, 0, false };
     if (options && options->fail_alloc_after > 0)
         mem.fail_after = options->fail_alloc_after - 1;
-    spec *s = spec_mem_alloc(&mem, sizeof *s);
+    spec *s = mem_alloc(&mem, sizeof *s);
     if (!s)
         return NULL;
     memset(s, 0, sizeof *s);
     s->mem = mem;
-    spec_arena_init(&s->arena, &s->mem);
+    mem_arena_init(&s->arena, &s->mem);
     diag_init(&s->diag, &s->mem, options ? options->max_errors : 0);
     s->status = DIRAC_OK;
     s->max_expansion = SPEC_EXPAND_DEFAULT_LIMIT;
@@ -39,22 +39,22 @@ const mem_counter *spec_allocations(const spec *s)
 
 static void model_free(spec *s, spec_model *m)
 {
-    spec_mem *mem = &s->mem;
-    spec_mem_free(mem, m->params);
-    spec_mem_free(mem, m->coords);
-    spec_mem_free(mem, m->lets);
-    spec_mem_free(mem, m->lagrangian);
-    spec_mem_free(mem, m->constraints);
-    spec_mem_free(mem, m->forces);
-    spec_mem_free(mem, m->initials);
-    spec_mem_free(mem, m->settings);
-    spec_mem_free(mem, m->outputs);
-    spec_mem_free(mem, m->components);
-    spec_mem_free(mem, m->twoforms);
-    spec_mem_free(mem, m->entropies);
-    spec_mem_free(mem, m->frictions);
-    spec_mem_free(mem, m->heats);
-    spec_mem_free(mem, m->heat_inputs);
+    mem_counter *mem = &s->mem;
+    mem_free(mem, m->params);
+    mem_free(mem, m->coords);
+    mem_free(mem, m->lets);
+    mem_free(mem, m->lagrangian);
+    mem_free(mem, m->constraints);
+    mem_free(mem, m->forces);
+    mem_free(mem, m->initials);
+    mem_free(mem, m->settings);
+    mem_free(mem, m->outputs);
+    mem_free(mem, m->components);
+    mem_free(mem, m->twoforms);
+    mem_free(mem, m->entropies);
+    mem_free(mem, m->frictions);
+    mem_free(mem, m->heats);
+    mem_free(mem, m->heat_inputs);
     spec_names_destroy(mem, m->names);
 }
 
@@ -64,21 +64,21 @@ void spec_destroy(spec *s)
         return;
     for (int i = 0; i < s->model_count; i++)
         model_free(s, s->models[i]);
-    spec_mem_free(&s->mem, s->models);
+    mem_free(&s->mem, s->models);
     for (int i = 0; i < s->source_count; i++)
-        spec_mem_free(&s->mem, (void *)s->sources[i]->text);
-    spec_mem_free(&s->mem, s->sources);
-    spec_mem_free(&s->mem, s->overrides);
-    spec_mem_free(&s->mem, s->override_message);
+        mem_free(&s->mem, (void *)s->sources[i]->text);
+    mem_free(&s->mem, s->sources);
+    mem_free(&s->mem, s->overrides);
+    mem_free(&s->mem, s->override_message);
     diag_free(&s->diag);
-    spec_arena_free(&s->arena);
-    spec_mem mem = s->mem;
-    spec_mem_free(&mem, s);
+    mem_arena_free(&s->arena);
+    mem_counter mem = s->mem;
+    mem_free(&mem, s);
 }
 
 void *spec_push(spec *s, void *items_field, int *count, int *cap, size_t size)
 {
-    if (!spec_mem_reserve(&s->mem, items_field, cap, *count + 1, size)) {
+    if (!mem_reserve(&s->mem, items_field, cap, *count + 1, size)) {
         spec_out_of_memory(s);
         return NULL;
     }
@@ -92,13 +92,13 @@ void *spec_push(spec *s, void *items_field, int *count, int *cap, size_t size)
 
 diag_source *spec_add_source(spec *s, const char *name, char *text, size_t size)
 {
-    diag_source *src = spec_arena_alloc(&s->arena, sizeof *src);
-    char *copy = spec_arena_strndup(&s->arena, name, strlen(name));
+    diag_source *src = mem_arena_alloc(&s->arena, sizeof *src);
+    char *copy = mem_arena_strndup(&s->arena, name, strlen(name));
     diag_source **slot = src && copy ? spec_push(s, &s->sources, &s->source_count,
                                                  &s->source_cap, sizeof *s->sources)
                                      : NULL;
     if (!slot) {
-        spec_mem_free(&s->mem, text);
+        mem_free(&s->mem, text);
         spec_out_of_memory(s);
         return NULL;
     }
@@ -120,8 +120,8 @@ diag_source *spec_source_of(const spec *s, const char *file)
 
 spec_model *spec_add_model(spec *s, const diag_source *src, const char *dir)
 {
-    spec_model *m = spec_arena_alloc(&s->arena, sizeof *m);
-    char *d = spec_arena_strndup(&s->arena, dir, strlen(dir));
+    spec_model *m = mem_arena_alloc(&s->arena, sizeof *m);
+    char *d = mem_arena_strndup(&s->arena, dir, strlen(dir));
     spec_model **slot = m && d ? spec_push(s, &s->models, &s->model_count, &s->model_cap,
                                            sizeof *s->models)
                                : NULL;
@@ -223,22 +223,22 @@ static uint64_t name_hash(const char *name, size_t len)
     return h;
 }
 
-spec_names *spec_names_create(spec_mem *mem)
+spec_names *spec_names_create(mem_counter *mem)
 {
-    spec_names *n = spec_mem_alloc(mem, sizeof *n);
+    spec_names *n = mem_alloc(mem, sizeof *n);
     if (!n)
         return NULL;
     memset(n, 0, sizeof *n);
     return n;
 }
 
-void spec_names_destroy(spec_mem *mem, spec_names *names)
+void spec_names_destroy(mem_counter *mem, spec_names *names)
 {
     if (!names)
         return;
-    spec_mem_free(mem, names->items);
-    spec_mem_free(mem, names->slots);
-    spec_mem_free(mem, names);
+    mem_free(mem, names->items);
+    mem_free(mem, names->slots);
+    mem_free(mem, names);
 }
 
 const spec_symbol *spec_names_find(const spec_names *names, const char *name, size_t len)
@@ -266,10 +266,10 @@ static void names_insert_slot(spec_names *names, int32_t index)
     names->slots[i] = index + 1;
 }
 
-bool spec_names_add(spec_mem *mem, spec_names *names, const spec_symbol *symbol)
+bool spec_names_add(mem_counter *mem, spec_names *names, const spec_symbol *symbol)
 {
-    if (!spec_mem_reserve(mem, &names->items, &names->cap, names->count + 1,
-                          sizeof *names->items))
+    if (!mem_reserve(mem, &names->items, &names->cap, names->count + 1,
+                     sizeof *names->items))
         return false;
     // keep the load factor at most 1/2
     if ((size_t)(names->count + 1) * 2 > names->slot_count) {
@@ -278,11 +278,11 @@ bool spec_names_add(spec_mem *mem, spec_names *names, const spec_symbol *symbol)
             mem->failed = true;
             return false;
         }
-        int32_t *t = spec_mem_alloc(mem, slots * sizeof *t);
+        int32_t *t = mem_alloc(mem, slots * sizeof *t);
         if (!t)
             return false;
         memset(t, 0, slots * sizeof *t);
-        spec_mem_free(mem, names->slots);
+        mem_free(mem, names->slots);
         names->slots = t;
         names->slot_count = slots;
         for (int32_t i = 0; i < names->count; i++)

@@ -192,8 +192,8 @@ static double name_value(const xctx *c, const spec_expr_node *n)
 
 static bool reserve_val(xctx *c, int count)
 {
-    if (!spec_mem_reserve(&c->s->mem, &c->g->val, &c->g->val_cap, count > 0 ? count : 1,
-                          sizeof *c->g->val))
+    if (!mem_reserve(&c->s->mem, &c->g->val, &c->g->val_cap, count > 0 ? count : 1,
+                     sizeof *c->g->val))
         return nomem(c);
     return true;
 }
@@ -259,7 +259,7 @@ static spec_loc loc_of(const spec_model *m, int kind, int32_t index)
 static bool buf_reserve(xctx *c, size_t need)
 {
     if (need > (size_t)INT32_MAX ||
-        !spec_mem_reserve(&c->s->mem, &c->g->buf, &c->g->buf_cap, (int)need, 1))
+        !mem_reserve(&c->s->mem, &c->g->buf, &c->g->buf_cap, (int)need, 1))
         return nomem(c);
     return true;
 }
@@ -268,7 +268,7 @@ static bool buf_reserve(xctx *c, size_t need)
 static const char *family_element_name(xctx *c, const char *base, size_t len, const int64_t *v,
                                        int dims)
 {
-    char *name = spec_arena_alloc(&c->s->arena, len + (size_t)dims * 23 + 1);
+    char *name = mem_arena_alloc(&c->s->arena, len + (size_t)dims * 23 + 1);
     if (!name) {
         nomem(c);
         return NULL;
@@ -348,7 +348,7 @@ static bool element_of(xctx *c, const char *pattern, const int64_t *v, const spe
         }
         if (last) {
             ref->member = sym->kind;
-            *name = spec_arena_strndup(&c->s->arena, c->g->buf, blen);
+            *name = mem_arena_strndup(&c->s->arena, c->g->buf, blen);
             return *name ? true : nomem(c);
         }
         if (sym->kind != SPEC_SYM_COMPONENT || !now->components[index].model)
@@ -364,7 +364,7 @@ static bool element_of(xctx *c, const char *pattern, const int64_t *v, const spe
 
 static void xin_free(xctx *c, xin *in)
 {
-    spec_mem_free(&c->s->mem, in->val);   // the block
+    mem_free(&c->s->mem, in->val);   // the block
     memset(in, 0, sizeof *in);
 }
 
@@ -375,7 +375,7 @@ static bool xin_init(xctx *c, const spec_expr *e, xin *in)
     in->e = e;
     size_t n = (size_t)(e->count > 0 ? e->count : 1);
     size_t bytes = n * (3 * sizeof(int32_t) + sizeof(double) + 2);
-    char *block = spec_mem_alloc(&c->s->mem, bytes);
+    char *block = mem_alloc(&c->s->mem, bytes);
     if (!block)
         return nomem(c);
     in->val = (double *)(void *)block;
@@ -445,9 +445,9 @@ static int32_t out_node(xctx *c, const spec_expr_node *node, int32_t kid0, int32
     xglobal *g = c->g;
     if (g->out_count == INT32_MAX - 1 || !spend(c, 1, node->loc))
         return -1;
-    if (!spec_mem_reserve(&c->s->mem, &g->out, &g->out_cap, g->out_count + 1, sizeof *g->out) ||
-        !spec_mem_reserve(&c->s->mem, &g->kids, &g->kid_cap, 2 * (g->out_count + 1),
-                          sizeof *g->kids)) {
+    if (!mem_reserve(&c->s->mem, &g->out, &g->out_cap, g->out_count + 1, sizeof *g->out) ||
+        !mem_reserve(&c->s->mem, &g->kids, &g->kid_cap, 2 * (g->out_count + 1),
+                     sizeof *g->kids)) {
         nomem(c);
         return -1;
     }
@@ -572,7 +572,7 @@ static bool emit_node(xctx *c, xin *in, int32_t i)
             return false;
         if (prefix) {
             size_t len = strlen(node.u.sym.name);
-            char *name = spec_arena_alloc(&c->s->arena, prefix + len + 1);
+            char *name = mem_arena_alloc(&c->s->arena, prefix + len + 1);
             if (!name) {
                 spec_out_of_memory(c->s);
                 return false;
@@ -708,7 +708,7 @@ static bool emit_expr(xctx *c, xin *in, spec_expr *result)
     }
     // into the arena, children as pointers
     int n = g->out_count;
-    spec_expr_node *copy = spec_arena_alloc(&c->s->arena, (size_t)n * sizeof *copy);
+    spec_expr_node *copy = mem_arena_alloc(&c->s->arena, (size_t)n * sizeof *copy);
     if (!copy)
         return nomem(c);
     for (int k = 0; k < n; k++) {
@@ -722,8 +722,8 @@ static bool emit_expr(xctx *c, xin *in, spec_expr *result)
     result->count = n;
     if (g->out_cap > (1 << 16)) {
         // a long sum: do not keep its scratch (the peak memory would hold it twice)
-        spec_mem_free(&c->s->mem, g->out);
-        spec_mem_free(&c->s->mem, g->kids);
+        mem_free(&c->s->mem, g->out);
+        mem_free(&c->s->mem, g->kids);
         g->out = NULL;
         g->kids = NULL;
         g->out_cap = g->kid_cap = 0;
@@ -863,7 +863,7 @@ static const char *element_name(xctx *c, const char *base, const spec_index *ite
             b[len++] = digits[--n];
         b[len++] = ']';
     }
-    char *name = spec_arena_strndup(&c->s->arena, b, len);
+    char *name = mem_arena_strndup(&c->s->arena, b, len);
     if (!name)
         nomem(c);
     return name;
@@ -940,8 +940,8 @@ static bool add_param(xctx *c, const spec_param *op, const char *name, xin *in)
     if (!spend(c, 1, op->loc))
         return false;
     spec_param *np = SPEC_MODEL_PUSH(c->s, c->nm, params, param_count, PARAMS);
-    if (!np || !spec_mem_reserve(&c->s->mem, &c->pval, &c->pval_cap, c->nm->param_count,
-                                 sizeof *c->pval))
+    if (!np || !mem_reserve(&c->s->mem, &c->pval, &c->pval_cap, c->nm->param_count,
+                            sizeof *c->pval))
         return nomem(c);
     np->name = name;
     np->loc = op->loc;
@@ -998,8 +998,8 @@ static bool add_let(xctx *c, const spec_let *ol, const char *name, xin *in)
     if (!spend(c, 1, ol->loc))
         return false;
     spec_let *nl = SPEC_MODEL_PUSH(c->s, c->nm, lets, let_count, LETS);
-    if (!nl || !spec_mem_reserve(&c->s->mem, &c->lval, &c->lval_cap, c->nm->let_count,
-                                 sizeof *c->lval))
+    if (!nl || !mem_reserve(&c->s->mem, &c->lval, &c->lval_cap, c->nm->let_count,
+                            sizeof *c->lval))
         return nomem(c);
     nl->name = name;
     nl->loc = ol->loc;
@@ -1126,10 +1126,10 @@ static bool add_component(xctx *c, const spec_component *oc, const char *name)
     nc->args = NULL;
     double *values = NULL;
     if (oc->arg_count > 0) {
-        nc->args = spec_arena_alloc(&c->s->arena, (size_t)oc->arg_count * sizeof *nc->args);
-        values = spec_mem_alloc(&c->s->mem, (size_t)oc->arg_count * sizeof *values);
+        nc->args = mem_arena_alloc(&c->s->arena, (size_t)oc->arg_count * sizeof *nc->args);
+        values = mem_alloc(&c->s->mem, (size_t)oc->arg_count * sizeof *values);
         if (!nc->args || !values) {
-            spec_mem_free(&c->s->mem, values);
+            mem_free(&c->s->mem, values);
             return nomem(c);
         }
     }
@@ -1141,7 +1141,7 @@ static bool add_component(xctx *c, const spec_component *oc, const char *name)
     }
     if (ok && oc->model && model_needs(c->g, oc->model)) {
         size_t plen = strlen(c->prefix), nlen = strlen(name);
-        char *prefix = spec_arena_alloc(&c->s->arena, plen + nlen + 2);
+        char *prefix = mem_arena_alloc(&c->s->arena, plen + nlen + 2);
         if (!prefix) {
             ok = nomem(c);
         } else {
@@ -1156,7 +1156,7 @@ static bool add_component(xctx *c, const spec_component *oc, const char *name)
                 c->failed = true;
         }
     }
-    spec_mem_free(&c->s->mem, values);
+    mem_free(&c->s->mem, values);
     return ok;
 }
 
@@ -1293,7 +1293,7 @@ static bool expand_twoforms(xctx *c)
                                    ? ot->name
                                    : element_name(c, ot->name, ot->index, ot->index_count);
             spec_wedge *terms = name && spend(c, ot->term_count + 1, ot->loc)
-                                    ? spec_arena_alloc(&c->s->arena, (size_t)ot->term_count *
+                                    ? mem_arena_alloc(&c->s->arena, (size_t)ot->term_count *
                                                                          sizeof *terms)
                                     : NULL;
             if (!terms) {
@@ -1491,8 +1491,8 @@ static bool expansion_names(xctx *c)
 static spec_model *new_model(xglobal *g, const spec_model *om)
 {
     spec *s = g->s;
-    spec_model *m = spec_arena_alloc(&s->arena, sizeof *m);
-    spec_expansion *x = spec_arena_alloc(&s->arena, sizeof *x);
+    spec_model *m = mem_arena_alloc(&s->arena, sizeof *m);
+    spec_expansion *x = mem_arena_alloc(&s->arena, sizeof *x);
     spec_model **slot = m && x ? spec_push(s, &s->models, &s->model_count, &s->model_cap,
                                            sizeof *s->models)
                                : NULL;
@@ -1519,7 +1519,7 @@ static spec_model *new_model(xglobal *g, const spec_model *om)
                            om->component_count, om->constraint_count, om->twoform_count,
                            om->output_count };
     for (size_t k = 0; k < sizeof array_kinds / sizeof *array_kinds; k++) {
-        x->fams[array_kinds[k]] = spec_arena_alloc(&s->arena, ((size_t)counts[k] + 1) *
+        x->fams[array_kinds[k]] = mem_arena_alloc(&s->arena, ((size_t)counts[k] + 1) *
                                                                   sizeof(xfam));
         if (!x->fams[array_kinds[k]]) {
             spec_out_of_memory(s);
@@ -1564,8 +1564,8 @@ static spec_model *expand_model(xglobal *g, const spec_model *om, const char *pr
     // 2. variables and components; 3. the rest; 4. names; 5. checks
     ok = ok && expand_vars(&c, SPEC_SYM_COORDINATE) && expand_vars(&c, SPEC_SYM_ENTROPY) &&
          expand_components(&c) && expand_rest(&c) && expansion_names(&c);
-    spec_mem_free(&c.s->mem, c.pval);
-    spec_mem_free(&c.s->mem, c.lval);
+    mem_free(&c.s->mem, c.pval);
+    mem_free(&c.s->mem, c.lval);
     if (!ok || c.failed || c.s->mem.failed) {
         nm->failed = true;
         return nm;
@@ -1663,11 +1663,11 @@ dirac_status spec_expand(spec *s)
     // which models need work: those with families and those that include them (a fixed point
     // over the component graph, whose depth is bounded)
     g.model_count = s->model_count;
-    g.models = spec_mem_alloc(&s->mem, ((size_t)g.model_count + 1) * sizeof *g.models);
-    g.needs = spec_mem_alloc(&s->mem, ((size_t)g.model_count + 1) * sizeof *g.needs);
+    g.models = mem_alloc(&s->mem, ((size_t)g.model_count + 1) * sizeof *g.models);
+    g.needs = mem_alloc(&s->mem, ((size_t)g.model_count + 1) * sizeof *g.needs);
     if (!g.models || !g.needs) {
-        spec_mem_free(&s->mem, g.models);
-        spec_mem_free(&s->mem, g.needs);
+        mem_free(&s->mem, g.models);
+        mem_free(&s->mem, g.needs);
         spec_out_of_memory(s);
         return s->status;
     }
@@ -1692,12 +1692,12 @@ dirac_status spec_expand(spec *s)
             s->expanded = true;
         }
     }
-    spec_mem_free(&s->mem, g.models);
-    spec_mem_free(&s->mem, g.needs);
-    spec_mem_free(&s->mem, g.out);
-    spec_mem_free(&s->mem, g.kids);
-    spec_mem_free(&s->mem, g.val);
-    spec_mem_free(&s->mem, g.buf);
+    mem_free(&s->mem, g.models);
+    mem_free(&s->mem, g.needs);
+    mem_free(&s->mem, g.out);
+    mem_free(&s->mem, g.kids);
+    mem_free(&s->mem, g.val);
+    mem_free(&s->mem, g.buf);
     if (s->mem.failed)
         spec_out_of_memory(s);
     diag_finish(&s->diag);

@@ -15,9 +15,6 @@
 // the largest buffer parsed (lines and columns must fit an int)
 #define SPEC_FILE_MAX ((size_t)1 << 30)
 
-// the largest model or component file read: a model file this large is almost certainly not
-// a model (the largest example is 5 KB; a 10^5-link chain written out is 10 MB)
-#define SPEC_MODEL_FILE_MAX ((size_t)64 << 20)
 
 // the directory part of a path ("" for none), in the arena
 static const char *dir_of(spec *s, const char *path)
@@ -26,7 +23,7 @@ static const char *dir_of(spec *s, const char *path)
     if (!slash)
         return "";
     size_t len = slash == path ? 1 : (size_t)(slash - path);
-    const char *d = spec_arena_strndup(&s->arena, path, len);
+    const char *d = mem_arena_strndup(&s->arena, path, len);
     if (!d)
         spec_out_of_memory(s);
     return d ? d : "";
@@ -37,7 +34,7 @@ static char *join_path(spec *s, const char *dir, const char *file)
 {
     size_t ld = file[0] == '/' ? 0 : strlen(dir), lf = strlen(file);
     bool slash = ld > 0 && dir[ld - 1] != '/';
-    char *p = spec_mem_alloc(&s->mem, ld + slash + lf + 1);
+    char *p = mem_alloc(&s->mem, ld + slash + lf + 1);
     if (!p) {
         spec_out_of_memory(s);
         return NULL;
@@ -52,11 +49,11 @@ static char *join_path(spec *s, const char *dir, const char *file)
 // Copies text[0..size) into a '\0'-terminated buffer of the spec; errno-style code in *error.
 static char *copy_text(spec *s, const char *text, size_t size, int *error)
 {
-    if (size > SPEC_MODEL_FILE_MAX) {
+    if (size > SPEC_FILE_READ_MAX) {
         *error = EFBIG;
         return NULL;
     }
-    char *buf = spec_mem_alloc(&s->mem, size + 1);
+    char *buf = mem_alloc(&s->mem, size + 1);
     if (!buf) {
         *error = ENOMEM;
         return NULL;
@@ -67,10 +64,8 @@ static char *copy_text(spec *s, const char *text, size_t size, int *error)
     return buf;
 }
 
-// Reads a whole regular file of at most SPEC_MODEL_FILE_MAX bytes; errno-style code in *error
-// (EINVAL: not a regular file, such as a directory, a device or a FIFO; EFBIG: too large).
 // The file is opened without blocking, so a FIFO with no writer is refused, not waited for.
-static char *read_regular_file(spec *s, const char *path, size_t *size, int *error)
+char *spec_read_file(spec *s, const char *path, size_t *size, int *error)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
@@ -88,14 +83,14 @@ static char *read_regular_file(spec *s, const char *path, size_t *size, int *err
         close(fd);
         return NULL;
     }
-    if ((unsigned long long)st.st_size > SPEC_MODEL_FILE_MAX) {
+    if ((unsigned long long)st.st_size > SPEC_FILE_READ_MAX) {
         *error = EFBIG;
         close(fd);
         return NULL;
     }
     // the size may change while reading: read up to one byte past the limit
     size_t cap = (size_t)st.st_size + 2, len = 0;
-    char *buf = spec_mem_alloc(&s->mem, cap);
+    char *buf = mem_alloc(&s->mem, cap);
     if (!buf) {
         close(fd);
         *error = ENOMEM;
@@ -103,11 +98,11 @@ static char *read_regular_file(spec *s, const char *path, size_t *size, int *err
     }
     for (;;) {
         if (cap - len < 2) {
-            if (cap > SPEC_MODEL_FILE_MAX) {
+            if (cap > SPEC_FILE_READ_MAX) {
                 *error = EFBIG;
                 goto fail;
             }
-            char *t = spec_mem_realloc(&s->mem, buf, cap * 2);
+            char *t = mem_realloc(&s->mem, buf, cap * 2);
             if (!t) {
                 *error = ENOMEM;
                 goto fail;
@@ -127,8 +122,8 @@ static char *read_regular_file(spec *s, const char *path, size_t *size, int *err
         len += (size_t)n;
     }
     close(fd);
-    if (len > SPEC_MODEL_FILE_MAX) {
-        spec_mem_free(&s->mem, buf);
+    if (len > SPEC_FILE_READ_MAX) {
+        mem_free(&s->mem, buf);
         *error = EFBIG;
         return NULL;
     }
@@ -137,7 +132,7 @@ static char *read_regular_file(spec *s, const char *path, size_t *size, int *err
     return buf;
 fail:
     close(fd);
-    spec_mem_free(&s->mem, buf);
+    mem_free(&s->mem, buf);
     return NULL;
 }
 
@@ -167,7 +162,7 @@ dirac_status spec_parse_buffer(const char *name, const char *text, size_t size,
         diag_finish(&s->diag);
         return s->status;
     }
-    char *copy = spec_mem_alloc(&s->mem, size + 1);
+    char *copy = mem_alloc(&s->mem, size + 1);
     if (!copy) {
         spec_out_of_memory(s);
         return s->status;
@@ -215,7 +210,7 @@ static void load_components(loader *L, spec_model *m)
             path = join_path(s, m->dir, c->file);
         } else {
             size_t n = strlen(c->model_name);
-            char *file = spec_mem_alloc(&s->mem, n + 7);
+            char *file = mem_alloc(&s->mem, n + 7);
             if (!file) {
                 spec_out_of_memory(s);
                 return;
@@ -223,12 +218,12 @@ static void load_components(loader *L, spec_model *m)
             memcpy(file, c->model_name, n);
             memcpy(file + n, ".dirac", 7);
             path = join_path(s, m->dir, file);
-            spec_mem_free(&s->mem, file);
+            mem_free(&s->mem, file);
         }
         if (!path)
             return;
         const spec_model *child = load_model(L, path, &at, c->loc.line);
-        spec_mem_free(&s->mem, path);
+        mem_free(&s->mem, path);
         c->model = child && !child->failed ? child : NULL;
         if (!c->model)
             m->failed = true;
@@ -240,10 +235,10 @@ static void load_components(loader *L, spec_model *m)
 static bool cache_add(loader *L, char *real, spec_model *m)
 {
     int count = L->cache_count;
-    if (!spec_mem_reserve(&L->s->mem, &L->cache_real, &L->cache_cap, count + 1,
-                          sizeof *L->cache_real) ||
-        !spec_mem_reserve(&L->s->mem, &L->cache_model, &L->cache_model_cap, count + 1,
-                          sizeof *L->cache_model)) {
+    if (!mem_reserve(&L->s->mem, &L->cache_real, &L->cache_cap, count + 1,
+                     sizeof *L->cache_real) ||
+        !mem_reserve(&L->s->mem, &L->cache_model, &L->cache_model_cap, count + 1,
+                     sizeof *L->cache_model)) {
         spec_out_of_memory(L->s);
         return false;
     }
@@ -294,7 +289,7 @@ static char *normalize_path(const char *path)
 static char *read_model_file(loader *L, const char *path, size_t *size, int *error)
 {
     if (!L->reader)
-        return read_regular_file(L->s, path, size, error);
+        return spec_read_file(L->s, path, size, error);
     const char *text = NULL;
     size_t n = 0;
     int e = L->reader(L->reader_context, path, &text, &n);
@@ -308,11 +303,11 @@ static char *read_model_file(loader *L, const char *path, size_t *size, int *err
     return copy;
 }
 
-static const char *read_error_text(int error)
+const char *spec_read_error_text(int error)
 {
     if (error == EFBIG)
-        return "file too large (more than 64 MB; a model file this large is almost certainly "
-               "not a model)";
+        return "file too large (more than 64 MB; an input file this large is almost certainly "
+               "not one of a model)";
     if (error == EINVAL)
         return "not a regular file";
     return strerror(error);
@@ -375,7 +370,7 @@ static spec_model *load_model(loader *L, const char *path, const spec_loc *from,
             spec_out_of_memory(s);
             return NULL;
         }
-        const char *why = read_error_text(error);
+        const char *why = spec_read_error_text(error);
         if (from)
             spec_error(s, DIRAC_ERR_IO, at, "cannot read component file '%s': %s", path, why);
         else
@@ -433,8 +428,8 @@ dirac_status spec_load_file_with(const char *path, const spec_options *options,
     s->root = load_model(&L, path, NULL, 0);
     for (int i = 0; i < L.cache_count; i++)
         free(L.cache_real[i]);
-    spec_mem_free(&s->mem, L.cache_real);
-    spec_mem_free(&s->mem, L.cache_model);
+    mem_free(&s->mem, L.cache_real);
+    mem_free(&s->mem, L.cache_model);
     if (s->mem.failed)
         spec_out_of_memory(s);
     diag_finish(&s->diag);

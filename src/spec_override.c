@@ -19,13 +19,13 @@ static dirac_status override_error(spec *s, const char *format, ...)
     int n = vsnprintf(msg, sizeof msg, format, args);
     va_end(args);
     size_t len = n < 0 ? 0 : (size_t)n >= sizeof msg ? sizeof msg - 1 : (size_t)n;
-    char *text = spec_mem_alloc(&s->mem, len + 9);
+    char *text = mem_alloc(&s->mem, len + 9);
     if (text) {
         memcpy(text, "error: ", 7);
         memcpy(text + 7, msg, len);
         memcpy(text + 7 + len, "\n", 2);
     }
-    spec_mem_free(&s->mem, s->override_message);
+    mem_free(&s->mem, s->override_message);
     s->override_message = text;
     s->override_status = text ? DIRAC_ERR_ARGUMENT : DIRAC_ERR_NOMEM;
     return s->override_status;
@@ -281,7 +281,7 @@ static dirac_status record_override(spec *s, const char *canon, size_t len, doub
         if (strcmp(s->overrides[i].name, canon) == 0)
             at = i;
     if (at < 0) {
-        const char *kept = spec_arena_strndup(&s->arena, canon, len);
+        const char *kept = mem_arena_strndup(&s->arena, canon, len);
         spec_override *o = kept ? spec_push(s, &s->overrides, &s->override_count,
                                             &s->override_cap, sizeof *s->overrides)
                                 : NULL;
@@ -349,7 +349,7 @@ dirac_status spec_set_parameter_override(spec *s, const char *assignment)
         par->overridden = true;
         par->override_value = value;
     }
-    spec_mem_free(&s->mem, s->override_message);
+    mem_free(&s->mem, s->override_message);
     s->override_message = NULL;
     s->override_status = DIRAC_OK;
     return DIRAC_OK;

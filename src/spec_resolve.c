@@ -757,7 +757,7 @@ static bool mark_constant_parts(resolve_ctx *c, const spec_expr *e, uint8_t **ma
     *mark_out = NULL;
     for (int32_t i = 0; i < e->count && !mark; i++)
         if (e->nodes[i].kind == SPEC_EXPR_SUBSCRIPT || e->nodes[i].kind == SPEC_EXPR_SUM) {
-            mark = spec_mem_alloc(&c->s->mem, (size_t)e->count);
+            mark = mem_alloc(&c->s->mem, (size_t)e->count);
             if (!mark) {
                 spec_out_of_memory(c->s);
                 fail(c);
@@ -877,7 +877,7 @@ static degree_result resolve_expr(resolve_ctx *c, spec_expr *e)
     uint8_t small[256];
     uint8_t *deg = small, *mark = NULL;
     if ((size_t)e->count > sizeof small) {
-        deg = spec_mem_alloc(&c->s->mem, (size_t)e->count);
+        deg = mem_alloc(&c->s->mem, (size_t)e->count);
         if (!deg) {
             spec_out_of_memory(c->s);
             fail(c);
@@ -911,8 +911,8 @@ static degree_result resolve_expr(resolve_ctx *c, spec_expr *e)
     c->index = index;
     c->what = what;
     if (deg != small)
-        spec_mem_free(&c->s->mem, deg);
-    spec_mem_free(&c->s->mem, mark);
+        mem_free(&c->s->mem, deg);
+    mem_free(&c->s->mem, mark);
     return r;
 }
 
@@ -1134,11 +1134,11 @@ static void resolve_initials(resolve_ctx *c)
     spec_names *seen = c->pass == 1 ? spec_names_create(&c->s->mem) : NULL;
     // own variables by index: the initial value that set q, q' (coordinates) or S first
     size_t slots = 2 * (size_t)m->coord_count + (size_t)m->entropy_count + 1;
-    int32_t *first_of = c->pass == 1 ? spec_mem_alloc(&c->s->mem, slots * sizeof *first_of)
+    int32_t *first_of = c->pass == 1 ? mem_alloc(&c->s->mem, slots * sizeof *first_of)
                                      : NULL;
     if (c->pass == 1 && (!seen || !first_of)) {
         spec_names_destroy(&c->s->mem, seen);
-        spec_mem_free(&c->s->mem, first_of);
+        mem_free(&c->s->mem, first_of);
         spec_out_of_memory(c->s);
         return;
     }
@@ -1167,7 +1167,7 @@ static void resolve_initials(resolve_ctx *c)
             }
         } else if (seen && in->var.index_count == 0) {
             size_t len = strlen(in->var.name);
-            char *key = spec_arena_alloc(&c->s->arena, len + 2);
+            char *key = mem_arena_alloc(&c->s->arena, len + 2);
             if (!key) {
                 spec_out_of_memory(c->s);
                 break;
@@ -1195,7 +1195,7 @@ static void resolve_initials(resolve_ctx *c)
             break;
     }
     spec_names_destroy(&c->s->mem, seen);
-    spec_mem_free(&c->s->mem, first_of);
+    mem_free(&c->s->mem, first_of);
 }
 
 static void resolve_statements(resolve_ctx *c)
@@ -1310,7 +1310,7 @@ void spec_resolve_model(spec *s, spec_model *m)
         size_t total = 1;
         for (int k = 0; k < 8; k++)
             total += (size_t)counts[k];
-        c.pos_block = spec_mem_alloc(&s->mem, total * sizeof *c.pos_block);
+        c.pos_block = mem_alloc(&s->mem, total * sizeof *c.pos_block);
         if (!c.pos_block) {
             spec_out_of_memory(s);
             m->failed = true;
@@ -1328,7 +1328,7 @@ void spec_resolve_model(spec *s, spec_model *m)
         }
     }
     resolve_statements(&c);
-    spec_mem_free(&s->mem, c.pos_block);
+    mem_free(&s->mem, c.pos_block);
     if (!diag_full(&s->diag)) {
         // a model must declare something, and have a Lagrangian unless components bring theirs
         if (m->coord_count == 0 && m->entropy_count == 0 && m->component_count == 0) {

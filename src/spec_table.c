@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-// largest table file read
-#define TABLE_FILE_MAX ((size_t)64 << 20)
 // most fields of one row
 #define TABLE_FIELDS_MAX 256
 
@@ -60,47 +58,6 @@ static bool parse_number(const char *text, size_t len, double *out)
     return end == buf + len && errno == 0;
 }
 
-static char *read_whole(spec *s, const char *path, size_t *size, int *error)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        *error = errno;
-        return NULL;
-    }
-    size_t cap = 4096, len = 0;
-    char *buf = spec_mem_alloc(&s->mem, cap);
-    while (buf) {
-        if (cap - len < 2) {
-            if (cap > TABLE_FILE_MAX) {
-                *error = EFBIG;
-                break;
-            }
-            char *t = spec_mem_realloc(&s->mem, buf, cap * 2);
-            if (!t)
-                break;
-            buf = t;
-            cap *= 2;
-        }
-        size_t n = fread(buf + len, 1, cap - len - 1, f);
-        len += n;
-        if (n == 0) {
-            if (ferror(f)) {
-                *error = EIO;
-                break;
-            }
-            fclose(f);
-            buf[len] = '\0';
-            *size = len;
-            return buf;
-        }
-    }
-    if (!buf || !*error)
-        *error = ENOMEM;
-    spec_mem_free(&s->mem, buf);
-    fclose(f);
-    return NULL;
-}
-
 typedef struct table_points {
     double *xs, *ys;
     int n, x_cap, y_cap;
@@ -108,8 +65,8 @@ typedef struct table_points {
 
 static bool add_point(spec *s, table_points *t, double x, double y)
 {
-    if (!spec_mem_reserve(&s->mem, &t->xs, &t->x_cap, t->n + 1, sizeof *t->xs) ||
-        !spec_mem_reserve(&s->mem, &t->ys, &t->y_cap, t->n + 1, sizeof *t->ys))
+    if (!mem_reserve(&s->mem, &t->xs, &t->x_cap, t->n + 1, sizeof *t->xs) ||
+        !mem_reserve(&s->mem, &t->ys, &t->y_cap, t->n + 1, sizeof *t->ys))
         return false;
     t->xs[t->n] = x;
     t->ys[t->n] = y;
@@ -128,7 +85,7 @@ bool spec_table_read(spec *s, const char *dir, const char *file, spec_loc at,
         return spec_error(s, DIRAC_ERR_PARSE, column_at, "table(): the column must be a whole "
                           "number from 2 to %d (column 1 is x)", TABLE_FIELDS_MAX);
     size_t ld = dir && file[0] != '/' ? strlen(dir) : 0, lf = strlen(file);
-    char *path = spec_arena_alloc(&s->arena, ld + 1 + lf + 1);
+    char *path = mem_arena_alloc(&s->arena, ld + 1 + lf + 1);
     if (!path) {
         spec_out_of_memory(s);
         return false;
@@ -140,14 +97,14 @@ bool spec_table_read(spec *s, const char *dir, const char *file, spec_loc at,
     memcpy(path + o, file, lf + 1);
     size_t size = 0;
     int error = 0;
-    char *text = read_whole(s, path, &size, &error);
+    char *text = spec_read_file(s, path, &size, &error);
     if (!text) {
         if (error == ENOMEM) {
             spec_out_of_memory(s);
             return false;
         }
         return spec_error(s, DIRAC_ERR_IO, at, "table(): cannot read '%s': %s", path,
-                          error == EFBIG ? "file too large" : strerror(error));
+                          spec_read_error_text(error));
     }
     int col = column_name ? -1 : (int)column_number - 1;
     table_points t = { NULL, NULL, 0, 0, 0 };
@@ -219,12 +176,12 @@ bool spec_table_read(spec *s, const char *dir, const char *file, spec_loc at,
             ok = false;
         }
     }
-    spec_mem_free(&s->mem, text);
+    mem_free(&s->mem, text);
     if (ok && t.n == 0)
         ok = spec_error(s, DIRAC_ERR_PARSE, at, "table(): '%s' has no rows of numbers", path);
     if (!ok) {
-        spec_mem_free(&s->mem, t.xs);
-        spec_mem_free(&s->mem, t.ys);
+        mem_free(&s->mem, t.xs);
+        mem_free(&s->mem, t.ys);
         return false;
     }
     *xs = t.xs;

@@ -2,7 +2,8 @@
 # `dirac simulate --output-times`: rows exactly at the requested times (the time column holds
 # them as given), with adaptive steps (landing on each) and fixed ones (times on the grid),
 # against the harmonic oscillator's x(t) = x0 cos(w t); off-grid times with fixed steps, bad
-# lists and conflicting options are refused; a restarted run writes the remaining times.
+# lists and conflicting options are refused; a restarted run (adaptive or fixed steps, from a
+# node that is no output time) writes the remaining times.
 # usage: cli_output_times.sh PATH-TO-DIRAC SOURCE-DIR
 . "$(dirname "$0")/support/cli.sh"
 src=$(absolute "$2")
@@ -61,6 +62,22 @@ check "restart with output times: the pieces' rows are the whole run's" \
 "$dirac" simulate "$osc" --output-times 0:0.1:2 -q -o "$tmp/p2.csv" --initial-state "$tmp/p.json" \
   --save-state "$tmp/p2.json"
 check "restart with output times: the same final state" cmp -s "$tmp/p2.json" "$tmp/w.json"
+
+# restart with fixed steps: the continued run starts at a node t0 = 0.7 that is no output time
+# and writes the later times of the grid 0:0.3:2.1, exactly; midpoint's phase error
+# w^3 h^2 t / 24 x0 = 2.8e-7 at h = 2e-3, t = 2.1, bounded by 1e-6
+"$dirac" simulate "$osc" --dt 2e-3 --output-times 0:0.3:2.1 -q -o "$tmp/fw.csv" \
+  --save-state "$tmp/fw.json"
+"$dirac" simulate "$osc" --dt 2e-3 --t-end 0.7 --output-times 0:0.3:0.6 -q -o "$tmp/f1.csv" \
+  --save-state "$tmp/f1.json"
+"$dirac" simulate "$osc" --t-end 2.1 --output-times 0:0.3:2.1 -q -o "$tmp/f2.csv" \
+  --initial-state "$tmp/f1.json" --save-state "$tmp/f2.json"
+# (the range's times are a + i h in doubles: 3 x 0.3 = 0.89999999999999991)
+check "fixed-step restart at t0 = 0.7: rows at 0.9 .. 2.1" rows_at "$tmp/f2.csv" 1e-6 \
+  $(python3 -c 'print(*(repr(i * 0.3) for i in range(3, 8)))')
+check "fixed-step restart: the pieces' rows are the whole run's" \
+  cmp -s <(cat "$tmp/f1.csv"; tail -n +2 "$tmp/f2.csv") "$tmp/fw.csv"
+check "fixed-step restart: the same final state" cmp -s "$tmp/f2.json" "$tmp/fw.json"
 
 refuse() {   # refuse DESCRIPTION PATTERN OPTIONS...: exit 2 and PATTERN in the message
   local what=$1 pattern=$2

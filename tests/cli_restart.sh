@@ -3,8 +3,10 @@
 # that the two pieces equal the run in one piece bit for bit (the CSV rows byte for byte and the
 # final state files), for every method of `dirac methods`, with fixed steps (split at a step
 # chosen by --t-end) and adaptive ones (split at a step chosen by --max-steps, the way a
-# wall-time limit or a signal splits a run); and state files of another model, of other
-# parameters, edited or damaged ones are refused with the reason.
+# wall-time limit or a signal splits a run); a --save-every run interrupted by --max-steps or by
+# a failing step leaves a state that continues to the run that was not interrupted, for every
+# method; and state files of another model, of other parameters, edited or damaged ones are
+# refused with the reason.
 # usage: cli_restart.sh PATH-TO-DIRAC SOURCE-DIR
 . "$(dirname "$0")/support/cli.sh"
 src=$(absolute "$2")
@@ -36,7 +38,15 @@ split_equals_whole() {
   "$dirac" simulate "$model" --method "$method" --dt "$dt" --t-end "$t_end" "${extra[@]}" -q \
     --out "$dir/whole.csv" --save-state "$dir/whole.json" 2>"$dir/err"
   local rc=$?
-  [ $rc -eq 0 ] || return 2   # the method cannot run this model
+  # 2: the method cannot run this model, the one reason to skip (bad input, exit 2, refused
+  # by a message that names the method: no entropy, nonholonomic constraints for Lobatto, a
+  # degenerate Lagrangian for the explicit methods, adaptive steps for dirac2); any other
+  # failure of the whole run fails the test
+  if [ $rc -ne 0 ]; then
+    [ $rc -eq 2 ] && grep -q "^dirac simulate: error: .*method '$method'" "$dir/err" && return 2
+    echo "the whole run failed (exit $rc): $(head -c 300 "$dir/err")"
+    return 1
+  fi
   "$dirac" simulate "$model" --method "$method" --dt "$dt" "${extra[@]}" -q "$@" \
     --out "$dir/a.csv" --save-state "$dir/a.json" 2>>"$dir/err"
   # continue: method, step and tolerances come from the state file
@@ -114,6 +124,69 @@ check "a stopped run saves its last good step" python3 -c "
 import json, csv
 s = json.load(open('$tmp/cp.json')); rows = list(csv.DictReader(open('$tmp/c.csv')))
 assert s['step'] == 45 and s['t'] == float(rows[-1]['t']) and len(rows) == 46, s"
+
+# ... and continues to the run in one piece: rows and final state byte for byte
+"$dirac" simulate "$pend" --dt 0.01 --t-end 0.5 --rtol 1e-6 -q -o "$tmp/cw.csv" \
+  --save-state "$tmp/cw.json"
+"$dirac" simulate "$pend" --t-end 0.5 -q -o "$tmp/c2.csv" --save-state "$tmp/c2.json" \
+  --initial-state "$tmp/cp.json"
+check "--save-every, stopped by --max-steps: the last checkpoint continues to the whole run" \
+  cmp -s <(cat "$tmp/c.csv"; tail -n +3 "$tmp/c2.csv") "$tmp/cw.csv"
+check "--save-every, stopped by --max-steps: final state = the whole run's" \
+  cmp -s "$tmp/c2.json" "$tmp/cw.json"
+
+# --save-every in a run interrupted by a failing step, for every method, with fixed and
+# adaptive steps: the input u turns negative at t = 0.255 (held from there, --inputs-interp
+# step), so sqrt(u) fails the first step that starts after it. The state the run leaves (its
+# last checkpoint, at the last good step) continues, with the input repaired, to the run that
+# never failed: rows byte for byte, and the final state file (adaptive steps: its readable
+# state and time; the snapshot also counts the failure's rejected trials, a statistic that no
+# step reads).
+cat >"$tmp/driven.dirac" <<'EOF'
+model driven
+input u = 1
+coordinate x
+lagrangian 1/2*x'^2 - 1/2*x^2
+force x: sqrt(u) - 1
+initial x = 0.5
+EOF
+printf 't,u\n0,1\n0.255,1\n' >"$tmp/good.csv"
+printf 't,u\n0,1\n0.255,-1\n' >"$tmp/bad.csv"
+# readable_equal A.json B.json: the same time, step and readable state
+readable_equal() {
+  python3 -c "
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+key = lambda s: (s['t'], s['step'], s['state'])
+assert key(a) == key(b), (a['t'], b['t'])" "$1" "$2"
+}
+for method in $methods; do
+  for steps in fixed adaptive; do
+    extra=(--method "$method" --dt 0.01 --t-end 1 --inputs-interp step -q)
+    if [ $steps = adaptive ]; then
+      [ "$method" = dirac2 ] && continue   # two-step: fixed steps only
+      extra+=(--rtol 1e-8 --atol 1e-10)
+    fi
+    d=$tmp/fail-$method-$steps
+    mkdir -p "$d"
+    "$dirac" simulate "$tmp/driven.dirac" "${extra[@]}" --inputs "$tmp/good.csv" \
+      -o "$d/whole.csv" --save-state "$d/whole.json" 2>"$d/err"
+    "$dirac" simulate "$tmp/driven.dirac" "${extra[@]}" --inputs "$tmp/bad.csv" \
+      -o "$d/a.csv" --save-state "$d/a.json" --save-every 0.1 2>>"$d/err"
+    check "$method, $steps steps: the run fails at the bad input (exit 3)" test $? -eq 3
+    "$dirac" simulate "$tmp/driven.dirac" --t-end 1 --inputs "$tmp/good.csv" \
+      --inputs-interp step -q -o "$d/b.csv" --save-state "$d/b.json" \
+      --initial-state "$d/a.json" 2>>"$d/err"
+    check "$method, $steps steps: the state of the failed run continues to the whole run" \
+      cmp -s <(cat "$d/a.csv"; tail -n +3 "$d/b.csv") "$d/whole.csv"
+    if [ $steps = fixed ]; then
+      check "$method, fixed steps: final state = the whole run's" cmp -s "$d/b.json" "$d/whole.json"
+    else
+      check "$method, adaptive steps: final state = the whole run's" \
+        readable_equal "$d/b.json" "$d/whole.json"
+    fi
+  done
+done
 
 # a failed run saves its last good step (Newton cannot converge with one iteration)
 "$dirac" simulate "$pend" --dt 0.01 --t-end 0.5 --max-iter 1 -o "$tmp/f.csv" \

@@ -166,6 +166,19 @@ check "non-finite output: message names the step, time and output" \
 check "non-finite output: the CSV ends at the last good step, finite" csv_ok o.csv
 check "non-finite output: last row t = 1.57" test "$(tail -n 1 o.csv | cut -d, -f1)" = 1.5700000000000001
 
+# library messages name the C API's options (options.adaptive_atol, options.dt); the tool
+# names its flags instead (cli/library_message.c). x'' = 4 x^3 from x = 1 blows up at
+# t = 0.927, where the adaptive step size with rtol alone (atol 0) falls below the resolution
+# of t; one Newton iteration cannot solve a pendulum's step.
+printf 'model blowup\ncoordinate x\nlagrangian x'"'"'^2/2 + x^4\ninitial x = 1\n' >blowup.dirac
+"$dirac" simulate blowup.dirac --dt 0.01 --t-end 2 --rtol 1e-8 -q -o blowup.csv 2>err
+check "step size failure: exit 3" test $? -eq 3
+check "step size failure: names --atol" grep -q "give an absolute tolerance (--atol)" err
+check "step size failure: no library option named" sh -c '! grep -q "options\." err'
+"$dirac" simulate "$pendulum" --dt 0.01 --t-end 0.1 --max-iter 1 -q -o newton.csv 2>err
+check "Newton failure: names --dt" grep -q "try a smaller step (--dt)" err
+check "Newton failure: no library option named" sh -c '! grep -q "options\." err'
+
 # every example runs with its own simulate settings
 while IFS= read -r -d '' model; do
   name=${model#$src/}

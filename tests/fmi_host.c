@@ -700,6 +700,43 @@ static void misuse3(const api *a, void *c)
     (void)event;
 }
 
+// What an FMI 2.0 co-simulation FMU without those features must refuse, each with an error
+// logged; the asked-for nothing (no values) is not an error.
+static void misuse2(const api *a, void *c)
+{
+    unsigned vr = vars[0].vr;
+    int integer = 0, order = 1;
+    double real = 0;
+    fmi2Boolean boolean = fmi2False;
+    fmi2String string = NULL;
+    int logged = logged_errors;
+    check(a->fmi2GetInteger(c, &vr, 1, &integer) == fmi2Error, "Integer access");
+    check(a->fmi2GetDirectionalDerivative(c, &vr, 1, &vr, 1, &real, &real) == fmi2Error,
+          "GetDirectionalDerivative");
+    check(a->fmi2SetRealInputDerivatives(c, &vr, 1, &order, &real) == fmi2Error,
+          "SetRealInputDerivatives");
+    check(a->fmi2SetRealInputDerivatives(c, &vr, 0, &order, &real) == fmi2OK,
+          "SetRealInputDerivatives of no input");
+    check(a->fmi2GetRealOutputDerivatives(c, &vr, 1, &order, &real) == fmi2Error,
+          "GetRealOutputDerivatives");
+    check(a->fmi2CancelStep(c) == fmi2Error, "CancelStep");
+    fmi2Status status = fmi2OK;
+    check(a->fmi2GetStatus(c, fmi2DoStepStatus, &status) == fmi2Error, "GetStatus");
+    check(a->fmi2GetRealStatus(c, fmi2DoStepStatus, &real) == fmi2Error, "GetRealStatus");
+    check(a->fmi2GetRealStatus(c, fmi2LastSuccessfulTime, &real) == fmi2OK,
+          "GetRealStatus(fmi2LastSuccessfulTime)");
+    check(a->fmi2GetIntegerStatus(c, fmi2DoStepStatus, &integer) == fmi2Error,
+          "GetIntegerStatus");
+    check(a->fmi2GetBooleanStatus(c, fmi2DoStepStatus, &boolean) == fmi2Error,
+          "GetBooleanStatus");
+    check(a->fmi2GetStringStatus(c, fmi2PendingStatus, &string) == fmi2Error, "GetStringStatus");
+    check(logged_errors - logged == 10, "%d of 10 refusals logged", logged_errors - logged);
+    // without an instance: an error, not a crash
+    check(a->fmi2CancelStep(NULL) == fmi2Error, "CancelStep(NULL)");
+    check(a->fmi2GetDirectionalDerivative(NULL, &vr, 1, &vr, 1, &real, &real) == fmi2Error,
+          "GetDirectionalDerivative(NULL)");
+}
+
 static int cmd_misuse(const api *a)
 {
     check(instantiate(a, "{wrong}") == NULL, "a wrong GUID / token is accepted");
@@ -747,8 +784,7 @@ static int cmd_misuse(const api *a)
     if (fmi_version == 3) {
         misuse3(a, c);
     } else {
-        int integer = 0;
-        check(a->fmi2GetInteger(c, &vars[0].vr, 1, &integer) == fmi2Error, "Integer access");
+        misuse2(a, c);
     }
     check(terminate(a, c) == OK, "Terminate");
     check(do_step(a, c, step_size, step_size) == ERROR, "step after terminate");

@@ -97,8 +97,9 @@ static void ensure_refused(const char *path, const char *why)
     dirac_spec_destroy(spec);
 }
 
-// devices, FIFOs and directories are refused at once (a FIFO without a writer would block,
-// /dev/zero would be read up to the size limit); a 65 MB file is refused by its size
+// devices, FIFOs and directories are refused at once, as model, component or table files (a
+// FIFO without a writer would block, /dev/zero would be read up to the size limit); a 65 MB
+// file is refused by its size
 static void test_not_model_files(void)
 {
     ENSURE(temp_dir_make(dir, sizeof dir, "spec-files") == 0);
@@ -116,6 +117,22 @@ static void test_not_model_files(void)
     snprintf(path, sizeof path, "%s/z.dirac", dir);
     ensure_refused(path, "z.dirac:4:24: error: cannot read component file '/dev/zero': not a "
                          "regular file");
+
+    // a table file that is a FIFO or a device: refused at once too (the FIFO used to block)
+    char model[512];
+    const char *devices[] = { "fifo", "/dev/zero" };
+    for (int k = 0; k < 2; k++) {
+        snprintf(model, sizeof model, "model t\ncoordinate x\nlagrangian x'^2\n"
+                 "output y = table(x, \"%s\", 2)\n", devices[k]);
+        ENSURE(temp_dir_write(dir, "t.dirac", model) == 0);
+        snprintf(path, sizeof path, "%s/t.dirac", dir);
+        dirac_spec *spec = NULL;
+        ENSURE(dirac_spec_load(path, &spec) != DIRAC_OK);
+        ENSURE_CONTAINS(spec ? dirac_spec_errmsg(spec) : NULL,
+                        "t.dirac:4:21: error: table(): cannot read");
+        ENSURE_CONTAINS(spec ? dirac_spec_errmsg(spec) : NULL, "not a regular file");
+        dirac_spec_destroy(spec);
+    }
 
     // 65 MB (a sparse file: nothing is written)
     snprintf(path, sizeof path, "%s/big.dirac", dir);
