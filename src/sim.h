@@ -200,6 +200,10 @@ struct sim_method {
 /// The stage Jacobians of every implicit method are constant for this model (its expressions
 /// say so: src/sim_linear.c); Newton then factorizes each system once per step size.
 bool sim_jacobian_constant(const dirac_model *m);
+/// The stage equations are affine in the unknowns: constant Jacobians and no jump (a
+/// comparison, selection, abs or sign) in ∂L/∂y, the forces or the constraints (sim_linear.c).
+/// DIRAC_ERR_NOMEM when out of memory.
+dirac_status sim_equations_affine(const dirac_model *m, bool *affine);
 
 /// ∇L (its Hessian in (q, v, S, t) is constant) and the constraint forms and rates (their
 /// expressions are of degree <= 1) are affine in the point: their average along a segment is
