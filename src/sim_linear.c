@@ -135,18 +135,19 @@ static bool group_affine(const model_group *g, const unsigned char *degree, int3
     return true;
 }
 
-bool sim_gradients_affine(const dirac_model *m)
+dirac_status sim_gradients_affine(const dirac_model *m, bool *out)
 {
+    *out = false;
     if (!group_constant(m, &m->hessian.values))
-        return false;
+        return DIRAC_OK;
     int32_t size = expr_pool_size(m->pool);
     unsigned char *degree = malloc((size_t)(size > 0 ? size : 1));
-    if (!degree)
-        return false;
+    if (!degree)   // an error, not a silent "no": the answer changes the numbers (rounding)
+        return DIRAC_ERR_NOMEM;
     for (expr_id id = 0; id < size; id++)
         degree[id] = (unsigned char)node_degree(m->pool, id, degree);
-    bool affine = group_affine(&m->constraint_forms.values, degree, size) &&
-                  group_affine(&m->constraint_rates, degree, size);
+    *out = group_affine(&m->constraint_forms.values, degree, size) &&
+           group_affine(&m->constraint_rates, degree, size);
     free(degree);
-    return affine;
+    return DIRAC_OK;
 }
