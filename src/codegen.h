@@ -3,10 +3,12 @@
 // The groups a model evaluates (Lagrangian, gradient, Hessian values, constraints, ...) are
 // emitted as one C function that computes any subset of them in one pass, sharing every
 // common subexpression between the groups asked for together:
-//     void eval(const double *x, const double *k, unsigned what, double *const *out, double *w)
+//     void eval(const double *x, const double *k, unsigned what, double *const *out, double *w,
+//               const int *ix)
 // writes group g's values to out[g] when bit g of `what` is set (out[g] is not read otherwise).
 // x is the model's input vector, k the table of the model's constants (kept out of the source,
-// so a parameter sweep reuses one compiled object), w scratch of codegen_work_size() doubles.
+// so a parameter sweep reuses one compiled object), w scratch of codegen_work_size() doubles,
+// ix the index table of loops over irregularly ordered family members (codegen_families.h).
 //
 // The source is compiled with the system C compiler ($CC, else `cc` on PATH) into a shared
 // object cached in $DIRAC_CACHE_DIR (else $XDG_CACHE_HOME/dirac, else ~/.cache/dirac) under a
@@ -35,7 +37,7 @@ typedef struct codegen_module codegen_module;
 
 /// The generated evaluation function (see above).
 typedef void (*codegen_fn)(const double *x, const double *k, unsigned what, double *const *out,
-                           double *w);
+                           double *w, const int *ix);
 
 /// What a build did, for `dirac check` and the run summary.
 typedef struct codegen_report {
@@ -44,6 +46,7 @@ typedef struct codegen_report {
     double seconds;        // wall time of the build (emission, compiler, loading)
     long statements;       // statements emitted
     int functions, files;  // functions and source files of the generated code
+    unsigned tape_groups;  // groups the generated code leaves to the tapes (bit g)
     char reason[256];      // why the tapes evaluate the model ("" when compiled)
 } codegen_report;
 
@@ -53,9 +56,12 @@ typedef struct codegen_source {
     int file_count;
     double *constants;     // the constant table k (owned)
     int constant_count;
+    int *index;            // the index table ix of the families' loops (owned; may be NULL)
+    long index_count;
     int work_size;         // doubles of w
     long statements;
     int functions;
+    unsigned tape_groups;  // groups left to the tapes (too long even with loops): bit g
 } codegen_source;
 
 /// Emits the source evaluating `n_groups` groups (group g: counts[g] expressions ids[g]).
@@ -66,10 +72,11 @@ dirac_status codegen_emit(const expr_pool *pool, int n_groups, const expr_id *co
 /// Frees the files and constants of a source and zeroes it.
 void codegen_source_free(codegen_source *src);
 
-/// Largest number of statements generated code is emitted for. GCC 12 at -O2 takes about
-/// 0.5 ms (idle) to 3 ms (loaded machine) per statement of this code (docs/benchmarks.md), so
-/// this bounds a first run's compilation to seconds; larger models (a 10^3-link chain has
-/// ~28,000) are evaluated by the tapes, which cost the same per node at any size.
+/// Largest number of statements generated code is emitted for, counted after indexed
+/// families became loops (codegen_families.h). GCC 12 at -O2 takes about 0.5 ms (idle) to
+/// 3 ms (loaded machine) per statement of this code (docs/benchmarks.md), so this bounds a
+/// first run's compilation to seconds; larger models (whose outputs do not repeat) are
+/// evaluated by the tapes, which cost the same per node at any size.
 #define CODEGEN_MAX_STATEMENTS 10000L
 
 /// Emits, compiles (or finds in the cache) and loads the code for the groups. Never fails:

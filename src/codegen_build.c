@@ -86,13 +86,14 @@ struct codegen_module {
     loaded_object *object;
     codegen_fn eval;
     double *constants;
+    int *index;
     int work_size;
 };
 
 void codegen_eval(const codegen_module *module, unsigned what, const double *x,
                   double *const *out, double *work)
 {
-    module->eval(x, module->constants, what, out, work);
+    module->eval(x, module->constants, what, out, work, module->index);
 }
 
 int codegen_work_size(const codegen_module *module)
@@ -107,6 +108,7 @@ void codegen_destroy(codegen_module *module)
     if (module->object)
         loaded_release(module->object);
     free(module->constants);
+    free(module->index);
     free(module);
 }
 
@@ -477,6 +479,7 @@ void codegen_build(const expr_pool *pool, int n_groups, const expr_id *const *id
         return;
     }
     report->statements = src.statements;
+    report->tape_groups = src.tape_groups;
     report->functions = src.functions;
     report->files = src.file_count;
 
@@ -556,6 +559,8 @@ void codegen_build(const expr_pool *pool, int n_groups, const expr_id *const *id
     if (ok) {
         module->constants = src.constants;
         src.constants = NULL;
+        module->index = src.index;
+        src.index = NULL;
         module->work_size = src.work_size;
         report->compiled = 1;
         *out = module;

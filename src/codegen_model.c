@@ -25,6 +25,11 @@ static model_group *group_of(dirac_model *m, model_codegen_group g)
     }
 }
 
+const model_group *model_codegen_group_of(const dirac_model *m, model_codegen_group g)
+{
+    return group_of((dirac_model *)m, g);   // group_of only takes addresses
+}
+
 void model_codegen_attach(dirac_model *m, int enabled)
 {
     memset(&m->codegen_report, 0, sizeof m->codegen_report);
@@ -44,7 +49,7 @@ void model_codegen_attach(dirac_model *m, int enabled)
         return;
     for (int g = 0; g < MODEL_CG_COUNT; g++) {
         model_group *group = group_of(m, (model_codegen_group)g);
-        if (group->count > 0) {
+        if (group->count > 0 && !(m->codegen_report.tape_groups & (1u << g))) {
             group->module = m->codegen;
             group->bit = g;
         }

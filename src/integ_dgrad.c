@@ -96,8 +96,7 @@ static void pack(const dgrad_layout *l, const double *q, const double *v, const 
 static dirac_status dgrad_init(dirac_sim *sim, void *state)
 {
     dgrad_state *st = state;
-    st->midpoint_rule = sim_gradients_affine(sim->model);
-    return DIRAC_OK;
+    return sim_gradients_affine(sim->model, &st->midpoint_rule);   // NOMEM: creation fails
 }
 
 // 4-point Gauss–Legendre rule on [0, 1] (exact for polynomials of degree 7).

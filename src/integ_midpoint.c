@@ -275,7 +275,7 @@ static void velocity_guess(const dirac_sim *sim, midpoint_state *st)
         st->z[n + a] = st->lambda[a];
         st->block[n + a] = 5;
     }
-    if (!sim->nw.full)
+    if (!sim->nw.full && !sim->nw.affine)
         predictor_predict(&st->velocities, n + sim->mc, sim->t + sim->h, sim->t, sim->h, st->z);
 }
 
@@ -300,10 +300,12 @@ static dirac_status solve_positions(midpoint_ctx *cx, int *iterations)
         z[n + ns + a] = sim->mu[a];
         block[n + ns + a] = 4;
     }
-    // better: the last steps' mean velocities, entropies and λ extrapolated (predictor.h)
+    // better: the last steps' mean velocities, entropies and λ extrapolated (predictor.h);
+    // affine equations are solved by one correction from any guess: no history
     double *predicted = st->residual;   // free until the solve
-    if (!sim->nw.full && predictor_predict(&st->positions, n + ns + mc, sim->t + 0.5 * h, sim->t,
-                                           h, predicted) > 0) {
+    if (!sim->nw.full && !sim->nw.affine &&
+        predictor_predict(&st->positions, n + ns + mc, sim->t + 0.5 * h, sim->t, h,
+                          predicted) > 0) {
         for (int i = 0; i < n; i++)
             z[i] = h * predicted[i];
         memcpy(z + n, predicted + n, (size_t)(ns + mc) * sizeof *z);
@@ -463,8 +465,10 @@ dirac_status midpoint_step(dirac_sim *sim, void *state)
         record[i] = st->dq[i] / h;
     memcpy(record + n, sim->s, (size_t)ns * sizeof *record);
     memcpy(record + n + ns, st->lambda, (size_t)mc * sizeof *record);
-    predictor_push(&st->positions, n + ns + mc, sim->t + 0.5 * h, record, sim->t, sim->t + h);
-    predictor_push(&st->velocities, n + mc, sim->t + h, z, sim->t, sim->t + h);
+    if (!sim->nw.affine) {
+        predictor_push(&st->positions, n + ns + mc, sim->t + 0.5 * h, record, sim->t, sim->t + h);
+        predictor_push(&st->velocities, n + mc, sim->t + h, z, sim->t, sim->t + h);
+    }
     return DIRAC_OK;
 }
 
@@ -473,6 +477,10 @@ static void midpoint_history(const dirac_sim *sim, void *state, sim_history *out
 {
     midpoint_state *st = state;
     size_t stage1 = (size_t)(sim->n + sim->ns + sim->mc), stage2 = (size_t)(sim->n + sim->mc);
+    if (sim->nw.affine) {   // no predictor (midpoint_step): nothing to save or restore
+        *out = (sim_history){ 0, { NULL, NULL }, { 0, 0 } };
+        return;
+    }
     *out = (sim_history){ 2,
                           { st->positions.memory, st->velocities.memory },
                           { predictor_memory_size((int)stage1), predictor_memory_size((int)stage2) } };

@@ -23,6 +23,7 @@ struct linsolve {
     int *col_start, *row_index;
     double *values;
     long pattern_misses;        // entries added outside the recorded pattern (a bug if > 0)
+    bool diagonal;              // the pattern is the diagonal alone (a mass matrix): no KLU
     klu_common common;
     klu_symbolic *symbolic;
     klu_numeric *numeric;
@@ -306,6 +307,15 @@ dirac_status linsolve_end_pattern(linsolve *ls, dirac_error *err)
     ls->trip_cap = ls->trip_count = 0;
     if (!ls->values)
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory building a sparse Jacobian");
+    // a diagonal matrix (the velocities' stage of a model with a diagonal mass matrix) is
+    // solved by one division per unknown, without KLU's permutations, scaling and passes
+    ls->diagonal = nnz == n;
+    for (int c = 0; c < n && ls->diagonal; c++)
+        ls->diagonal = ls->col_start[c] == c && ls->row_index[c] == c;
+    if (ls->diagonal) {
+        ls->has_pattern = true;
+        return DIRAC_OK;
+    }
     ls->symbolic = klu_analyze(n, ls->col_start, ls->row_index, &ls->common);
     if (!ls->symbolic)
         return error_set(err, DIRAC_ERR_NOMEM, "KLU could not analyse the %d x %d Jacobian "
@@ -449,6 +459,14 @@ static dirac_status factor(linsolve *ls, int *bad_column)
         }
         return DIRAC_OK;
     }
+    if (ls->diagonal) {
+        for (int c = 0; c < ls->size; c++)
+            if (ls->values[c] == 0.0) {
+                *bad_column = c;
+                return DIRAC_ERR_SINGULAR;
+            }
+        return DIRAC_OK;
+    }
     // refactor with the previous pivot order when it stays stable, else factor anew
     if (ls->numeric &&
         klu_refactor(ls->col_start, ls->row_index, ls->values, ls->symbolic, ls->numeric,
@@ -475,6 +493,9 @@ void linsolve_solve(linsolve *ls, double *b)
     else if (!ls->sparse)
         LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', ls->size, 1, ls->dense, ls->size, ls->pivots,
                             b, ls->size);
+    else if (ls->diagonal)
+        for (int i = 0; i < ls->size; i++)
+            b[i] /= ls->values[i];
     else
         klu_solve(ls->symbolic, ls->numeric, ls->size, 1, b, &ls->common);
 }

@@ -163,6 +163,8 @@ typedef enum model_codegen_group {
 /// unless `enabled` is 0 or DIRAC_CODEGEN=off; on any failure the tapes stay, with the reason
 /// in m->codegen_report (never fails the compilation).
 void model_codegen_attach(dirac_model *m, int enabled);
+/// The group of bit g of the generated code (MODEL_CG_*); NULL for an unknown bit.
+const model_group *model_codegen_group_of(const dirac_model *m, model_codegen_group g);
 
 /// Unloads the generated code (at model destruction).
 void model_codegen_release(dirac_model *m);

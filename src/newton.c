@@ -343,6 +343,43 @@ static int accepted(const update_ratios *u, int iteration, const contraction *c)
     return bound * u->noise_primary <= 1.0 && bound * u->noise_multiplier <= 1.0;
 }
 
+// A constant Jacobian kept from an earlier solve is exact, so the first correction is the
+// solution up to rounding (affine equations: accepted as such) and the second one measures
+// that rounding: the two corrections and
+// the acceptance test of simplified_newton at its first two iterations, with every rounding
+// floor at 0 (a stricter test; the floors cost two more solves and a pass over the matrix,
+// more than the rest of a linear model's step). DIRAC_ERR_NEWTON when the stricter test
+// does not accept: simplified_newton then starts again from the guess with its floors.
+static dirac_status kept_linear_newton(newton *nw, linsolve *ls, int size, double *z,
+                                       const int *block, newton_assemble_fn assemble,
+                                       void *context, double rtol)
+{
+    memset(nw->floor, 0, (size_t)size * sizeof *nw->floor);
+    contraction c = { 0.0, -1.0, HUGE_VAL, HUGE_VAL, HUGE_VAL };
+    double previous_primary = -1.0;
+    for (int it = 1; it <= 2; it++) {
+        if (!residual_at(nw, size, z, assemble, context) || !correct(nw, ls, size, z))
+            return DIRAC_ERR_NOT_FINITE;
+        // affine equations: the exact Jacobian's correction is the solution up to the
+        // rounding of one solve (unless rounding level itself is asked for)
+        if (nw->affine && rtol > NEWTON_FULL_RTOL)
+            return DIRAC_OK;
+        update_ratios u = measure(nw, size, z, block, rtol);
+        if (previous_primary > 0.0)
+            c.theta = u.primary / previous_primary;
+        else if (previous_primary == 0.0)
+            c.theta = 0.0;
+        if (accepted(&u, it, &c))
+            return DIRAC_OK;
+        c.previous_theta = c.theta;
+        c.previous_multiplier = u.multiplier;
+        c.previous_noise = u.noise_primary;
+        c.previous_noise_multiplier = u.noise_multiplier;
+        previous_primary = u.primary;
+    }
+    return DIRAC_ERR_NEWTON;
+}
+
 // Simplified Newton (newton.h): the factorization in ls is kept while the updates contract by
 // θ <= NEWTON_REFACTOR_RATE and renewed at the current iterate otherwise; at most two renewals,
 // then the caller falls back to full Newton.
@@ -358,13 +395,24 @@ static dirac_status simplified_newton(newton *nw, linsolve *ls, int size, double
     int renewals = 0;
     dirac_status status;
     if (kept) {
+        if (kept_linear_newton(nw, ls, size, z, block, assemble, context, rtol) == DIRAC_OK)
+            return DIRAC_OK;
+        memcpy(z, nw->guess, (size_t)size * sizeof *z);
+        nw->iterations = 0;
         if (!residual_at(nw, size, z, assemble, context))
             return DIRAC_ERR_NOT_FINITE;
         memcpy(nw->hidden_magnitude, linsolve_kept_hidden(ls), (size_t)size * sizeof(double));
         measure_floors(nw, ls, size, z, block, 1);
-    } else if ((status = fresh_jacobian(nw, ls, size, z, block, assemble, context, 1)) !=
-               DIRAC_OK) {
-        return status;
+    } else {
+        // affine equations: one correction, as with a kept factorization (a run split
+        // anywhere repeats the whole run's numbers)
+        if (nw->constant_jacobian && nw->affine && rtol > NEWTON_FULL_RTOL) {
+            if ((status = assemble_and_factor(nw, ls, size, z, assemble, context)) != DIRAC_OK)
+                return status;
+            return correct(nw, ls, size, z) ? DIRAC_OK : DIRAC_ERR_NOT_FINITE;
+        }
+        if ((status = fresh_jacobian(nw, ls, size, z, block, assemble, context, 1)) != DIRAC_OK)
+            return status;
     }
     contraction c = { 0.0, -1.0, HUGE_VAL, HUGE_VAL, HUGE_VAL };
     double previous_primary = -1.0;

@@ -38,6 +38,8 @@ typedef struct newton {
                             // (midpoint); without one, full Newton's look-ahead costs less
     bool constant_jacobian; // the stage Jacobians do not depend on the unknowns (linear
                             // models): a factorization for the same step size is exact
+    bool affine;            // and the equations are affine (no jumps): with a kept exact
+                            // Jacobian one correction solves them (kept_linear_newton)
     double step_size;       // the step the next solves are for (the Jacobians depend on it)
     // counters over the solver's life (tests and benchmarks)
     long jacobians;         // Jacobian assemblies

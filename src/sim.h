@@ -200,12 +200,17 @@ struct sim_method {
 /// The stage Jacobians of every implicit method are constant for this model (its expressions
 /// say so: src/sim_linear.c); Newton then factorizes each system once per step size.
 bool sim_jacobian_constant(const dirac_model *m);
+/// The stage equations are affine in the unknowns: constant Jacobians and no jump (a
+/// comparison, selection, abs or sign) in ∂L/∂y, the forces or the constraints (sim_linear.c).
+/// DIRAC_ERR_NOMEM when out of memory.
+dirac_status sim_equations_affine(const dirac_model *m, bool *affine);
 
 /// ∇L (its Hessian in (q, v, S, t) is constant) and the constraint forms and rates (their
 /// expressions are of degree <= 1) are affine in the point: their average along a segment is
 /// their value at its midpoint (dgrad's discrete gradient needs no quadrature). Creation only
-/// (allocates; false when out of memory).
-bool sim_gradients_affine(const dirac_model *m);
+/// (allocates): DIRAC_ERR_NOMEM when out of memory, never a silent "no" (the answer changes
+/// the numbers at rounding level).
+dirac_status sim_gradients_affine(const dirac_model *m, bool *affine);
 
 extern const sim_method sim_method_midpoint, sim_method_dirac1, sim_method_dirac2,
     sim_method_euler, sim_method_rk4, sim_method_dgrad, sim_method_lobatto3, sim_method_lobatto4;

@@ -43,7 +43,13 @@ void sim_evaluate(dirac_sim *sim, sim_eval *e, const double *q, const double *v,
     for (int a = 0; a < sim->mc; a++)
         xmu[a] = mu ? mu[a] : 0.0;
     if (m->codegen) {   // the groups of this point in one call, sharing subexpressions
-        codegen_eval(m->codegen, codegen_groups(what), e->x, e->out, sim->tape_work);
+        unsigned groups = codegen_groups(what), taped = m->codegen_report.tape_groups;
+        // groups the generated code leaves to their tapes (a long sum: codegen_families.h)
+        for (int g = 0; g < MODEL_CG_COUNT; g++)
+            if (groups & taped & (1u << g))
+                model_group_eval(model_codegen_group_of(m, (model_codegen_group)g), e->x,
+                                 sim->tape_work, e->out[g]);
+        codegen_eval(m->codegen, groups & ~taped, e->x, e->out, sim->tape_work);
         return;
     }
     if (what & EVAL_LAGRANGIAN)

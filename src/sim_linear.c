@@ -1,7 +1,8 @@
 // Linear models: whether the Jacobians of the implicit methods' stage equations are constant,
 // decided from the model's expressions (not from numbers), so that Newton may factorize them
-// once (newton.h, constant_jacobian); and whether ∇L and the constraint forms are affine, so
-// that dgrad's averages are midpoint values (integ_dgrad.c).
+// once (newton.h, constant_jacobian), and whether the equations are then affine, so that
+// one step with that exact Jacobian solves them (newton.h, affine); and whether ∇L and the
+// constraint forms are affine, so that dgrad's averages are midpoint values (integ_dgrad.c).
 #include "sim.h"
 
 #include "expr.h"
@@ -30,6 +31,54 @@ bool sim_jacobian_constant(const dirac_model *m)
            group_constant(m, &m->constraint_forms.values) &&
            group_constant(m, &m->constraint_jacobian.values) &&
            group_constant(m, &m->form_curvature.values);
+}
+
+// Reachable from the group's expressions: a kind whose derivative rule drops a jump (the
+// comparisons and selections of piecewise functions, abs, sign). 1 also when out of memory.
+static bool group_has_jumps(const dirac_model *m, const model_group *g, unsigned char *seen)
+{
+    int32_t size = expr_pool_size(m->pool), top = -1;
+    for (int k = 0; k < g->count; k++) {
+        seen[g->ids[k]] = 1;
+        top = g->ids[k] > top ? g->ids[k] : top;
+    }
+    bool jumps = false;
+    for (int32_t id = top; id >= 0 && id < size && !jumps; id--) {   // parents before children
+        if (!seen[id])
+            continue;
+        switch (expr_kind_of(m->pool, id)) {
+        case EXPR_LT: case EXPR_LE: case EXPR_EQ: case EXPR_NE: case EXPR_WHEN:
+        case EXPR_ABS: case EXPR_SIGN:
+            jumps = true;
+            break;
+        default:
+            for (int which = 0; which < 2; which++) {
+                expr_id child = expr_child(m->pool, id, which);
+                if (child != EXPR_NONE)
+                    seen[child] = 1;
+            }
+        }
+    }
+    return jumps;
+}
+
+dirac_status sim_equations_affine(const dirac_model *m, bool *out)
+{
+    *out = false;
+    if (!sim_jacobian_constant(m))
+        return DIRAC_OK;
+    unsigned char *seen = calloc((size_t)expr_pool_size(m->pool) + 1, 1);
+    if (!seen)   // an error, not a silent "no": the answer changes the numbers (rounding)
+        return DIRAC_ERR_NOMEM;
+    // the stage equations are made of ∂L/∂y, F and the constraints; constant second
+    // derivatives make them affine unless a jump hides behind a zero derivative
+    bool affine = !group_has_jumps(m, &m->gradient, seen) &&
+                  !group_has_jumps(m, &m->forces, seen) &&
+                  !group_has_jumps(m, &m->constraint_values, seen) &&
+                  !group_has_jumps(m, &m->constraint_rates, seen);
+    free(seen);
+    *out = affine;
+    return DIRAC_OK;
 }
 
 // Polynomial degrees of expressions, capped at NONLINEAR (anything beyond affine).
@@ -86,18 +135,19 @@ static bool group_affine(const model_group *g, const unsigned char *degree, int3
     return true;
 }
 
-bool sim_gradients_affine(const dirac_model *m)
+dirac_status sim_gradients_affine(const dirac_model *m, bool *out)
 {
+    *out = false;
     if (!group_constant(m, &m->hessian.values))
-        return false;
+        return DIRAC_OK;
     int32_t size = expr_pool_size(m->pool);
     unsigned char *degree = malloc((size_t)(size > 0 ? size : 1));
-    if (!degree)
-        return false;
+    if (!degree)   // an error, not a silent "no": the answer changes the numbers (rounding)
+        return DIRAC_ERR_NOMEM;
     for (expr_id id = 0; id < size; id++)
         degree[id] = (unsigned char)node_degree(m->pool, id, degree);
-    bool affine = group_affine(&m->constraint_forms.values, degree, size) &&
-                  group_affine(&m->constraint_rates, degree, size);
+    *out = group_affine(&m->constraint_forms.values, degree, size) &&
+           group_affine(&m->constraint_rates, degree, size);
     free(degree);
-    return affine;
+    return DIRAC_OK;
 }

@@ -102,6 +102,11 @@ dirac_status sim_method_start(dirac_sim *sim, dirac_error *err)
         return error_set(err, DIRAC_ERR_ARGUMENT, "internal: the state of method '%s' is larger "
                          "than its probe", method->info.name);
     sim_layout l = { { 0 }, 0, { 0 } };
+    // affine stage equations need no predictor history (the backup's size depends on it)
+    bool affine;
+    if (sim_equations_affine(sim->model, &affine) != DIRAC_OK)
+        return error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+    sim->nw.affine = affine;
     method_layout(sim, probe.bytes, &l);
     sim->method_state = NULL;
     sim->backup = NULL;
@@ -112,6 +117,7 @@ dirac_status sim_method_start(dirac_sim *sim, dirac_error *err)
     if (newton_init(&sim->nw, l.unknowns + 1, err) != DIRAC_OK)
         return DIRAC_ERR_NOMEM;
     sim->nw.constant_jacobian = sim_jacobian_constant(sim->model);
+    sim->nw.affine = affine;
     for (int slot = 0; slot < SIM_SOLVER_SLOTS; slot++)
         if (l.solver_size[slot] > 0 && !sim_solver(sim, slot, l.solver_size[slot]))
             return error_set(err, DIRAC_ERR_NOMEM, "out of memory for a %d x %d Jacobian",

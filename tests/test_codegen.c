@@ -14,6 +14,7 @@
 // a circuit's charges of 1e-9).
 #define _GNU_SOURCE   // mkdtemp, setenv, strdup
 #include "harness.h"
+#include "text_file.h"
 
 #include "model.h"
 
@@ -144,6 +145,11 @@ static long compare_groups(const char *name, const dirac_model *m)
             const model_group *group = group_of(m, g);
             if (group->count == 0)
                 continue;
+            // a group left to its tape (a long sum over a family) is the tape itself
+            if (m->codegen_report.tape_groups & (1u << g)) {
+                ENSURE(group->module == NULL);
+                continue;
+            }
             ENSURE(group->module != NULL);
             double *generated = calloc((size_t)group->count, sizeof *generated);
             double *taped = calloc((size_t)group->count, sizeof *taped);
@@ -454,15 +460,17 @@ static void fallbacks_run_the_tapes(void)
     remove_cache();
 }
 
-// a model above CODEGEN_MAX_STATEMENTS (a 400-link chain: ~11,000) runs on the tapes
+// a model above CODEGEN_MAX_STATEMENTS without repeated shapes (a few outputs, each a long
+// sum of terms that all differ: each its own power) runs on the tapes
 static void large_model_runs_on_the_tapes(void)
 {
     fresh_cache();
-    dirac_spec *spec = NULL;
-    dirac_model *m = NULL;
-    ENSURE_EQ_INT(dirac_spec_load(DIRAC_SOURCE_DIR "/examples/scale/chain.dirac", &spec), DIRAC_OK);
-    ENSURE_EQ_INT(dirac_spec_set_parameter(spec, "N=400"), DIRAC_OK);
-    ENSURE_EQ_INT(dirac_model_compile(spec, &m), DIRAC_OK);
+    static const char text[] =
+        "model big\ncoordinate x, y\n"
+        "lagrangian (x'^2 + y'^2)/2 - sum(i = 1..4000, cos(x - y)^(i + 1)/i)\n"
+        "initial x = 0.5\n";
+    dirac_model *m = compile_text(text, DIRAC_CODEGEN_AUTO);
+    ENSURE(m != NULL);
     dirac_model_evaluation info;
     dirac_model_evaluation_info(m, &info);
     ENSURE(!info.compiled);
@@ -474,10 +482,113 @@ static void large_model_runs_on_the_tapes(void)
     ENSURE_EQ_INT(dirac_sim_step(sim), DIRAC_OK);
     dirac_sim_destroy(sim);
     dirac_model_destroy(m);
-    dirac_spec_destroy(spec);
     int objects, others;
     count_cache(&objects, &others);
     ENSURE_EQ_INT(objects + others, 0);   // no compiler ran
+    remove_cache();
+}
+
+// compiles `text` with parameter `set` (NAME=VALUE) both ways; 1 when both compiled
+static int compile_pair(const char *text, const char *set, dirac_model **compiled,
+                        dirac_model **taped)
+{
+    *compiled = *taped = NULL;
+    for (int k = 0; k < 2; k++) {
+        dirac_spec *spec = NULL;
+        dirac_model **out = k ? taped : compiled;
+        if (dirac_spec_parse("m.dirac", text, strlen(text), &spec) == DIRAC_OK &&
+            dirac_spec_set_parameter(spec, set) == DIRAC_OK &&
+            dirac_spec_set_codegen(spec, k ? DIRAC_CODEGEN_OFF : DIRAC_CODEGEN_AUTO) == DIRAC_OK)
+            dirac_model_compile(spec, out);
+        dirac_spec_destroy(spec);
+    }
+    return *compiled && *taped;
+}
+
+// Outputs of a family whose shapes all differ (every term its own power, x^5, x^6, ...)
+// stay straight-line code; such a group, too long for it, is left to its tape while the
+// others (the gradient: a power or two per term, below the limit) run as generated code,
+// and the whole gives the tapes' numbers.
+static void irregular_groups_run_on_the_tapes(void)
+{
+    fresh_cache();
+    static const char text[] =
+        "model powers\nparameter N = 300\ncoordinate x[N]\n"
+        "lagrangian sum(i = 1..N, x[i]'^2/2 - x[i]^(i + 4)/(i + 4))\n"
+        "initial x[i = 1..N] = 0.5\nsimulate method = midpoint, dt = 1e-3\n";
+    dirac_model *compiled, *taped;
+    ENSURE(compile_pair(text, "N=300", &compiled, &taped));
+    dirac_model_evaluation info;
+    dirac_model_evaluation_info(compiled, &info);
+    ENSURE(info.compiled);
+    unsigned tape_groups = compiled ? compiled->codegen_report.tape_groups : 0;
+    fprintf(stderr, "  powers: tape groups %#x\n", tape_groups);
+    ENSURE(tape_groups & (1u << MODEL_CG_LAGRANGIAN));   // ~5 statements per term
+    ENSURE(!(tape_groups & (1u << MODEL_CG_GRADIENT)));  // x^(n - 1) and x': 1 per term
+    if (compiled && taped && info.compiled) {
+        ENSURE(compare_groups("powers", compiled) > 0);
+        ENSURE(compare_trajectories("powers", compiled, taped));
+    }
+    dirac_model_destroy(compiled);
+    dirac_model_destroy(taped);
+    remove_cache();
+}
+
+// Indexed families become loops (src/codegen_families.h): models far above the size that
+// straight-line code handles compile, with a number of statements that does not grow with
+// N, and give the tapes' numbers bit for bit (each group) and their trajectories. (Sizes
+// where loops make the code at least FAMILY_MIN_SHRINK times smaller than straight-line
+// code, so that loops are used at both.) The cases:
+// a linear spring chain (affine indices), the Cartesian pendulum chain example (constraints,
+// a holonomic family), a 2-D lattice (interior elements ordered irregularly: index tables)
+// and triangular families of pairs with per-pair constants (j - i)*a.
+static void families_run_as_loops(void)
+{
+    fresh_cache();
+    static const char springs[] =
+        "model springs\nparameter N = 10, m = 1, k = 100\ncoordinate x[N]\n"
+        "lagrangian sum(i = 1..N, m/2*x[i]'^2) - k/2*x[1]^2 - sum(i = 2..N, k/2*(x[i] - "
+        "x[i-1])^2) - k/2*x[N]^2\ninitial x[1] = 0.01\nsimulate method = midpoint, dt = 1e-2\n";
+    static const char pairs[] =
+        "model pairs\nparameter N = 10, m = 1, k = 2, a = 0.1\ncoordinate x[N]\n"
+        "lagrangian sum(i = 1..N, m/2*x[i]'^2 - k/2*sin(x[i])^2) -"
+        " sum(i = 1..N-1, k/2*(x[i+1] - x[i] - a)^2)\n"
+        "output gap[i = 1..N, j = i+1..N] = sqrt((x[j] - x[i])^2 + (j - i)*a)\n"
+        "initial x[i = 1..N] = i*a + 0.01*sin(i)\n";
+    char *chain = text_file_read(DIRAC_SOURCE_DIR "/examples/scale/chain.dirac");
+    char *lattice = text_file_read(DIRAC_SOURCE_DIR "/examples/scale/lattice.dirac");
+    struct { const char *name, *text, *small, *large; } cases[] = {
+        { "spring chain", springs, "N=300", "N=3000" },
+        { "pendulum chain", chain, "N=200", "N=400" },
+        { "lattice", lattice, "nx=16", "nx=24" },
+        { "pairs", pairs, "N=45", "N=60" },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        long statements[2] = { 0, 0 };
+        for (int size = 0; size < 2 && cases[c].text; size++) {
+            dirac_model *compiled, *taped;
+            ENSURE(compile_pair(cases[c].text, size ? cases[c].large : cases[c].small, &compiled,
+                                &taped));
+            dirac_model_evaluation info;
+            dirac_model_evaluation_info(compiled, &info);
+            if (!info.compiled)
+                fprintf(stderr, "  %s: %s\n", cases[c].name, info.reason);
+            ENSURE(info.compiled);
+            statements[size] = info.statements;
+            if (compiled && taped && info.compiled) {
+                ENSURE(compare_groups(cases[c].name, compiled) > 0);
+                ENSURE(compare_trajectories(cases[c].name, compiled, taped));
+            }
+            dirac_model_destroy(compiled);
+            dirac_model_destroy(taped);
+        }
+        fprintf(stderr, "  %s: %ld statements (%s), %ld (%s)\n", cases[c].name, statements[0],
+                cases[c].small, statements[1], cases[c].large);
+        // loops and accumulators: the code does not grow with N
+        ENSURE(statements[1] == statements[0]);
+    }
+    free(chain);
+    free(lattice);
     remove_cache();
 }
 
@@ -599,5 +710,6 @@ static void threads_compile_one_model_at_once(void)
 TEST_MAIN(TEST(every_example_both_paths), TEST(every_builtin_function_emitted),
           TEST(second_compilation_is_cached),
           TEST(corrupt_object_is_rebuilt), TEST(fallbacks_run_the_tapes),
-          TEST(large_model_runs_on_the_tapes), TEST(one_structure_one_loaded_object),
+          TEST(large_model_runs_on_the_tapes), TEST(families_run_as_loops),
+          TEST(irregular_groups_run_on_the_tapes), TEST(one_structure_one_loaded_object),
           TEST(threads_compile_one_model_at_once))

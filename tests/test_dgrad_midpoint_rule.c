@@ -74,7 +74,9 @@ static int affine(const char *text)
 {
     dirac_model *m = model_compile(NULL, text, NULL, 0);
     ENSURE(m != NULL);
-    int result = m && sim_gradients_affine(m);
+    bool result = false;
+    if (m)
+        ENSURE_EQ_INT(sim_gradients_affine(m, &result), DIRAC_OK);
     dirac_model_destroy(m);
     return result;
 }
