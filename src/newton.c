@@ -319,6 +319,28 @@ typedef struct contraction {
     double previous_multiplier;         // δ_{k−1} of the multipliers against their tolerance
 } contraction;
 
+// θ of the update u against the one before (previous_primary: its scaled size; 0: it was
+// exact, so this is a Newton step; < 0: none yet, θ stays unmeasured).
+static inline void contraction_measure(contraction *c, const update_ratios *u,
+                                       double previous_primary)
+{
+    if (previous_primary > 0.0)
+        c->theta = u->primary / previous_primary;
+    else if (previous_primary == 0.0)
+        c->theta = 0.0;
+}
+
+// The update u becomes the previous one.
+static inline void contraction_advance(contraction *c, const update_ratios *u,
+                                       double *previous_primary)
+{
+    c->previous_theta = c->theta;
+    c->previous_multiplier = u->multiplier;
+    c->previous_noise = u->noise_primary;
+    c->previous_noise_multiplier = u->noise_multiplier;
+    *previous_primary = u->primary;
+}
+
 // Acceptance of a simplified-Newton update δ_k (newton.h): the test of full Newton, and an
 // error left after it at rounding level, as full Newton's quadratic convergence leaves it:
 // θ/(1 − θ) |δ_k| within the rounding level (ε |z|, multipliers at least the floor's
@@ -365,17 +387,10 @@ static dirac_status kept_linear_newton(newton *nw, linsolve *ls, int size, doubl
         if (nw->affine && rtol > NEWTON_FULL_RTOL)
             return DIRAC_OK;
         update_ratios u = measure(nw, size, z, block, rtol);
-        if (previous_primary > 0.0)
-            c.theta = u.primary / previous_primary;
-        else if (previous_primary == 0.0)
-            c.theta = 0.0;
+        contraction_measure(&c, &u, previous_primary);
         if (accepted(&u, it, &c))
             return DIRAC_OK;
-        c.previous_theta = c.theta;
-        c.previous_multiplier = u.multiplier;
-        c.previous_noise = u.noise_primary;
-        c.previous_noise_multiplier = u.noise_multiplier;
-        previous_primary = u.primary;
+        contraction_advance(&c, &u, &previous_primary);
     }
     return DIRAC_ERR_NEWTON;
 }
@@ -424,21 +439,14 @@ static dirac_status simplified_newton(newton *nw, linsolve *ls, int size, double
         if (!correct(nw, ls, size, z))
             return DIRAC_ERR_NOT_FINITE;
         update_ratios u = measure(nw, size, z, block, rtol);
-        if (previous_primary > 0.0)
-            c.theta = u.primary / previous_primary;
-        else if (previous_primary == 0.0)
-            c.theta = 0.0;
+        contraction_measure(&c, &u, previous_primary);
         if (accepted(&u, it, &c))
             return DIRAC_OK;
         // stagnation at rounding level (full_newton), trusted only with a Jacobian assembled
         // in this solve: with a kept one, slow contraction looks the same
         if (fresh && stagnated(&u, it, previous_primary, c.previous_multiplier))
             return DIRAC_OK;
-        c.previous_theta = c.theta;
-        c.previous_multiplier = u.multiplier;
-        c.previous_noise = u.noise_primary;
-        c.previous_noise_multiplier = u.noise_multiplier;
-        previous_primary = u.primary;
+        contraction_advance(&c, &u, &previous_primary);
         // renew the Jacobian when the contraction is slow: θ above the limit, or three more
         // updates at this rate would not bring the error to rounding level
         double theta = c.theta;
