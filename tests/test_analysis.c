@@ -183,13 +183,7 @@ static void check_linearization(const char *file)
     int N = 3 * n + mc;
     double *q = calloc((size_t)n + 1, sizeof *q), *v = calloc((size_t)n + 1, sizeof *v);
     double *s = calloc((size_t)ns + 1, sizeof *s), *mu = calloc((size_t)mc + 1, sizeof *mu);
-    dirac_model_initial_state(m, q, v, s);
-    for (int i = 0; i < n; i++) {
-        q[i] += 0.01 * (i + 1);
-        v[i] += 0.3 - 0.17 * i;
-    }
-    for (int a = 0; a < mc; a++)
-        mu[a] = 0.7 - 0.4 * a;
+    model_offset_point(m, q, v, s, mu);
     dirac_linearization lin;
     dirac_error err;
     ENSURE(dirac_model_linearize(m, q, v, s, mu, 0.25, &lin, &err) == DIRAC_OK);

@@ -15,6 +15,7 @@
 //   |E_k − E_0| stays within 2000 steps · 16 ε of the energy scale max |⟨p, v⟩| (rounding of
 //   each step's balance, added up at most linearly).
 #include "harness.h"
+#include "problems.h"
 #include "sim_run.h"
 
 #include "sim.h"
@@ -45,13 +46,7 @@ static const char double_pendulum_text[] =
     "constraint rod2: (x2 - x1)^2 + (y2 - y1)^2 = 1\n"
     "initial x1 = 1, x2 = 2\n";
 
-static const char lc_ladder_text[] = "model ladder\n"
-                                     "parameter L = 1e-3, C = 1e-3\n"
-                                     "coordinate q1, c1, q2, c2\n"
-                                     "lagrangian L/2*q1'^2 + L/2*q2'^2 - c1^2/(2*C) - c2^2/(2*C)\n"
-                                     "constraint kcl1: c1' = q1' - q2'\n"
-                                     "constraint kcl2: c2' = q2'\n"
-                                     "initial c1 = 1e-3\n";
+static const char lc_ladder_text[] = LC_LADDER_MODEL;
 
 static const char angle_pendulum_text[] = "model angle\n"
                                           "coordinate th\n"

@@ -136,13 +136,7 @@ static void check_against_differences(const char *file)
     double *u = calloc((size_t)nu + 1, sizeof *u);
     double *fp = calloc((size_t)N + 1, sizeof *fp), *fm = calloc((size_t)N + 1, sizeof *fm);
     double *yp = calloc((size_t)no + 1, sizeof *yp), *ym = calloc((size_t)no + 1, sizeof *ym);
-    dirac_model_initial_state(m, q, v, s);
-    for (int i = 0; i < n; i++) {
-        q[i] += 0.01 * (i + 1);
-        v[i] += 0.3 - 0.17 * i;
-    }
-    for (int a = 0; a < mc; a++)
-        mu[a] = 0.7 - 0.4 * a;
+    model_offset_point(m, q, v, s, mu);
     dirac_linearization lin;
     dirac_error err;
     ENSURE(dirac_model_linearize(m, q, v, s, mu, 0.25, &lin, &err) == DIRAC_OK);

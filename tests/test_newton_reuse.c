@@ -15,6 +15,7 @@
 //   exactly: 1e-12 relative after 500 steps);
 // - nonlinear models are not taken for linear.
 #include "harness.h"
+#include "problems.h"
 #include "sim_run.h"
 
 #include "sim.h"
@@ -37,13 +38,7 @@ static const char spring_chain_text[] = "model chain\n"
                                         " - k/2*x[8]^2\n"
                                         "initial x[1] = 0.1\n";
 
-static const char lc_ladder_text[] = "model ladder\n"
-                                     "parameter L = 1e-3, C = 1e-3\n"
-                                     "coordinate q1, c1, q2, c2\n"
-                                     "lagrangian L/2*q1'^2 + L/2*q2'^2 - c1^2/(2*C) - c2^2/(2*C)\n"
-                                     "constraint kcl1: c1' = q1' - q2'\n"
-                                     "constraint kcl2: c2' = q2'\n"
-                                     "initial c1 = 1e-3\n";
+static const char lc_ladder_text[] = LC_LADDER_MODEL;
 
 static const char damped_text[] = "model damped\n"
                                   "parameter m = 2, k = 50, b = 0.3\n"

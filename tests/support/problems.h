@@ -118,6 +118,13 @@ double double_pendulum_angle_error(const double *q, const double *y);
     "lagrangian (x'^2 + y'^2)/2 + th'^2/10 - (x^2 + y^2)\nforce th: 0.3*cos(t)\n"           \
     "constraint blade: x'*sin(th) - y'*cos(th) = 0\ninitial x = 0.2, th' = 1, x' = 1\n"
 
+// A two-cell LC ladder (degenerate Lagrangian, Kirchhoff constraints on velocities): linear,
+// so every implicit method's Jacobians are constant.
+#define LC_LADDER_MODEL                                                                     \
+    "model ladder\nparameter L = 1e-3, C = 1e-3\ncoordinate q1, c1, q2, c2\n"             \
+    "lagrangian L/2*q1'^2 + L/2*q2'^2 - c1^2/(2*C) - c2^2/(2*C)\n"                        \
+    "constraint kcl1: c1' = q1' - q2'\nconstraint kcl2: c2' = q2'\ninitial c1 = 1e-3\n"
+
 // ---- the LC transmission line -------------------------------------------------------------
 
 /// A ladder of `cells` cells with inductance Lc and capacitance C each: inductor charges q_i,

@@ -137,4 +137,19 @@ static inline dirac_status run_until_failure(run *r, int max_steps)
     return status;
 }
 
+/// A generic operating point near the model's start, for derivative checks (no derivative
+/// vanishes there by symmetry): its initial state with q_i += 0.01 (i + 1) and
+/// v_i += 0.3 − 0.17 i, and μ_a = 0.7 − 0.4 a.
+static inline void model_offset_point(const dirac_model *m, double *q, double *v, double *s,
+                                      double *mu)
+{
+    dirac_model_initial_state(m, q, v, s);
+    for (int i = 0; i < dirac_model_coordinate_count(m); i++) {
+        q[i] += 0.01 * (i + 1);
+        v[i] += 0.3 - 0.17 * i;
+    }
+    for (int a = 0; a < dirac_model_constraint_count(m); a++)
+        mu[a] = 0.7 - 0.4 * a;
+}
+
 #endif
