@@ -17,7 +17,11 @@ int file_read(const char *path, char **text, size_t *size)
     int error = buf ? 0 : ENOMEM;
     while (!error) {
         if (capacity - length < 2) {   // room for one more byte and the '\0'
-            char *bigger = capacity < ((size_t)-1) / 2 ? realloc(buf, 2 * capacity) : NULL;
+            if (capacity > FILE_READ_MAX) {   // e.g. /dev/zero: refused, not read until ENOMEM
+                error = EFBIG;
+                break;
+            }
+            char *bigger = realloc(buf, 2 * capacity);
             if (!bigger) {
                 error = ENOMEM;
                 break;

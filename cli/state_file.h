@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define STATE_FILE_FORMAT "dirac-state"
-#define STATE_FILE_VERSION 1
+#define STATE_FILE_VERSION 2   // 2 (dirac 0.2): affine midpoint models keep no predictor history
 
 /// The settings of the run that shape its trajectory.
 typedef struct state_settings {

@@ -129,6 +129,9 @@ static dirac_status check_defined(dirac_sim *sim, const char *which, dirac_error
     const dirac_model *m = sim->model;
     double *x = sim->eval[SIM_EVAL_STEP_A].x;
     memset(x, 0, (size_t)m->n_inputs * sizeof *x);
+    // the inputs keep their values (the node's slot holds them: sim_input.c); a zero here
+    // would stay in this slot for the run, which the implicit methods evaluate
+    memcpy(x + m->first_u, sim->eval[SIM_EVAL_NODE].x + m->first_u, (size_t)m->nu * sizeof *x);
     memcpy(x, sim->q, (size_t)sim->n * sizeof *x);
     memcpy(x + m->first_v, sim->v, (size_t)sim->n * sizeof *x);
     memcpy(x + m->first_s, sim->s, (size_t)sim->ns * sizeof *x);

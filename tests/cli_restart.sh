@@ -227,15 +227,15 @@ bad = dict(s); bad['snapshot'] = dict(s['snapshot'], hex=h[:100] + ('1' if h[100
 json.dump(bad, open(d + '/damaged.json', 'w'))
 bad = dict(s); bad['state'] = dict(s['state'], x=s['state']['x'] + 1e-9)
 json.dump(bad, open(d + '/edited.json', 'w'))
-bad = dict(s, version=2)
-json.dump(bad, open(d + '/v2.json', 'w'))
+bad = dict(s, version=1)
+json.dump(bad, open(d + '/v1.json', 'w'))
 open(d + '/truncated.json', 'w').write(open(d + '/p.json').read()[:500])
 EOF
 refuse "damaged snapshot" "is damaged: the checksum" "$pend" --t-end 1 --initial-state "$tmp/damaged.json"
 refuse "edited state" "was edited or damaged: \"state\" has x = " \
   "$pend" --t-end 1 --initial-state "$tmp/edited.json"
-refuse "other version" "is a state file of version 2; this dirac reads version 1" \
-  "$pend" --t-end 1 --initial-state "$tmp/v2.json"
+refuse "other version" "is a state file of version 1; this dirac reads version 2" \
+  "$pend" --t-end 1 --initial-state "$tmp/v1.json"
 refuse "truncated file" "is not a dirac state file (not JSON: line" \
   "$pend" --t-end 1 --initial-state "$tmp/truncated.json"
 refuse "a CSV file" "is not a dirac state file" "$pend" --t-end 1 --initial-state "$tmp/p.csv"
@@ -247,5 +247,7 @@ refuse "other method" "\-\-method rk4 differs" \
 refuse "end before the saved time" "is before the saved state's time" \
   "$pend" --t-end 0.05 --initial-state "$tmp/p.json"
 refuse "--save-every alone" "\-\-save-every needs --save-state" "$pend" --save-every 1
+# an endless input stops at the reader's 64 MB limit (not read until memory runs out)
+refuse "endless state file" "File too large" "$pend" --t-end 1 --initial-state /dev/zero
 
 exit $fail

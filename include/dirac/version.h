@@ -8,7 +8,7 @@ extern "C" {
 #endif
 
 #define DIRAC_VERSION_MAJOR 0
-#define DIRAC_VERSION_MINOR 1
+#define DIRAC_VERSION_MINOR 2
 #define DIRAC_VERSION_PATCH 0
 
 /// Version of the library actually linked, "MAJOR.MINOR.PATCH".
