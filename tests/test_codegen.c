@@ -14,6 +14,7 @@
 // a circuit's charges of 1e-9).
 #define _GNU_SOURCE   // mkdtemp, setenv, strdup
 #include "harness.h"
+#include "sim_run.h"
 #include "text_file.h"
 
 #include "model.h"
@@ -320,21 +321,6 @@ static const char pendulum[] =
     "lagrangian m/2*(x'^2 + y'^2) - m*g*y\nconstraint rod: x^2 + y^2 = l^2\n"
     "initial x = 0.6, y = -0.8\noutput angle = atan2(x, -y)\n";
 
-// runs 200 midpoint steps; returns the final x
-static double final_x(const dirac_model *m)
-{
-    dirac_sim_options o = { .method = "midpoint", .dt = 1e-3 };
-    dirac_sim *sim = NULL;
-    dirac_error err;
-    if (dirac_sim_create(m, &o, &sim, &err) != DIRAC_OK)
-        return NAN;
-    for (int s = 0; s < 200; s++)
-        if (dirac_sim_step(sim) != DIRAC_OK)
-            break;
-    double x = dirac_sim_q(sim)[0];
-    dirac_sim_destroy(sim);
-    return x;
-}
 
 static void second_compilation_is_cached(void)
 {
@@ -368,8 +354,8 @@ static void second_compilation_is_cached(void)
     // is the tapes' motion of that model exactly (both paths round alike: polynomials only),
     // and not the lighter one's
     dirac_model *fourth_tapes = compile_text(heavier, DIRAC_CODEGEN_OFF);
-    ENSURE(final_x(fourth) == final_x(fourth_tapes));
-    ENSURE(fabs(final_x(fourth) - final_x(third)) > 1e-3);
+    ENSURE(model_final_x(fourth) == model_final_x(fourth_tapes));
+    ENSURE(fabs(model_final_x(fourth) - model_final_x(third)) > 1e-3);
     dirac_model_destroy(fourth_tapes);
     int objects, others;
     count_cache(&objects, &others);
@@ -413,7 +399,7 @@ static void fallbacks_run_the_tapes(void)
 {
     fresh_cache();
     dirac_model *reference = compile_text(pendulum, DIRAC_CODEGEN_AUTO);
-    double expected = final_x(reference);
+    double expected = model_final_x(reference);
     dirac_model_evaluation info;
     dirac_model_evaluation_info(reference, &info);
     ENSURE(info.compiled);
@@ -429,7 +415,7 @@ static void fallbacks_run_the_tapes(void)
         dirac_model_evaluation_info(m, &info);
         ENSURE(m != NULL && !info.compiled);
         ENSURE_CONTAINS(info.reason, says[k]);
-        ENSURE(final_x(m) == expected);   // same numbers from the tapes
+        ENSURE(model_final_x(m) == expected);   // same numbers from the tapes
         dirac_model_destroy(m);
         remove_cache();
     }
@@ -445,12 +431,12 @@ static void fallbacks_run_the_tapes(void)
     dirac_model_evaluation_info(off, &info);
     ENSURE(!info.compiled);
     ENSURE_CONTAINS(info.reason, "DIRAC_CODEGEN=off");
-    ENSURE(final_x(off) == expected);
+    ENSURE(model_final_x(off) == expected);
     unsetenv("DIRAC_CODEGEN");
     dirac_model *option = compile_text(pendulum, DIRAC_CODEGEN_OFF);
     dirac_model_evaluation_info(option, &info);
     ENSURE(!info.compiled);
-    ENSURE(final_x(option) == expected);
+    ENSURE(model_final_x(option) == expected);
     int objects, others;
     count_cache(&objects, &others);
     ENSURE_EQ_INT(objects + others, 0);   // no compiler ran
@@ -638,8 +624,8 @@ static void one_structure_one_loaded_object(void)
     // b runs with its own constants: its motion is the tapes' motion of l = 0.7 exactly (the
     // chain is polynomial: both paths round alike) and not the motion of l = 0.5
     dirac_model *b_tapes = compile_chain("N=3", "l=0.7", DIRAC_CODEGEN_OFF);
-    ENSURE(final_x(b) == final_x(b_tapes));
-    ENSURE(fabs(final_x(b) - final_x(a)) > 1e-3);
+    ENSURE(model_final_x(b) == model_final_x(b_tapes));
+    ENSURE(fabs(model_final_x(b) - model_final_x(a)) > 1e-3);
     // a structural parameter: another source, another object
     dirac_model *c = compile_chain("N=4", "l=0.7", DIRAC_CODEGEN_AUTO);
     dirac_model *d = compile_chain("N=3", "c=0.1", DIRAC_CODEGEN_AUTO);
@@ -648,15 +634,15 @@ static void one_structure_one_loaded_object(void)
     count_cache(&objects, &others);
     ENSURE_EQ_INT(objects, 2);
     dirac_model *d_tapes = compile_chain("N=3", "c=0.1", DIRAC_CODEGEN_OFF);
-    ENSURE(final_x(d) == final_x(d_tapes));
+    ENSURE(model_final_x(d) == model_final_x(d_tapes));
     // the last model of an object unloads it: the next one is compiled again (its file was
     // removed above) and gives the numbers the shared object gave
-    double shared = final_x(b);
+    double shared = model_final_x(b);
     dirac_model_destroy(a);
     dirac_model_destroy(b);
     dirac_model *again = compile_chain("N=3", "l=0.7", DIRAC_CODEGEN_AUTO);
     ENSURE_EQ_INT(from_cache(again), 0);
-    ENSURE(final_x(again) == shared);
+    ENSURE(model_final_x(again) == shared);
     count_cache(&objects, &others);
     ENSURE_EQ_INT(objects, 3);
     ENSURE_EQ_INT(others, 0);
@@ -694,7 +680,7 @@ static void threads_compile_one_model_at_once(void)
         dirac_model_evaluation info;
         dirac_model_evaluation_info(models[k], &info);
         ENSURE(models[k] && info.compiled);
-        double x = final_x(models[k]);
+        double x = model_final_x(models[k]);
         if (k == 0)
             x0 = x;
         ENSURE(x == x0 && isfinite(x));

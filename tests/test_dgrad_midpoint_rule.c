@@ -23,12 +23,7 @@
 #include <float.h>
 #include <math.h>
 
-static const char pendulum_text[] = "model pendulum\n"
-                                    "parameter m = 1, g = 9.81, l = 1\n"
-                                    "coordinate x, y\n"
-                                    "lagrangian m/2*(x'^2 + y'^2) - m*g*y\n"
-                                    "constraint rod: x^2 + y^2 = l^2\n"
-                                    "initial x = l*sin(1), y = -l*cos(1)\n";
+static const char pendulum_text[] = PENDULUM_ONE_RADIAN_MODEL;
 
 // the same motion to 1e-30 relative, with a gradient that is not affine
 static const char pendulum_quartic_text[] = "model pendulum\n"

@@ -118,6 +118,12 @@ double double_pendulum_angle_error(const double *q, const double *y);
     "lagrangian (x'^2 + y'^2)/2 + th'^2/10 - (x^2 + y^2)\nforce th: 0.3*cos(t)\n"           \
     "constraint blade: x'*sin(th) - y'*cos(th) = 0\ninitial x = 0.2, th' = 1, x' = 1\n"
 
+// The Cartesian pendulum (m = 1, l = 1, g = 9.81) released from rest at one radian.
+#define PENDULUM_ONE_RADIAN_MODEL                                                           \
+    "model pendulum\nparameter m = 1, g = 9.81, l = 1\ncoordinate x, y\n"                  \
+    "lagrangian m/2*(x'^2 + y'^2) - m*g*y\nconstraint rod: x^2 + y^2 = l^2\n"              \
+    "initial x = l*sin(1), y = -l*cos(1)\n"
+
 // A two-cell LC ladder (degenerate Lagrangian, Kirchhoff constraints on velocities): linear,
 // so every implicit method's Jacobians are constant.
 #define LC_LADDER_MODEL                                                                     \

@@ -152,4 +152,21 @@ static inline void model_offset_point(const dirac_model *m, double *q, double *v
         mu[a] = 0.7 - 0.4 * a;
 }
 
+/// The first coordinate after 200 `midpoint` steps of dt = 1e-3 from the model's start (NaN
+/// if the model is NULL or the simulation cannot be created; the steps stop at a failure).
+static inline double model_final_x(const dirac_model *m)
+{
+    dirac_sim_options o = { .method = "midpoint", .dt = 1e-3 };
+    dirac_sim *sim = NULL;
+    dirac_error err;
+    if (!m || dirac_sim_create(m, &o, &sim, &err) != DIRAC_OK)
+        return NAN;
+    for (int s = 0; s < 200; s++)
+        if (dirac_sim_step(sim) != DIRAC_OK)
+            break;
+    double x = dirac_sim_q(sim)[0];
+    dirac_sim_destroy(sim);
+    return x;
+}
+
 #endif
