@@ -430,13 +430,11 @@ static int same_columns(const sweep_job *job, const dirac_model *m)
 {
     if (dirac_model_column_count(m) != job->columns)
         return 0;
-    char buf[512];
     for (int k = 0; k < job->columns; k++) {
-        int len = dirac_model_column_name(m, k, buf, sizeof buf);
-        if (len < 0 || (size_t)len != strlen(job->column_names[k]))
-            return 0;
-        // a name longer than buf is compared by its first sizeof buf - 1 characters
-        if (strncmp(buf, job->column_names[k], sizeof buf - 1))
+        char *name = column_name_dup(m, k);
+        int same = name && strcmp(name, job->column_names[k]) == 0;
+        free(name);
+        if (!same)
             return 0;
     }
     return 1;

@@ -31,14 +31,9 @@
 #define FILE_CHUNKS 64          // functions per file
 #define POWI_LIMIT 1024.0       // the tape's limit of integer powers by multiplication
 
-static void put_n(text_buffer *b, const char *s, size_t n)
-{
-    text_buffer_append(b, s, n);
-}
-
 static void put(text_buffer *b, const char *s)
 {
-    put_n(b, s, strlen(s));
+    text_buffer_append(b, s, strlen(s));
 }
 
 static void put_long(text_buffer *b, long v)
@@ -52,7 +47,7 @@ static void put_long(text_buffer *b, long v)
     } while (u);
     if (v < 0)
         digits[sizeof digits - 1 - (size_t)n++] = '-';
-    put_n(b, digits + sizeof digits - (size_t)n, (size_t)n);
+    text_buffer_append(b, digits + sizeof digits - (size_t)n, (size_t)n);
 }
 
 static void put_mask(text_buffer *b, uint32_t mask)
@@ -65,7 +60,7 @@ static void put_mask(text_buffer *b, uint32_t mask)
     for (int shift = 28; shift >= 0; shift -= 4)
         s[n++] = hex[(mask >> shift) & 15u];
     s[n++] = 'u';
-    put_n(b, s, (size_t)n);
+    text_buffer_append(b, s, (size_t)n);
 }
 
 // ---- the emitter's state ------------------------------------------------------------------

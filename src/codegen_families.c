@@ -150,6 +150,20 @@ static int group_of_output(const int *counts, int n_groups, int32_t r, int32_t *
     return g;
 }
 
+// *p grown to hold `needed` items; 0 when out of memory (*p is kept)
+static int grow(void **p, long *capacity, long needed, size_t item)
+{
+    if (needed <= *capacity)
+        return 1;
+    long c = 2 * *capacity + needed;
+    void *q = realloc(*p, (size_t)c * item);
+    if (!q)
+        return 0;
+    *p = q;
+    *capacity = c;
+    return 1;
+}
+
 static dirac_status find_shapes(const expr_pool *pool, int n_groups, const expr_id *const *ids,
                                 const int *counts, int32_t total, shapes *s, walk *w, walk *w2,
                                 dirac_error *err)
@@ -177,14 +191,13 @@ static dirac_status find_shapes(const expr_pool *pool, int n_groups, const expr_
             s->slots[r] = 0;
             if (!walk_output(pool, ids[g][i], w) || s->leaf_count > INT32_MAX - FAMILY_MAX_NODES)
                 continue;
-            if (s->leaf_count + w->leaf_count > leaf_capacity) {
-                leaf_capacity = 2 * leaf_capacity + w->leaf_count;
-                expr_id *grown = realloc(s->leaves, (size_t)leaf_capacity * sizeof *grown);
-                if (!grown) {
-                    status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
-                    goto done;
-                }
-                s->leaves = grown;
+            void *block = s->leaves;   // through a void * (no aliasing of expr_id **)
+            int grown = grow(&block, &leaf_capacity, s->leaf_count + w->leaf_count,
+                             sizeof *s->leaves);
+            s->leaves = block;
+            if (!grown) {
+                status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+                goto done;
             }
             s->first_slot[r] = (int32_t)s->leaf_count;
             s->slots[r] = w->leaf_count;
@@ -217,20 +230,6 @@ done:
     free(table);
     free(hashes);
     return status;
-}
-
-// *p grown to hold `needed` items; 0 when out of memory (*p is kept)
-static int grow(void **p, long *capacity, long needed, size_t item)
-{
-    if (needed <= *capacity)
-        return 1;
-    long c = 2 * *capacity + needed;
-    void *q = realloc(*p, (size_t)c * item);
-    if (!q)
-        return 0;
-    *p = q;
-    *capacity = c;
-    return 1;
 }
 
 // The leaf columns of a loop over `members` outputs of one shape (member i's leaves at
@@ -545,14 +544,12 @@ dirac_status codegen_chain_runs(const expr_pool *pool, const int32_t *length, ex
         }
         start[k] = leaf_count;
         if (walked) {
-            if (leaf_count + w->leaf_count > leaf_capacity) {
-                leaf_capacity = 2 * leaf_capacity + w->leaf_count;
-                expr_id *grown = realloc(leaves, (size_t)leaf_capacity * sizeof *grown);
-                if (!grown) {
-                    status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
-                    break;
-                }
-                leaves = grown;
+            void *block = leaves;   // through a void * (no aliasing of expr_id **)
+            int grown = grow(&block, &leaf_capacity, leaf_count + w->leaf_count, sizeof *leaves);
+            leaves = block;
+            if (!grown) {
+                status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
+                break;
             }
             memcpy(leaves + leaf_count, w->leaf, (size_t)w->leaf_count * sizeof *w->leaf);
             leaf_count += w->leaf_count;

@@ -476,7 +476,8 @@ static dirac_status linearize(const dirac_model *m, const double *q, const doubl
     }
     builder b;
     builder_start(&b, &out->B, N, m->nu);
-    status = linearize_input_matrix(&pt, builder_add, &b, err);
+    if (with_outputs)   // B is read with C and D; the state analyses (modes) skip its algebra
+        status = linearize_input_matrix(&pt, builder_add, &b, err);
     if (status != DIRAC_OK || !builder_finish(&b)) {
         status = status != DIRAC_OK ? status : error_set(err, DIRAC_ERR_NOMEM, "out of memory");
         goto done;

@@ -233,15 +233,14 @@ void linsolve_column_reach(const linsolve *ls, const double *row_scale, double *
 #undef REACH_CASE
     }
     for (int j = 0; j < n; j++) {
-        int begin = ls->sparse ? ls->col_start[j] : 0;
-        int end = ls->sparse ? ls->col_start[j + 1] : n;
-        const double *column = ls->sparse ? matrix_of(ls) : matrix_of(ls) + (size_t)j * (size_t)n;
+        int begin = ls->col_start[j], end = ls->col_start[j + 1];   // sparse (dense: above)
+        const double *column = matrix_of(ls);
         double strongest = 0.0;
         for (int k = begin; k < end; k++)
             strongest = fmax(strongest, fabs(column[k]));
         double reach = 0.0;
         for (int k = begin; k < end; k++) {
-            double a = fabs(column[k]), r = row_scale[ls->sparse ? ls->row_index[k] : k];
+            double a = fabs(column[k]), r = row_scale[ls->row_index[k]];
             if (a > 0.0 && a >= REACH_COUPLING * strongest && r / a > reach)
                 reach = r / a;
         }

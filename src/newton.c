@@ -115,19 +115,12 @@ static update_ratios measure(newton *nw, int size, const double *z, const int *b
 }
 
 // Converged: the state's updates are small and the multipliers' are small or no longer
-// shrinking (their accuracy is limited by the conditioning: ε/h²). `bound` >= 1 multiplies
-// the updates into bounds of the remaining error (simplified Newton: θ/(1 − θ)).
-static int converged_within(const update_ratios *u, int iteration, double previous_multiplier,
-                            double bound)
-{
-    return bound * u->primary <= 1.0 &&
-           (bound * u->multiplier <= 1.0 ||
-            (iteration > 1 && u->multiplier > 0.25 * previous_multiplier));
-}
-
+// shrinking (their accuracy is limited by the conditioning: ε/h²).
 static int converged(const update_ratios *u, int iteration, double previous_multiplier)
 {
-    return converged_within(u, iteration, previous_multiplier, 1.0);
+    return u->primary <= 1.0 &&
+           (u->multiplier <= 1.0 ||
+            (iteration > 1 && u->multiplier > 0.25 * previous_multiplier));
 }
 
 // The magnitudes R_i of the equations' terms at z (from the assembled Jacobian behind ls):

@@ -278,6 +278,15 @@ static dirac_status check_start(dirac_sim *sim, dirac_error *err)
                          : sim->errmsg);
 }
 
+// The first entropy variable that row `row` of `a` depends on, or -1.
+static int entropy_column(const dirac_model *m, const model_sparse *a, int row)
+{
+    for (int k = a->row_start[row]; k < a->row_start[row + 1]; k++)
+        if (a->col[k] >= m->first_s && a->col[k] < m->first_s + m->ns)
+            return a->col[k] - m->first_s;
+    return -1;
+}
+
 // Outputs x'' (sim_node.c) come from the KKT solve of sim_kkt.c, whose right-hand side has
 // the terms of q' and t only. When the entropy changes (friction heating, heat exchange) and
 // the momentum ∂L/∂v or a constraint depends on S, q'' also has a term in S', which that solve
@@ -286,25 +295,22 @@ static dirac_status check_acceleration_outputs(const dirac_model *m, dirac_error
 {
     if (m->na == 0 || !m->thermodynamic)
         return DIRAC_OK;
-    const model_sparse *hs = &m->hessian, *cj = &m->constraint_jacobian;
-    for (int i = 0; i < m->n; i++)
-        for (int k = hs->row_start[m->n + i]; k < hs->row_start[m->n + i + 1]; k++)
-            if (hs->col[k] >= m->first_s && hs->col[k] < m->first_s + m->ns)
-                return error_set(err, DIRAC_ERR_UNSUPPORTED,
-                                 "an output uses an acceleration (x''), but the momentum of "
-                                 "'%s' depends on the entropy '%s', which changes: the "
-                                 "acceleration has a term in that entropy's rate, which dirac "
-                                 "does not compute; remove the output", m->coord_names[i],
-                                 m->entropy_names[hs->col[k] - m->first_s]);
-    for (int c = 0; c < m->m; c++)
-        for (int k = cj->row_start[c]; k < cj->row_start[c + 1]; k++)
-            if (cj->col[k] >= m->first_s && cj->col[k] < m->first_s + m->ns)
-                return error_set(err, DIRAC_ERR_UNSUPPORTED,
-                                 "an output uses an acceleration (x''), but constraint '%s' "
-                                 "depends on the entropy '%s', which changes: the "
-                                 "accelerations have a term in that entropy's rate, which dirac "
-                                 "does not compute; remove the output", m->constraints[c].name,
-                                 m->entropy_names[cj->col[k] - m->first_s]);
+    const char *remedy = "the acceleration has a term in that entropy's rate, which dirac does "
+                         "not compute; remove the output";
+    for (int i = 0; i < m->n; i++) {
+        int s = entropy_column(m, &m->hessian, m->first_v + i);   // row ∂(∂L/∂v_i)/∂·
+        if (s >= 0)
+            return error_set(err, DIRAC_ERR_UNSUPPORTED, "an output uses an acceleration (x''), "
+                             "but the momentum of '%s' depends on the entropy '%s', which "
+                             "changes: %s", m->coord_names[i], m->entropy_names[s], remedy);
+    }
+    for (int c = 0; c < m->m; c++) {
+        int s = entropy_column(m, &m->constraint_jacobian, c);
+        if (s >= 0)
+            return error_set(err, DIRAC_ERR_UNSUPPORTED, "an output uses an acceleration (x''), "
+                             "but constraint '%s' depends on the entropy '%s', which changes: %s",
+                             m->constraints[c].name, m->entropy_names[s], remedy);
+    }
     return DIRAC_OK;
 }
 

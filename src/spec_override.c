@@ -278,8 +278,10 @@ static dirac_status record_override(spec *s, const char *canon, size_t len, doub
 {
     int at = -1;
     for (int i = 0; i < s->override_count; i++)
-        if (strcmp(s->overrides[i].name, canon) == 0)
-            at = i;
+        if (strcmp(s->overrides[i].name, canon) == 0) {
+            at = i;   // names are unique
+            break;
+        }
     if (at < 0) {
         const char *kept = mem_arena_strndup(&s->arena, canon, len);
         spec_override *o = kept ? spec_push(s, &s->overrides, &s->override_count,
