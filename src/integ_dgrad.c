@@ -12,6 +12,9 @@
 //   φ_a(q_{k+1}, t_{k+1}) = 0 (holonomic; ω̄_a = D̄φ_a, the same average of ∇φ_a),
 //   ⟨ω_a, v̄⟩ + b_a = 0 at x̄ (nonholonomic)
 // Then E_{k+1} − E_k = h F̄^ext·v̄ + h ΣP̄ − h D̄L_t − h Σ λ_a (driving terms), with E = ⟨p, v⟩ − L.
+// The first two equations give q_{k+1} = q_k + h v̄ and p_{k+1} = 2 D̄L_v − p_k explicitly, so
+// Newton solves for (v_{k+1}, S_{k+1}, λ) alone (the Schur complement of the full system on
+// its q and p rows, whose pivots are I and I/2: nonsingular exactly when the full one is).
 #include "sim.h"
 
 #include <float.h>
@@ -22,16 +25,18 @@
 // new node's constraints
 enum { START = SIM_EVAL_STEP_A, MID = SIM_EVAL_STEP_B, END = SIM_EVAL_STEP_C };
 
-// Offsets of the blocks of the unknowns.
+// Offsets of the blocks of the unknowns (and of the equations: momentum balances, entropy
+// balances, constraints).
 typedef struct dgrad_layout {
     int n, ns, m, d;            // d = 2n + ns + 1: the dimension of x = (q, v, S, t)
-    int zq, zv, zp, zs, zl, size;
+    int zv, zs, zl, size;
 } dgrad_layout;
 
 // Workspace of one step.
 typedef struct dgrad_state {
-    double *z;                        // Newton unknowns [q | v | p | S | λ] at t_{k+1}
+    double *z;                        // Newton unknowns [v | S | λ] at t_{k+1}
     int *block;                       // their blocks
+    double *q1, *p1;                  // q_{k+1} = q_k + h v̄, p_{k+1} = 2 D̄L_v − p_k (n each)
     double *x0, *x1, *xbar, *dx;      // x_k, x_{k+1}, x̄, Δx (d each)
     double *dg;                       // the discrete gradient D̄L (d)
     double *xs;                       // a quadrature point (d)
@@ -53,11 +58,9 @@ static dgrad_layout layout_of(const dirac_sim *sim)
     l.ns = sim->ns;
     l.m = sim->mc;
     l.d = 2 * l.n + l.ns + 1;
-    l.zq = 0;
-    l.zv = l.n;
-    l.zp = 2 * l.n;
-    l.zs = 3 * l.n;
-    l.zl = 3 * l.n + l.ns;
+    l.zv = 0;
+    l.zs = l.n;
+    l.zl = l.n + l.ns;
     l.size = l.zl + l.m;
     return l;
 }
@@ -68,6 +71,8 @@ static void dgrad_state_layout(const dirac_sim *sim, void *state, sim_layout *l)
     dgrad_layout d = layout_of(sim);
     st->z = sim_layout_doubles(l, (size_t)d.size);
     st->block = sim_layout_ints(l, (size_t)d.size);
+    st->q1 = sim_layout_doubles(l, (size_t)d.n);
+    st->p1 = sim_layout_doubles(l, (size_t)d.n);
     double **points[] = { &st->x0, &st->x1, &st->xbar, &st->dx, &st->dg, &st->xs };
     for (size_t k = 0; k < sizeof points / sizeof points[0]; k++)
         *points[k] = sim_layout_doubles(l, (size_t)d.d);
@@ -105,7 +110,8 @@ static const double gauss_s[4] = { 0.0694318442029737, 0.3300094782075719, 0.669
 static const double gauss_w[4] = { 0.1739274225687269, 0.3260725774312731, 0.3260725774312731,
                                    0.1739274225687269 };
 
-// Everything the residual and the Jacobian need at z: the midpoint evaluation (forces,
+// Everything the residual and the Jacobian need at z (with q_{k+1} = q_k + h v̄ into st->q1):
+// the midpoint evaluation (forces,
 // nonholonomic constraints, Hessian for the Jacobian, thermal values), the discrete gradient of
 // L into st->dg (d entries), and the averaged forms and rates of the constraints
 // (st->avf_forms, st->avf_rates), and the constraints at the new node (eval[END]).
@@ -114,7 +120,9 @@ static void evaluate_step(dirac_sim *sim, dgrad_state *st, const dgrad_layout *l
 {
     const dirac_model *m = sim->model;
     double *x0 = st->x0, *x1 = st->x1, *xbar = st->xbar, *dx = st->dx, *dg = st->dg, *xs = st->xs;
-    pack(l, z + l->zq, z + l->zv, z + l->zs, sim->t + sim->h, x1);
+    for (int i = 0; i < l->n; i++)
+        st->q1[i] = sim->q[i] + sim->h * (0.5 * (sim->v[i] + z[l->zv + i]));
+    pack(l, st->q1, z + l->zv, z + l->zs, sim->t + sim->h, x1);
     for (int i = 0; i < l->d; i++) {
         xbar[i] = 0.5 * (x0[i] + x1[i]);
         dx[i] = x1[i] - x0[i];
@@ -171,19 +179,21 @@ static int assemble_dgrad(void *context, const double *z, double *r, linsolve *j
         vbar[i] = 0.5 * (sim->v[i] + z[l.zv + i]);
     for (int j = 0; j < l.ns; j++)
         temp[j] = -dg[2 * n + j];
+    // momentum balance with p_{k+1} = 2 D̄L_v − p_k: 2 D̄L_v − 2 p_k − h (D̄L_q + F̄ + ω̄ᵀλ)
     for (int i = 0; i < n; i++) {
-        r[l.zq + i] = z[l.zq + i] - sim->q[i] - h * vbar[i];
-        r[l.zv + i] = 0.5 * (sim->p[i] + z[l.zp + i]) - dg[n + i];
-        r[l.zp + i] = z[l.zp + i] - sim->p[i] - h * (dg[i] + mid->forces[i]);
+        st->p1[i] = 2.0 * dg[n + i] - sim->p[i];
+        r[l.zv + i] = st->p1[i] - sim->p[i] - h * (dg[i] + mid->forces[i]);
     }
-    // constraint forces h Σ λ_a ω̄_a (ω̄_a = D̄φ_a for holonomic ones) and the constraints
+    // constraint forces h Σ λ_a ω̄_a (ω̄_a = D̄φ_a for holonomic ones) and the constraints:
+    // holonomic ones as φ(q_{k+1})/h (its derivative in v_{k+1} is ω/2, as the momentum rows'
+    // are O(1)), rounded at the scale of the absolute positions q_{k+1} (newton.h)
     for (int a = 0; a < l.m; a++) {
         int holonomic = m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC;
         const double *forms = holonomic ? st->avf_forms : mid->forms;
         for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
-            r[l.zp + f->col[k]] -= h * lambda[a] * forms[k];
+            r[l.zv + f->col[k]] -= h * lambda[a] * forms[k];
         if (holonomic) {
-            r[l.zl + a] = end->values[a];
+            r[l.zl + a] = end->values[a] / h;
         } else {
             double g = mid->rates[a];
             for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
@@ -195,39 +205,43 @@ static int assemble_dgrad(void *context, const double *z, double *r, linsolve *j
     sim_entropy_residual(sim, temp, thermal, vbar, z + l.zs, h, r + l.zs);
     if (!jac)
         return 0;
-    // approximate Jacobian: derivatives at the midpoint, discrete-gradient corrections ignored
+    // approximate Jacobian: derivatives at the midpoint, discrete-gradient corrections ignored;
+    // ∂x̄/∂v_{k+1} = (h/4 in q, 1/2 in v), ∂x̄/∂S_{k+1} = 1/2 in S
     int yS = 2 * n;   // column offset of S in the Hessian's y = (q, v, S, t)
-    for (int i = 0; i < n; i++) {
-        linsolve_add(jac, (l.zq + i), (l.zq + i), 1.0);
-        linsolve_add(jac, (l.zq + i), (l.zv + i), -0.5 * h);
-        linsolve_add(jac, (l.zv + i), (l.zp + i), 0.5);
-        linsolve_add(jac, (l.zp + i), (l.zp + i), 1.0);
-    }
-    // E2 = p̄ − L_v: −½ (H_vq, H_vv, H_vS)
-    sim_add_hessian_block(sim, mid, n, n, 0, n, -0.5, jac, l.zv, l.zq);
-    sim_add_hessian_block(sim, mid, n, n, n, n, -0.5, jac, l.zv, l.zv);
-    sim_add_hessian_block(sim, mid, n, n, yS, l.ns, -0.5, jac, l.zv, l.zs);
-    // E3 = Δp − h (L_q + F + ωᵀλ): −h/2 (H_qq + F_q + C_λ, H_qv + F_v, H_qS + F_S), −h ωᵀ
-    sim_add_hessian_block(sim, mid, 0, n, 0, n, -0.5 * h, jac, l.zp, l.zq);
-    sim_add_hessian_block(sim, mid, 0, n, n, n, -0.5 * h, jac, l.zp, l.zv);
-    sim_add_hessian_block(sim, mid, 0, n, yS, l.ns, -0.5 * h, jac, l.zp, l.zs);
-    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, 0, n, -0.5 * h, jac, l.zp, l.zq);
-    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, n, n, -0.5 * h, jac, l.zp, l.zv);
-    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, yS, l.ns, -0.5 * h, jac, l.zp, l.zs);
-    sim_add_sparse_block(&m->form_curvature, mid->curvature, 0, n, 0, n, -0.5 * h, jac, l.zp, l.zq);
+    double h2 = 0.5 * h, h4 = 0.25 * h * h;
+    // 2 L_v: H_vv + h/2 H_vq, H_vS; −h (L_q + F): −h/2 (H_qv + F_v) − h²/4 (H_qq + F_q + C_λ),
+    // −h/2 (H_qS + F_S); −h ω̄ᵀ
+    sim_add_hessian_block(sim, mid, n, n, n, n, 1.0, jac, l.zv, l.zv);
+    sim_add_hessian_block(sim, mid, n, n, 0, n, h2, jac, l.zv, l.zv);
+    sim_add_hessian_block(sim, mid, n, n, yS, l.ns, 1.0, jac, l.zv, l.zs);
+    sim_add_hessian_block(sim, mid, 0, n, n, n, -h2, jac, l.zv, l.zv);
+    sim_add_hessian_block(sim, mid, 0, n, 0, n, -h4, jac, l.zv, l.zv);
+    sim_add_hessian_block(sim, mid, 0, n, yS, l.ns, -h2, jac, l.zv, l.zs);
+    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, n, n, -h2, jac, l.zv, l.zv);
+    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, 0, n, -h4, jac, l.zv, l.zv);
+    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, yS, l.ns, -h2, jac, l.zv, l.zs);
+    sim_add_sparse_block(&m->form_curvature, mid->curvature, 0, n, 0, n, -h4, jac, l.zv, l.zv);
+    // the magnitudes of the momentum rows' terms that J |v| does not show (p_k; D̄L_v of
+    // Lagrangians linear in v)
+    double *hidden = sim->nw.hidden_magnitude;
+    for (int i = 0; i < n; i++)
+        hidden[l.zv + i] += 2.0 * fabs(dg[n + i]) + 2.0 * fabs(sim->p[i]) +
+                            h * (fabs(dg[i]) + fabs(mid->forces[i]));
     for (int a = 0; a < l.m; a++) {
         const double *forms =
             m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC ? st->avf_forms : mid->forms;
         for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
-            linsolve_add(jac, l.zp + f->col[k], l.zl + a, -h * forms[k]);
+            linsolve_add(jac, l.zv + f->col[k], l.zl + a, -h * forms[k]);
         if (m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC) {
-            sim_add_sparse_block(f, end->forms, a, 1, 0, n, 1.0, jac, l.zl + a, l.zq);
+            // ∂(φ(q_{k+1})/h)/∂v_{k+1} = ω(q_{k+1})/2
+            sim_add_sparse_block(f, end->forms, a, 1, 0, n, 0.5, jac, l.zl + a, l.zv);
         } else {
-            sim_add_sparse_block(&m->constraint_jacobian, mid->constraint_jac, a, 1, 0, n, 0.5,
-                                 jac, l.zl + a, l.zq);
+            sim_add_sparse_block(&m->constraint_jacobian, mid->constraint_jac, a, 1, 0, n,
+                                 0.25 * h, jac, l.zl + a, l.zv);
             sim_add_sparse_block(f, mid->forms, a, 1, 0, n, 0.5, jac, l.zl + a, l.zv);
         }
     }
+    sim_add_position_magnitude(sim, end, st->q1, 1.0 / h, hidden + l.zl);
     // E4: T̄_j on the diagonal, −½ H_SS ΔS_j, and the friction power's dependence on v
     for (int j = 0; j < l.ns; j++)
         linsolve_add(jac, (l.zs + j), (l.zs + j), temp[j]);
@@ -247,12 +261,8 @@ static void name_dgrad_rows(const dirac_sim *sim, int index, char *buf, size_t s
 {
     dgrad_layout l = layout_of(sim);
     const dirac_model *m = sim->model;
-    if (index < l.zv)
-        snprintf(buf, size, "the velocity of %s", m->coord_names[index]);
-    else if (index < l.zp)
-        snprintf(buf, size, "the Legendre map p.%s", m->coord_names[index - l.zv]);
-    else if (index < l.zs)
-        snprintf(buf, size, "the momentum balance of %s", m->coord_names[index - l.zp]);
+    if (index < l.zs)
+        snprintf(buf, size, "the momentum balance of %s", m->coord_names[index - l.zv]);
     else if (index < l.zl)
         snprintf(buf, size, "the entropy balance of %s", m->entropy_names[index - l.zs]);
     else
@@ -270,12 +280,8 @@ static dirac_status dgrad_step(dirac_sim *sim, void *state)
     // the fixed start point x_k
     pack(&l, sim->q, sim->v, sim->s, sim->t, st->x0);
     for (int i = 0; i < l.n; i++) {
-        z[l.zq + i] = sim->q[i] + h * sim->v[i];
         z[l.zv + i] = sim->v[i];
-        z[l.zp + i] = sim->p[i];
-        block[l.zq + i] = 0;
         block[l.zv + i] = 1;
-        block[l.zp + i] = 2;
     }
     for (int j = 0; j < l.ns; j++) {
         z[l.zs + j] = sim->s[j];
@@ -294,10 +300,12 @@ static dirac_status dgrad_step(dirac_sim *sim, void *state)
     sim->newton_iterations = sim->nw.iterations;
     evaluate_step(sim, st, &l, z, 0);
     const double *dx = st->dx, *dg = st->dg;
+    for (int i = 0; i < l.n; i++)
+        st->p1[i] = 2.0 * dg[l.n + i] - sim->p[i];
     // temperatures must stay positive: the discrete ones and those at the new node (its own
     // slot: the step's evaluation in MID and END stays valid for the work below)
     if (l.ns > 0) {
-        sim_evaluate(sim, &sim->eval[START], z + l.zq, z + l.zv, z + l.zs, sim->t + h, NULL,
+        sim_evaluate(sim, &sim->eval[START], st->q1, z + l.zv, z + l.zs, sim->t + h, NULL,
                      EVAL_GRADIENT);
         for (int j = 0; j < l.ns; j++) {
             double discrete = -dg[2 * l.n + j], node = -sim->eval[START].gradient[2 * l.n + j];
@@ -321,9 +329,9 @@ static dirac_status dgrad_step(dirac_sim *sim, void *state)
         work -= h * lambda[a] * driving;
     }
     for (int i = 0; i < l.n; i++) {
-        sim->q[i] = z[l.zq + i];
+        sim->q[i] = st->q1[i];
         sim->v[i] = z[l.zv + i];
-        sim->p[i] = z[l.zp + i];
+        sim->p[i] = st->p1[i];
     }
     memcpy(sim->s, z + l.zs, (size_t)l.ns * sizeof *sim->s);
     memcpy(sim->mu, lambda, (size_t)l.m * sizeof *sim->mu);
