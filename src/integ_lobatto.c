@@ -72,6 +72,18 @@ typedef struct stage_targets {
     block_targets vv, vq, fv, fq, cq;
 } stage_targets;
 
+// Dense stage Jacobians (the small systems): the additions of the block targets, unrolled once
+// per step size into (source value, place in the column-major matrix, factor), stage by stage
+// in the order the targets add them (so every entry's sum is formed in the same order). Sources
+// index the stage's values [hessian | force_jac | curvature | forms].
+#define LOBATTO_PLAN_MAX_SIZE 64
+typedef struct dense_plan {
+    int capacity;           // entries allocated (0: stage systems too large to plan)
+    int *start;             // stage j's entries: start[j] .. start[j + 1] − 1
+    int *source, *place;
+    double *factor;
+} dense_plan;
+
 // Workspace and history of one method of the pair.
 typedef struct lobatto_state {
     double *z;                    // stage unknowns [V_1 .. V_s | Λ_1 .. Λ_{s−1}] (stage_size)
@@ -89,6 +101,7 @@ typedef struct lobatto_state {
     // for targets_h (0: none yet)
     stage_targets *targets;
     double targets_h;
+    dense_plan plan;   // made with the targets, for dense solvers
 } lobatto_state;
 
 // One step's context for the assembly callbacks.
@@ -129,6 +142,21 @@ static void lobatto_layout(const dirac_sim *sim, void *state, sim_layout *l)
     st->guess_t = sim_layout_doubles(l, 1);
     st->guess_h = sim_layout_doubles(l, 1);
     st->targets = mem_plan_take(&l->plan, (size_t)s, sizeof *st->targets);
+    if (size <= LOBATTO_PLAN_MAX_SIZE) {
+        // at most: H_vv once, H_vq s times, the stage forces' ∂/∂V s and ∂/∂Q s² times, the
+        // curvature s² times, ω s times in the constraint rows and s times in Λ's columns
+        const dirac_model *m = sim->model;
+        size_t per_stage = (size_t)m->hessian.nnz * (size_t)(1 + 2 * s + s * s) +
+                           (size_t)m->force_jacobian.nnz * (size_t)(s + s * s) +
+                           (size_t)m->form_curvature.nnz * (size_t)(s * s) +
+                           (size_t)m->constraint_forms.nnz * (size_t)(2 * s);
+        size_t capacity = per_stage * (size_t)s;
+        st->plan.capacity = (int)capacity;
+        st->plan.start = sim_layout_ints(l, (size_t)s + 1);
+        st->plan.source = sim_layout_ints(l, capacity);
+        st->plan.place = sim_layout_ints(l, capacity);
+        st->plan.factor = sim_layout_doubles(l, capacity);
+    }
     sim_layout_newton(l, (int)size);
     sim_layout_newton(l, (int)(n + mc));
     sim_layout_solver(l, SIM_SOLVER_STAGE1, (int)size);
@@ -169,6 +197,81 @@ static void add_targets(const model_sparse *sp, const double *values, int row_fi
             for (int x = 0; x < t->count; x++)
                 linsolve_add(jac, t->r0[x] + r, t->c0[x] + c, t->scale[x] * values[k]);
         }
+}
+
+// The entries add_targets would add, appended to the plan (source offset: the block's values
+// in the stage's [hessian | force_jac | curvature | forms]; size: the matrix's).
+static void plan_targets(const model_sparse *sp, int offset, int row_first, int rows,
+                         int col_first, int cols, const block_targets *t, int size,
+                         dense_plan *plan, int *count)
+{
+    if (t->count == 0)
+        return;
+    for (int r = 0; r < rows; r++)
+        for (int k = sp->row_start[row_first + r]; k < sp->row_start[row_first + r + 1]; k++) {
+            int c = sp->col[k] - col_first;
+            if (c < 0 || c >= cols)
+                continue;
+            for (int x = 0; x < t->count; x++) {
+                plan->source[*count] = offset + k;
+                plan->place[*count] = (t->c0[x] + c) * size + t->r0[x] + r;
+                plan->factor[*count] = t->scale[x];
+                (*count)++;
+            }
+        }
+}
+
+// The dense plan of every stage, in the order of assemble_stages's sparse path.
+static void make_dense_plan(const dirac_sim *sim, const lobatto_tableau *tb, lobatto_state *st)
+{
+    const dirac_model *m = sim->model;
+    const model_sparse *forms = &m->constraint_forms;
+    int n = sim->n, mc = sim->mc, s = tb->s, zl = s * n, size = stage_size(sim, s);
+    int hn = m->hessian.nnz, fn = m->force_jacobian.nnz, cn = m->form_curvature.nnz;
+    dense_plan *plan = &st->plan;
+    int count = 0;
+    for (int j = 0; j < s; j++) {
+        const stage_targets *t = &st->targets[j];
+        plan->start[j] = count;
+        plan_targets(&m->hessian, 0, n, n, n, n, &t->vv, size, plan, &count);
+        plan_targets(&m->hessian, 0, n, n, 0, n, &t->vq, size, plan, &count);
+        plan_targets(&m->hessian, 0, 0, n, n, n, &t->fv, size, plan, &count);
+        plan_targets(&m->force_jacobian, hn, 0, n, n, n, &t->fv, size, plan, &count);
+        plan_targets(&m->hessian, 0, 0, n, 0, n, &t->fq, size, plan, &count);
+        plan_targets(&m->force_jacobian, hn, 0, n, 0, n, &t->fq, size, plan, &count);
+        if (mc > 0 && t->fq.count > 0)
+            plan_targets(&m->form_curvature, hn + fn, 0, n, 0, n, &t->fq, size, plan, &count);
+        if (j > 0)
+            plan_targets(forms, hn + fn + cn, 0, mc, 0, n, &t->cq, size, plan, &count);
+        for (int row = 0; j < s - 1 && row < s; row++) {   // Λ_j's columns: −h â_ij ω(Q_j)ᵀ
+            double w = -sim->h * tb->ahat[row][j];
+            if (w == 0.0)
+                continue;
+            for (int a = 0; a < mc; a++)
+                for (int k = forms->row_start[a]; k < forms->row_start[a + 1]; k++) {
+                    plan->source[count] = hn + fn + cn + k;
+                    plan->place[count] = (zl + j * mc + a) * size + row * n + forms->col[k];
+                    plan->factor[count] = w;
+                    count++;
+                }
+        }
+    }
+    plan->start[s] = count;
+}
+
+// Adds stage j's planned entries of the evaluation e to the dense matrix.
+static void add_dense_plan(const dirac_model *m, const dense_plan *plan, int j,
+                           const sim_eval *e, double *dense)
+{
+    int hn = m->hessian.nnz, fn = m->force_jacobian.nnz, cn = m->form_curvature.nnz;
+    for (int x = plan->start[j]; x < plan->start[j + 1]; x++) {
+        int k = plan->source[x];
+        double value = k < hn             ? e->hessian[k]
+                       : k < hn + fn      ? e->force_jac[k - hn]
+                       : k < hn + fn + cn ? e->curvature[k - hn - fn]
+                                          : e->forms[k - hn - fn - cn];
+        dense[plan->place[x]] += plan->factor[x] * value;
+    }
 }
 
 // Where stage j's blocks go in the stage Jacobian for step size h (assemble_stages).
@@ -214,9 +317,12 @@ static int assemble_stages(void *context, const double *z, double *r, linsolve *
         for (int i = 0; i < n; i++)
             r[j * n + i] = -sim->p[i];
     cx->work = 0.0;
+    double *dense = jac && cx->st->plan.capacity > 0 ? linsolve_dense_values(jac) : NULL;
     if (jac && cx->st->targets_h != h) {   // a new step size: its block targets, once
         for (int j = 0; j < s; j++)
             make_stage_targets(sim, tb, j, h, &cx->st->targets[j]);
+        if (dense)
+            make_dense_plan(sim, tb, cx->st);
         cx->st->targets_h = h;
     }
     for (int j = 0; j < s; j++) {
@@ -257,6 +363,13 @@ static int assemble_stages(void *context, const double *z, double *r, linsolve *
         }
         if (!jac)
             continue;
+        if (j > 0)   // φ(Q_j) is rounded at the scale of the absolute positions Q_j (newton.h)
+            sim_add_position_magnitude(sim, e, Qj, 1.0 / h,
+                                       sim->nw.hidden_magnitude + zl + (j - 1) * mc);
+        if (dense) {
+            add_dense_plan(m, &cx->st->plan, j, e, dense);
+            continue;
+        }
         const stage_targets *t = &cx->st->targets[j];
         add_targets(&m->hessian, e->hessian, n, n, n, n, &t->vv, jac);
         add_targets(&m->hessian, e->hessian, n, n, 0, n, &t->vq, jac);
@@ -266,13 +379,9 @@ static int assemble_stages(void *context, const double *z, double *r, linsolve *
         add_targets(&m->force_jacobian, e->force_jac, 0, n, 0, n, &t->fq, jac);
         if (mc > 0 && t->fq.count > 0)
             add_targets(&m->form_curvature, e->curvature, 0, n, 0, n, &t->fq, jac);
-        // constraint rows of stage j: ∂(φ(Q_j)/h)/∂V_k = a_jk ω(Q_j); φ(Q_j) is rounded at the
-        // scale of the absolute positions Q_j, not of the stage velocities (newton.h)
-        if (j > 0) {
+        // constraint rows of stage j: ∂(φ(Q_j)/h)/∂V_k = a_jk ω(Q_j)
+        if (j > 0)
             add_targets(forms, e->forms, 0, mc, 0, n, &t->cq, jac);
-            sim_add_position_magnitude(sim, e, Qj, 1.0 / h,
-                                       sim->nw.hidden_magnitude + zl + (j - 1) * mc);
-        }
         // Λ_j's columns: −h â_ij ω(Q_j)ᵀ
         for (int row = 0; lambda && row < s; row++) {
             double w = -h * tb->ahat[row][j];
