@@ -75,12 +75,13 @@ typedef struct stage_targets {
 // Dense stage Jacobians (the small systems): the additions of the block targets, unrolled once
 // per step size into (source value, place in the column-major matrix, factor), stage by stage
 // in the order the targets add them (so every entry's sum is formed in the same order). Sources
-// index the stage's values [hessian | force_jac | curvature | forms].
+// point into the stage evaluation's values (its arrays stay in place for the simulation's life).
 #define LOBATTO_PLAN_MAX_SIZE 64
 typedef struct dense_plan {
     int capacity;           // entries allocated (0: stage systems too large to plan)
     int *start;             // stage j's entries: start[j] .. start[j + 1] − 1
-    int *source, *place;
+    const double **source;
+    int *place;
     double *factor;
 } dense_plan;
 
@@ -153,7 +154,7 @@ static void lobatto_layout(const dirac_sim *sim, void *state, sim_layout *l)
         size_t capacity = per_stage * (size_t)s;
         st->plan.capacity = (int)capacity;
         st->plan.start = sim_layout_ints(l, (size_t)s + 1);
-        st->plan.source = sim_layout_ints(l, capacity);
+        st->plan.source = mem_plan_take(&l->plan, capacity, sizeof *st->plan.source);
         st->plan.place = sim_layout_ints(l, capacity);
         st->plan.factor = sim_layout_doubles(l, capacity);
     }
@@ -199,9 +200,9 @@ static void add_targets(const model_sparse *sp, const double *values, int row_fi
         }
 }
 
-// The entries add_targets would add, appended to the plan (source offset: the block's values
-// in the stage's [hessian | force_jac | curvature | forms]; size: the matrix's).
-static void plan_targets(const model_sparse *sp, int offset, int row_first, int rows,
+// The entries add_targets would add, appended to the plan (values: the block's matrix in the
+// stage evaluation; size: the Jacobian's).
+static void plan_targets(const model_sparse *sp, const double *values, int row_first, int rows,
                          int col_first, int cols, const block_targets *t, int size,
                          dense_plan *plan, int *count)
 {
@@ -213,7 +214,7 @@ static void plan_targets(const model_sparse *sp, int offset, int row_first, int 
             if (c < 0 || c >= cols)
                 continue;
             for (int x = 0; x < t->count; x++) {
-                plan->source[*count] = offset + k;
+                plan->source[*count] = values + k;
                 plan->place[*count] = (t->c0[x] + c) * size + t->r0[x] + r;
                 plan->factor[*count] = t->scale[x];
                 (*count)++;
@@ -226,30 +227,31 @@ static void make_dense_plan(const dirac_sim *sim, const lobatto_tableau *tb, lob
 {
     const dirac_model *m = sim->model;
     const model_sparse *forms = &m->constraint_forms;
+    const sim_eval *e = &sim->eval[STAGE];
     int n = sim->n, mc = sim->mc, s = tb->s, zl = s * n, size = stage_size(sim, s);
-    int hn = m->hessian.nnz, fn = m->force_jacobian.nnz, cn = m->form_curvature.nnz;
     dense_plan *plan = &st->plan;
     int count = 0;
     for (int j = 0; j < s; j++) {
         const stage_targets *t = &st->targets[j];
         plan->start[j] = count;
-        plan_targets(&m->hessian, 0, n, n, n, n, &t->vv, size, plan, &count);
-        plan_targets(&m->hessian, 0, n, n, 0, n, &t->vq, size, plan, &count);
-        plan_targets(&m->hessian, 0, 0, n, n, n, &t->fv, size, plan, &count);
-        plan_targets(&m->force_jacobian, hn, 0, n, n, n, &t->fv, size, plan, &count);
-        plan_targets(&m->hessian, 0, 0, n, 0, n, &t->fq, size, plan, &count);
-        plan_targets(&m->force_jacobian, hn, 0, n, 0, n, &t->fq, size, plan, &count);
+        plan_targets(&m->hessian, e->hessian, n, n, n, n, &t->vv, size, plan, &count);
+        plan_targets(&m->hessian, e->hessian, n, n, 0, n, &t->vq, size, plan, &count);
+        plan_targets(&m->hessian, e->hessian, 0, n, n, n, &t->fv, size, plan, &count);
+        plan_targets(&m->force_jacobian, e->force_jac, 0, n, n, n, &t->fv, size, plan, &count);
+        plan_targets(&m->hessian, e->hessian, 0, n, 0, n, &t->fq, size, plan, &count);
+        plan_targets(&m->force_jacobian, e->force_jac, 0, n, 0, n, &t->fq, size, plan, &count);
         if (mc > 0 && t->fq.count > 0)
-            plan_targets(&m->form_curvature, hn + fn, 0, n, 0, n, &t->fq, size, plan, &count);
+            plan_targets(&m->form_curvature, e->curvature, 0, n, 0, n, &t->fq, size, plan,
+                         &count);
         if (j > 0)
-            plan_targets(forms, hn + fn + cn, 0, mc, 0, n, &t->cq, size, plan, &count);
+            plan_targets(forms, e->forms, 0, mc, 0, n, &t->cq, size, plan, &count);
         for (int row = 0; j < s - 1 && row < s; row++) {   // Λ_j's columns: −h â_ij ω(Q_j)ᵀ
             double w = -sim->h * tb->ahat[row][j];
             if (w == 0.0)
                 continue;
             for (int a = 0; a < mc; a++)
                 for (int k = forms->row_start[a]; k < forms->row_start[a + 1]; k++) {
-                    plan->source[count] = hn + fn + cn + k;
+                    plan->source[count] = e->forms + k;
                     plan->place[count] = (zl + j * mc + a) * size + row * n + forms->col[k];
                     plan->factor[count] = w;
                     count++;
@@ -259,19 +261,11 @@ static void make_dense_plan(const dirac_sim *sim, const lobatto_tableau *tb, lob
     plan->start[s] = count;
 }
 
-// Adds stage j's planned entries of the evaluation e to the dense matrix.
-static void add_dense_plan(const dirac_model *m, const dense_plan *plan, int j,
-                           const sim_eval *e, double *dense)
+// Adds stage j's planned entries (of its evaluation) to the dense matrix.
+static void add_dense_plan(const dense_plan *plan, int j, double *dense)
 {
-    int hn = m->hessian.nnz, fn = m->force_jacobian.nnz, cn = m->form_curvature.nnz;
-    for (int x = plan->start[j]; x < plan->start[j + 1]; x++) {
-        int k = plan->source[x];
-        double value = k < hn             ? e->hessian[k]
-                       : k < hn + fn      ? e->force_jac[k - hn]
-                       : k < hn + fn + cn ? e->curvature[k - hn - fn]
-                                          : e->forms[k - hn - fn - cn];
-        dense[plan->place[x]] += plan->factor[x] * value;
-    }
+    for (int x = plan->start[j]; x < plan->start[j + 1]; x++)
+        dense[plan->place[x]] += plan->factor[x] * *plan->source[x];
 }
 
 // Where stage j's blocks go in the stage Jacobian for step size h (assemble_stages).
@@ -367,7 +361,7 @@ static int assemble_stages(void *context, const double *z, double *r, linsolve *
             sim_add_position_magnitude(sim, e, Qj, 1.0 / h,
                                        sim->nw.hidden_magnitude + zl + (j - 1) * mc);
         if (dense) {
-            add_dense_plan(m, &cx->st->plan, j, e, dense);
+            add_dense_plan(&cx->st->plan, j, dense);
             continue;
         }
         const stage_targets *t = &cx->st->targets[j];
