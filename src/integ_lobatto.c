@@ -462,8 +462,9 @@ static void stage_guess(const dirac_sim *sim, const lobatto_tableau *tb, const l
     for (int i = 0; i < s; i++) {
         double theta = (sim->t + tb->c[i] * sim->h - *st->guess_t) / *st->guess_h;
         lagrange_interpolate(tb->c, s, theta, pv, (size_t)n, n, z + i * n);
+        if (i < s - 1)
+            lagrange_interpolate(tb->c, s - 1, theta, pv + zl, (size_t)mc, mc, z + zl + i * mc);
     }
-    memcpy(z + zl, pv + zl, (size_t)((s - 1) * mc) * sizeof *z);
 }
 
 static dirac_status lobatto_step(dirac_sim *sim, void *state)
