@@ -43,7 +43,16 @@ typedef struct dgrad_state {
     double *vbar, *temperature;       // v̄ (n), T̄ = −D̄L_S (ns)
     double *avf_forms, *avf_rates;    // averaged constraint forms and rates (D̄φ)
     bool midpoint_rule;               // the averaged fields are affine: D̄L = ∇L(x̄), D̄φ = ∇φ(x̄)
+    // dense Jacobians (small systems): the additions of the sparse blocks, unrolled once per
+    // step size (plan_h; 0: none) into (source value, column-major place, factor), in the
+    // order of the block-by-block assembly; sources point into the evaluations' values
+    int plan_capacity, plan_count;    // capacity 0: systems too large for a dense solver
+    const double **plan_source;
+    int *plan_place;
+    double *plan_factor, plan_h;
 } dgrad_state;
+
+#define DGRAD_PLAN_MAX_SIZE 64
 
 // The assembly callback's context.
 typedef struct dgrad_ctx {
@@ -82,6 +91,18 @@ static void dgrad_state_layout(const dirac_sim *sim, void *state, sim_layout *l)
     st->avf_rates = sim_layout_doubles(l, (size_t)d.m);
     sim_layout_newton(l, d.size);
     sim_layout_solver(l, SIM_SOLVER_STAGE1, d.size);
+    if (d.size <= DGRAD_PLAN_MAX_SIZE) {
+        // each entry of a sparse matrix lies in at most one block; ω enters thrice (Λ's columns,
+        // holonomic or nonholonomic rows)
+        const dirac_model *m = sim->model;
+        size_t capacity = (size_t)m->hessian.nnz + (size_t)m->force_jacobian.nnz +
+                          (size_t)m->form_curvature.nnz + (size_t)m->constraint_jacobian.nnz +
+                          3 * (size_t)m->constraint_forms.nnz;
+        st->plan_capacity = (int)capacity;
+        st->plan_source = mem_plan_take(&l->plan, capacity, sizeof *st->plan_source);
+        st->plan_place = sim_layout_ints(l, capacity);
+        st->plan_factor = sim_layout_doubles(l, capacity);
+    }
 }
 
 static void pack(const dgrad_layout *l, const double *q, const double *v, const double *s,
@@ -161,6 +182,78 @@ static void evaluate_step(dirac_sim *sim, dgrad_state *st, const dgrad_layout *l
     sim_evaluate(sim, end, x1, x1 + l->n, x1 + 2 * l->n, x1[l->d - 1], NULL, EVAL_CONSTRAINTS);
 }
 
+// Adds scale × the block (rows row_first.., columns col_first..) of the sparse matrix sp with
+// values `values` at (r0, c0): into jac, or (jac NULL) as entries of the dense plan.
+static void add_block(dgrad_state *st, int size, const model_sparse *sp, const double *values,
+                      int row_first, int rows, int col_first, int cols, double scale,
+                      linsolve *jac, int r0, int c0)
+{
+    if (jac) {
+        sim_add_sparse_block(sp, values, row_first, rows, col_first, cols, scale, jac, r0, c0);
+        return;
+    }
+    if (rows <= 0 || cols <= 0 || sp->nnz == 0)
+        return;
+    for (int r = 0; r < rows; r++)
+        for (int k = sp->row_start[row_first + r]; k < sp->row_start[row_first + r + 1]; k++) {
+            int c = sp->col[k] - col_first;
+            if (c >= 0 && c < cols) {
+                st->plan_source[st->plan_count] = values + k;
+                st->plan_place[st->plan_count] = (c0 + c) * size + r0 + r;
+                st->plan_factor[st->plan_count] = scale;
+                st->plan_count++;
+            }
+        }
+}
+
+// The Jacobian's blocks that are fixed multiples of evaluated values, into jac or (jac NULL)
+// the dense plan. Approximate Jacobian: derivatives at the midpoint, discrete-gradient
+// corrections ignored; ∂x̄/∂v_{k+1} = (h/4 in q, 1/2 in v), ∂x̄/∂S_{k+1} = 1/2 in S.
+static void jacobian_blocks(const dirac_sim *sim, dgrad_state *st, const dgrad_layout *l,
+                            linsolve *jac)
+{
+    const dirac_model *m = sim->model;
+    const model_sparse *f = &m->constraint_forms, *hs = &m->hessian, *fj = &m->force_jacobian;
+    const sim_eval *mid = &sim->eval[MID], *end = &sim->eval[END];
+    int n = l->n, ns = l->ns, size = l->size, zv = l->zv, zs = l->zs, zl = l->zl;
+    int yS = 2 * n;   // column offset of S in the Hessian's y = (q, v, S, t)
+    double h = sim->h, h2 = 0.5 * h, h4 = 0.25 * h * h;
+    // 2 L_v: H_vv + h/2 H_vq, H_vS; −h (L_q + F): −h/2 (H_qv + F_v) − h²/4 (H_qq + F_q + C_λ),
+    // −h/2 (H_qS + F_S); −h ω̄ᵀ
+    add_block(st, size, hs, mid->hessian, n, n, n, n, 1.0, jac, zv, zv);
+    add_block(st, size, hs, mid->hessian, n, n, 0, n, h2, jac, zv, zv);
+    add_block(st, size, hs, mid->hessian, n, n, yS, ns, 1.0, jac, zv, zs);
+    add_block(st, size, hs, mid->hessian, 0, n, n, n, -h2, jac, zv, zv);
+    add_block(st, size, hs, mid->hessian, 0, n, 0, n, -h4, jac, zv, zv);
+    add_block(st, size, hs, mid->hessian, 0, n, yS, ns, -h2, jac, zv, zs);
+    add_block(st, size, fj, mid->force_jac, 0, n, n, n, -h2, jac, zv, zv);
+    add_block(st, size, fj, mid->force_jac, 0, n, 0, n, -h4, jac, zv, zv);
+    add_block(st, size, fj, mid->force_jac, 0, n, yS, ns, -h2, jac, zv, zs);
+    add_block(st, size, &m->form_curvature, mid->curvature, 0, n, 0, n, -h4, jac, zv, zv);
+    for (int a = 0; a < l->m; a++) {
+        bool holonomic = m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC;
+        const double *forms = holonomic ? st->avf_forms : mid->forms;
+        // Λ's column: −h ω̄_a (one row of the forms, transposed)
+        for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++) {
+            if (jac) {
+                linsolve_add(jac, zv + f->col[k], zl + a, -h * forms[k]);
+                continue;
+            }
+            st->plan_source[st->plan_count] = forms + k;
+            st->plan_place[st->plan_count] = (zl + a) * size + zv + f->col[k];
+            st->plan_factor[st->plan_count] = -h;
+            st->plan_count++;
+        }
+        if (holonomic) {   // ∂(φ(q_{k+1})/h)/∂v_{k+1} = ω(q_{k+1})/2
+            add_block(st, size, f, end->forms, a, 1, 0, n, 0.5, jac, zl + a, zv);
+        } else {
+            add_block(st, size, &m->constraint_jacobian, mid->constraint_jac, a, 1, 0, n,
+                      0.25 * h, jac, zl + a, zv);
+            add_block(st, size, f, mid->forms, a, 1, 0, n, 0.5, jac, zl + a, zv);
+        }
+    }
+}
+
 static int assemble_dgrad(void *context, const double *z, double *r, linsolve *jac)
 {
     dgrad_ctx *cx = context;
@@ -205,51 +298,35 @@ static int assemble_dgrad(void *context, const double *z, double *r, linsolve *j
     sim_entropy_residual(sim, temp, thermal, vbar, z + l.zs, h, r + l.zs);
     if (!jac)
         return 0;
-    // approximate Jacobian: derivatives at the midpoint, discrete-gradient corrections ignored;
-    // ∂x̄/∂v_{k+1} = (h/4 in q, 1/2 in v), ∂x̄/∂S_{k+1} = 1/2 in S
-    int yS = 2 * n;   // column offset of S in the Hessian's y = (q, v, S, t)
-    double h2 = 0.5 * h, h4 = 0.25 * h * h;
-    // 2 L_v: H_vv + h/2 H_vq, H_vS; −h (L_q + F): −h/2 (H_qv + F_v) − h²/4 (H_qq + F_q + C_λ),
-    // −h/2 (H_qS + F_S); −h ω̄ᵀ
-    sim_add_hessian_block(sim, mid, n, n, n, n, 1.0, jac, l.zv, l.zv);
-    sim_add_hessian_block(sim, mid, n, n, 0, n, h2, jac, l.zv, l.zv);
-    sim_add_hessian_block(sim, mid, n, n, yS, l.ns, 1.0, jac, l.zv, l.zs);
-    sim_add_hessian_block(sim, mid, 0, n, n, n, -h2, jac, l.zv, l.zv);
-    sim_add_hessian_block(sim, mid, 0, n, 0, n, -h4, jac, l.zv, l.zv);
-    sim_add_hessian_block(sim, mid, 0, n, yS, l.ns, -h2, jac, l.zv, l.zs);
-    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, n, n, -h2, jac, l.zv, l.zv);
-    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, 0, n, -h4, jac, l.zv, l.zv);
-    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, yS, l.ns, -h2, jac, l.zv, l.zs);
-    sim_add_sparse_block(&m->form_curvature, mid->curvature, 0, n, 0, n, -h4, jac, l.zv, l.zv);
+    if (st->plan_capacity > 0 && linsolve_dense_values(jac)) {
+        if (st->plan_h != h) {
+            st->plan_count = 0;
+            jacobian_blocks(sim, st, &l, NULL);
+            st->plan_h = h;
+        }
+        double *dense = linsolve_dense_values(jac);
+        for (int x = 0; x < st->plan_count; x++)
+            dense[st->plan_place[x]] += st->plan_factor[x] * *st->plan_source[x];
+    } else {
+        jacobian_blocks(sim, st, &l, jac);
+    }
     // the magnitudes of the momentum rows' terms that J |v| does not show (p_k; D̄L_v of
     // Lagrangians linear in v)
     double *hidden = sim->nw.hidden_magnitude;
     for (int i = 0; i < n; i++)
         hidden[l.zv + i] += 2.0 * fabs(dg[n + i]) + 2.0 * fabs(sim->p[i]) +
                             h * (fabs(dg[i]) + fabs(mid->forces[i]));
-    for (int a = 0; a < l.m; a++) {
-        const double *forms =
-            m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC ? st->avf_forms : mid->forms;
-        for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
-            linsolve_add(jac, l.zv + f->col[k], l.zl + a, -h * forms[k]);
-        if (m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC) {
-            // ∂(φ(q_{k+1})/h)/∂v_{k+1} = ω(q_{k+1})/2
-            sim_add_sparse_block(f, end->forms, a, 1, 0, n, 0.5, jac, l.zl + a, l.zv);
-        } else {
-            sim_add_sparse_block(&m->constraint_jacobian, mid->constraint_jac, a, 1, 0, n,
-                                 0.25 * h, jac, l.zl + a, l.zv);
-            sim_add_sparse_block(f, mid->forms, a, 1, 0, n, 0.5, jac, l.zl + a, l.zv);
-        }
-    }
     sim_add_position_magnitude(sim, end, st->q1, 1.0 / h, hidden + l.zl);
     // E4: T̄_j on the diagonal, −½ H_SS ΔS_j, and the friction power's dependence on v
+    int yS = 2 * n;   // column offset of S in the Hessian's y = (q, v, S, t)
     for (int j = 0; j < l.ns; j++)
         linsolve_add(jac, (l.zs + j), (l.zs + j), temp[j]);
     for (int j = 0; j < l.ns; j++)
         for (int k = m->hessian.row_start[yS + j]; k < m->hessian.row_start[yS + j + 1]; k++) {
             int col = m->hessian.col[k] - yS;
             if (col >= 0 && col < l.ns)
-                linsolve_add(jac, (l.zs + j), (l.zs + col), -0.5 * mid->hessian[k] * (z[l.zs + j] - sim->s[j]));
+                linsolve_add(jac, l.zs + j, l.zs + col,
+                             -0.5 * mid->hessian[k] * (z[l.zs + j] - sim->s[j]));
         }
     for (int k = 0; k < m->friction_count; k++)
         linsolve_add(jac, l.zs + m->friction_entropy[k], l.zv + m->friction_coord[k],
