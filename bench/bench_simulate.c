@@ -19,6 +19,9 @@
 // name (the same equations for this model class), both solved to 1e-13 for the check, against
 // each scheme's global error (measured against the same hand code at h/8, resp. h/64).
 //
+// Last, the time of dirac_sim_create + dirac_sim_destroy per method (the whole-solve times of
+// bench/workprec.c include it).
+//
 // Usage: bench_simulate [--quick] [--examples DIR]   (DIR: where pendulum.dirac is; default:
 // the source tree's examples/)
 //        bench_simulate --run STEPPER PROBLEM H STEPS [--examples DIR]
@@ -390,6 +393,21 @@ static timing time_hand(const problem *pb, int scheme, double h)
     return out;
 }
 
+// The cost of dirac_sim_create + dirac_sim_destroy (the work-precision benchmark's whole-solve
+// times include it): median over repetitions of the mean of a batch of creations.
+static double time_creation(const problem *pb, const char *method)
+{
+    const int batch = 50;
+    double ns[16];
+    for (int r = 0; r < repetitions; r++) {
+        double start = now();
+        for (int k = 0; k < batch; k++)
+            dirac_sim_destroy(create_sim(pb, method, 1e-3));
+        ns[r] = 1e9 * (now() - start) / batch;
+    }
+    return median(ns, repetitions);
+}
+
 // --run: STEPS steps of one stepper, untimed (for callgrind; bench/step_instructions.sh).
 static int run_steps(const problem *problems, const char *stepper, const char *which, double h,
                      long steps)
@@ -507,6 +525,15 @@ int main(int argc, char **argv)
                        same_text, t.iterations_mean, t.iterations_max, t.restarts);
             }
             fflush(stdout);
+        }
+    printf("\ncreating and destroying a simulation (dirac_sim_create + dirac_sim_destroy; "
+           "median of %d batches of 50)\n\n| problem | method | µs |\n|---|---|---|\n",
+           repetitions);
+    for (int p = 0; p < 2; p++)
+        for (int k = 0; k < dirac_method_count(); k++) {
+            const char *method = dirac_method(k)->name;
+            printf("| %s | %s | %.1f |\n", problems[p].name, method,
+                   1e-3 * time_creation(&problems[p], method));
         }
     for (int p = 0; p < 2; p++)
         dirac_model_destroy(problems[p].model);
