@@ -98,10 +98,6 @@ typedef struct lobatto_state {
     // history: the last converged stage unknowns, and the start and size of their step (0:
     // none kept yet)
     double *previous, *guess_t, *guess_h;
-    // the last step's converged stages minus their polynomial guess (stage_size), then the
-    // step for which that offset applies (0: none; see stage_guess)
-    double *offset;
-    double *base;                 // this step's polynomial guess (stage_size)
     // the Jacobian's block targets of every stage, a function of the step size alone: made
     // for targets_h (0: none yet)
     stage_targets *targets;
@@ -146,8 +142,6 @@ static void lobatto_layout(const dirac_sim *sim, void *state, sim_layout *l)
     st->previous = sim_layout_doubles(l, size);
     st->guess_t = sim_layout_doubles(l, 1);
     st->guess_h = sim_layout_doubles(l, 1);
-    st->offset = sim_layout_doubles(l, size + 1);
-    st->base = sim_layout_doubles(l, size);
     st->targets = mem_plan_take(&l->plan, (size_t)s, sizeof *st->targets);
     if (size <= LOBATTO_PLAN_MAX_SIZE) {
         // at most: H_vv once, H_vq s times, the stage forces' ∂/∂V s and ∂/∂Q s² times, the
@@ -176,8 +170,7 @@ static void lobatto_history(const dirac_sim *sim, void *state, sim_history *out)
 {
     lobatto_state *st = state;
     size_t size = (size_t)stage_size(sim, tableau_of(sim)->s);
-    *out = (sim_history){ 4, { st->previous, st->guess_t, st->guess_h, st->offset },
-                          { size, 1, 1, size + 1 } };
+    *out = (sim_history){ 3, { st->previous, st->guess_t, st->guess_h }, { size, 1, 1 } };
 }
 
 static void target_add(block_targets *t, int r0, int c0, double scale)
@@ -486,15 +479,6 @@ static dirac_status lobatto_step(dirac_sim *sim, void *state)
     const double *f = st->stage_f, *q1 = st->stage_q + (s - 1) * n;
     lobatto_step_ctx cx = { sim, st, tb, 0, 0.0 };
     stage_guess(sim, tb, st, z);
-    // the stage values deviate from a smooth function of t by O(h^3) per stage (the IIIB stage
-    // order), which the polynomial through the last step's stages cannot follow: its error is
-    // O(h^3) (3e-7 on the double pendulum at h = 1e-3, two factorizations per step); the same
-    // error at the last step of equal size differs from this one's by O(h^4)
-    bool equal_steps = *st->guess_h == h && fabs(sim->t - *st->guess_t - h) <= 1e-9 * h;
-    memcpy(st->base, z, (size_t)size * sizeof *z);
-    if (equal_steps && st->offset[size] == h && !sim->nw.full)
-        for (int i = 0; i < size; i++)
-            z[i] += st->offset[i];
     for (int i = 0; i < size; i++)
         st->block[i] = i < zl ? 1 : 4;
     dirac_status status =
@@ -533,9 +517,6 @@ static dirac_status lobatto_step(dirac_sim *sim, void *state)
     memcpy(sim->v, end, (size_t)n * sizeof *sim->v);
     memcpy(sim->p, pstar, (size_t)n * sizeof *sim->p);
     sim_add_forms_transposed(sim, e, lambda_s, h * tb->b[s - 1], sim->p);
-    for (int i = 0; i < size; i++)
-        st->offset[i] = z[i] - st->base[i];
-    st->offset[size] = equal_steps ? h : 0.0;
     memcpy(st->previous, z, (size_t)size * sizeof *z);
     *st->guess_t = sim->t;
     *st->guess_h = h;
