@@ -28,22 +28,16 @@ struct linsolve {
     klu_symbolic *symbolic;
     klu_numeric *numeric;
     // the matrix behind the factorization, kept for Newton's reuse of it (newton.c):
-    double *assembled;          // dense: its values (the LU overwrites `dense`); sparse: NULL
-                                // (KLU keeps `values`)
+    double *assembled;          // dense: its values when kept (linsolve_factor_keeping; the LU
+                                // overwrites `dense`); sparse: NULL (KLU keeps `values`)
+    bool kept;                  // dense: `assembled` holds the factorized matrix
     double *hidden;             // the assembly's hidden magnitudes (newton.h), size entries
     bool factored;              // holds the LU of the last assembled matrix
     double step_size;           // the step size it was assembled for (newton.c)
     long factorizations;        // LU factorizations so far (counter for tests and benchmarks)
 };
 
-// The sizes 1 to 16 get their own copy of the loops with n a constant (unrolled by the
-// compiler: the loop overhead is most of the work of a 3 x 3 solve; dgrad's 14 x 14 system of
-// the double pendulum runs 10 % faster).
-#define SMALL_CASES(call)                                                                         \
-    case 1: call(1); case 2: call(2); case 3: call(3); case 4: call(4);                           \
-    case 5: call(5); case 6: call(6); case 7: call(7); case 8: call(8);                           \
-    case 9: call(9); case 10: call(10); case 11: call(11); case 12: call(12);                     \
-    case 13: call(13); case 14: call(14); case 15: call(15); case 16: call(16)
+#define SMALL_CASES LINSOLVE_SMALL_CASES
 
 static void linsolve_free(linsolve *ls);
 
@@ -92,16 +86,16 @@ static void linsolve_free(linsolve *ls)
     memset(ls, 0, sizeof *ls);
 }
 
-// The assembled matrix's values: dense column-major (the copy kept beside the LU once
-// factorized), or the sparse compressed columns.
-static const double *matrix_of(const linsolve *ls)
+const double *linsolve_dense_matrix(const linsolve *ls)
 {
-    return ls->sparse ? ls->values : ls->factored ? ls->assembled : ls->dense;
+    if (ls->sparse)
+        return NULL;
+    return !ls->factored ? ls->dense : ls->kept ? ls->assembled : NULL;
 }
 
 void linsolve_zero(linsolve *ls)
 {
-    ls->factored = false;
+    ls->factored = ls->kept = false;
     if (!ls->sparse)
         memset(ls->dense, 0, (size_t)ls->size * (size_t)ls->size * sizeof *ls->dense);
     else if (ls->values)
@@ -160,57 +154,10 @@ void linsolve_add(linsolve *ls, int row, int col, double value)
     ls->pattern_misses++;
 }
 
-// Entries below this fraction of their column's largest are weak couplings: their reach
-// r / |a| says nothing about the unknown's rounding level.
-#define REACH_COUPLING 1e-8
-
-static inline __attribute__((always_inline)) void
-dense_row_magnitudes(int n, const double *restrict a, const double *restrict x,
-                     double *restrict out)
-{
-    for (int i = 0; i < n; i++)
-        out[i] = 0.0;
-    for (int j = 0; j < n; j++)
-        for (int i = 0; i < n; i++)
-            out[i] += fabs(a[(size_t)j * (size_t)n + (size_t)i]) * x[j];
-}
-
-// out_j = max_i row_scale_i / |A_ij| over the column's entries of at least REACH_COUPLING of
-// its largest (linsolve_column_reach), dense
-static inline __attribute__((always_inline)) void
-dense_column_reach(int n, const double *restrict a, const double *restrict row_scale,
-                   double *restrict out)
-{
-    for (int j = 0; j < n; j++) {
-        const double *column = a + (size_t)j * (size_t)n;
-        double strongest = 0.0;
-        for (int i = 0; i < n; i++)
-            if (fabs(column[i]) > strongest)   // NaN entries are skipped, as by fmax
-                strongest = fabs(column[i]);
-        double reach = 0.0;
-        for (int i = 0; i < n; i++) {
-            double c = fabs(column[i]), r = row_scale[i];
-            if (c > 0.0 && c >= REACH_COUPLING * strongest && r / c > reach)
-                reach = r / c;
-        }
-        out[j] = isfinite(reach) ? reach : 0.0;
-    }
-}
-
 void linsolve_row_magnitudes(const linsolve *ls, const double *x, double *out)
 {
     int n = ls->size;
-    const double *a = matrix_of(ls);
-    if (!ls->sparse) {
-#define ROW_CASE(k) dense_row_magnitudes(k, a, x, out); return
-        switch (n) {
-            SMALL_CASES(ROW_CASE);
-        default:
-            dense_row_magnitudes(n, a, x, out);
-            return;
-        }
-#undef ROW_CASE
-    }
+    const double *a = ls->values;
     for (int i = 0; i < n; i++)
         out[i] = 0.0;
     for (int j = 0; j < n; j++)
@@ -218,33 +165,22 @@ void linsolve_row_magnitudes(const linsolve *ls, const double *x, double *out)
             out[ls->row_index[k]] += fabs(a[k]) * x[j];
 }
 
-void linsolve_column_reach(const linsolve *ls, const double *row_scale, double *out)
+void linsolve_column_reach(const linsolve *ls, const double *row_scale, double factor,
+                           double *out)
 {
-    int n = ls->size;
-    if (!ls->sparse) {
-        const double *a = matrix_of(ls);
-#define REACH_CASE(k) dense_column_reach(k, a, row_scale, out); return
-        switch (n) {
-            SMALL_CASES(REACH_CASE);
-        default:
-            dense_column_reach(n, a, row_scale, out);
-            return;
-        }
-#undef REACH_CASE
-    }
-    for (int j = 0; j < n; j++) {
-        int begin = ls->col_start[j], end = ls->col_start[j + 1];   // sparse (dense: above)
-        const double *column = matrix_of(ls);
+    const double *column = ls->values;
+    for (int j = 0; j < ls->size; j++) {
+        int begin = ls->col_start[j], end = ls->col_start[j + 1];
         double strongest = 0.0;
         for (int k = begin; k < end; k++)
             strongest = fmax(strongest, fabs(column[k]));
         double reach = 0.0;
         for (int k = begin; k < end; k++) {
             double a = fabs(column[k]), r = row_scale[ls->row_index[k]];
-            if (a > 0.0 && a >= REACH_COUPLING * strongest && r / a > reach)
+            if (a > 0.0 && a >= LINSOLVE_REACH_COUPLING * strongest && r / a > reach)
                 reach = r / a;
         }
-        out[j] = isfinite(reach) ? reach : 0.0;
+        out[j] = (isfinite(reach) ? reach : 0.0) * factor;
     }
 }
 
@@ -431,14 +367,21 @@ static dirac_status factor(linsolve *ls, int *bad_column);
 
 dirac_status linsolve_factor(linsolve *ls, int *bad_column)
 {
-    if (!ls->sparse)
-        memcpy(ls->assembled, ls->dense, (size_t)ls->size * (size_t)ls->size * sizeof *ls->dense);
-    ls->factored = false;
+    ls->factored = ls->kept = false;
     dirac_status status = factor(ls, bad_column);
     if (status == DIRAC_OK) {
         ls->factored = true;
         ls->factorizations++;
     }
+    return status;
+}
+
+dirac_status linsolve_factor_keeping(linsolve *ls, int *bad_column)
+{
+    if (!ls->sparse)
+        memcpy(ls->assembled, ls->dense, (size_t)ls->size * (size_t)ls->size * sizeof *ls->dense);
+    dirac_status status = linsolve_factor(ls, bad_column);
+    ls->kept = status == DIRAC_OK && !ls->sparse;
     return status;
 }
 
