@@ -9,6 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+// A sparse LU in compressed columns (klu_extract), for factorizations that are solved many
+// times (a constant Jacobian's): L with its unit diagonal first in each column, U with its
+// diagonal last, the entries F of the off-diagonal blocks, the row permutation P with the row
+// scale factors Rs (in pivot order), the column permutation Q and the boundaries R of the
+// diagonal blocks; X is the solve's workspace. (L U + F) = diag(Rs)⁻¹ A(P, Q).
+typedef struct compressed_lu {
+    bool valid;                 // holds the factorization in `numeric`
+    int nblocks;
+    int *Lp, *Li, *Up, *Ui, *Fp, *Fi, *P, *Q, *R;
+    double *Lx, *Ux, *Fx, *Rs, *X;
+    int lnz, unz, fnz;          // allocated entries of L, U and F
+} compressed_lu;
+
 struct linsolve {
     int size;
     bool sparse;
@@ -27,6 +40,7 @@ struct linsolve {
     klu_common common;
     klu_symbolic *symbolic;
     klu_numeric *numeric;
+    compressed_lu lu;           // a kept factorization's copy (linsolve_factor_keeping)
     // the matrix behind the factorization, kept for Newton's reuse of it (newton.c):
     double *assembled;          // dense: its values when kept (linsolve_factor_keeping; the LU
                                 // overwrites `dense`); sparse: NULL (KLU keeps `values`)
@@ -68,8 +82,18 @@ static dirac_status linsolve_init(linsolve *ls, int size, bool sparse, dirac_err
     return DIRAC_OK;
 }
 
+static void compressed_free(compressed_lu *f)
+{
+    free(f->Lp); free(f->Li); free(f->Lx);
+    free(f->Up); free(f->Ui); free(f->Ux);
+    free(f->Fp); free(f->Fi); free(f->Fx);
+    free(f->P); free(f->Q); free(f->R); free(f->Rs); free(f->X);
+    memset(f, 0, sizeof *f);
+}
+
 static void linsolve_free(linsolve *ls)
 {
+    compressed_free(&ls->lu);
     if (ls->numeric)
         klu_free_numeric(&ls->numeric, &ls->common);
     if (ls->symbolic)
@@ -95,7 +119,7 @@ const double *linsolve_dense_matrix(const linsolve *ls)
 
 void linsolve_zero(linsolve *ls)
 {
-    ls->factored = ls->kept = false;
+    ls->factored = ls->kept = ls->lu.valid = false;
     if (!ls->sparse)
         memset(ls->dense, 0, (size_t)ls->size * (size_t)ls->size * sizeof *ls->dense);
     else if (ls->values)
@@ -365,9 +389,102 @@ static void small_solve_pair(int n, const double *a, const lapack_int *pivots, d
 
 static dirac_status factor(linsolve *ls, int *bad_column);
 
+// Makes room for `count` entries (at least 1) in the index and value arrays of one factor;
+// 0 when out of memory.
+static int reserve(int **index, double **value, int *capacity, int count)
+{
+    if (count <= *capacity)
+        return 1;
+    size_t c = (size_t)(count > 0 ? count : 1);
+    int *i = realloc(*index, c * sizeof *i);
+    if (i)
+        *index = i;
+    double *v = realloc(*value, c * sizeof *v);
+    if (v)
+        *value = v;
+    if (!i || !v)
+        return 0;
+    *capacity = count;
+    return 1;
+}
+
+// Copies KLU's factorization into ls->lu (the arrays allocated at the first copy, grown when a
+// fresh pivot order needs more entries); on failure the solves stay with klu_solve.
+static void compressed_extract(linsolve *ls)
+{
+    compressed_lu *f = &ls->lu;
+    const klu_numeric *num = ls->numeric;
+    size_t n = (size_t)ls->size;
+    f->valid = false;
+    if (!f->X) {
+        f->Lp = malloc((n + 1) * sizeof *f->Lp);
+        f->Up = malloc((n + 1) * sizeof *f->Up);
+        f->Fp = malloc((n + 1) * sizeof *f->Fp);
+        f->R = malloc((n + 1) * sizeof *f->R);
+        f->P = malloc((n + 1) * sizeof *f->P);
+        f->Q = malloc((n + 1) * sizeof *f->Q);
+        f->Rs = malloc((n + 1) * sizeof *f->Rs);
+        f->X = malloc((n + 1) * sizeof *f->X);
+        if (!f->Lp || !f->Up || !f->Fp || !f->R || !f->P || !f->Q || !f->Rs || !f->X) {
+            compressed_free(f);
+            return;
+        }
+    }
+    if (!reserve(&f->Li, &f->Lx, &f->lnz, num->lnz) ||
+        !reserve(&f->Ui, &f->Ux, &f->unz, num->unz) ||
+        !reserve(&f->Fi, &f->Fx, &f->fnz, num->Offp[n]))
+        return;
+    f->nblocks = ls->symbolic->nblocks;
+    f->valid = klu_extract(ls->numeric, ls->symbolic, f->Lp, f->Li, f->Lx, f->Up, f->Ui, f->Ux,
+                           f->Fp, f->Fi, f->Fx, f->P, f->Q, f->Rs, f->R, &ls->common) != 0;
+}
+
+// x = A⁻¹ b from the compressed factors, in the order of operations of klu_solve (SuiteSparse
+// KLU, one right-hand side), so the same numbers: X = diag(Rs)⁻¹ b(P); the diagonal blocks
+// from the last to the first, each by forward (unit L) and back (U) substitution, followed by
+// the off-diagonal entries of its columns; b(Q) = X. Without KLU's dispatch on the number of
+// right-hand sides and its packed storage of the factors.
+static void compressed_solve(const compressed_lu *f, int n, double *restrict b)
+{
+    const int *restrict Lp = f->Lp, *restrict Li = f->Li, *restrict Up = f->Up,
+              *restrict Ui = f->Ui, *restrict Fp = f->Fp, *restrict Fi = f->Fi;
+    const double *restrict Lx = f->Lx, *restrict Ux = f->Ux, *restrict Fx = f->Fx,
+                 *restrict Rs = f->Rs;
+    double *restrict x = f->X;
+    for (int k = 0; k < n; k++)
+        x[k] = b[f->P[k]] / Rs[k];
+    for (int block = f->nblocks - 1; block >= 0; block--) {
+        int k1 = f->R[block], k2 = f->R[block + 1];
+        if (k2 - k1 == 1) {
+            x[k1] = x[k1] / Ux[Up[k1]];
+        } else {
+            for (int k = k1; k < k2; k++) {
+                double xk = x[k];
+                for (int p = Lp[k] + 1; p < Lp[k + 1]; p++)   // after the unit diagonal
+                    x[Li[p]] -= Lx[p] * xk;
+            }
+            for (int k = k2 - 1; k >= k1; k--) {
+                int diagonal = Up[k + 1] - 1;
+                double xk = x[k] / Ux[diagonal];
+                x[k] = xk;
+                for (int p = Up[k]; p < diagonal; p++)
+                    x[Ui[p]] -= Ux[p] * xk;
+            }
+        }
+        if (block > 0)
+            for (int k = k1; k < k2; k++) {
+                double xk = x[k];
+                for (int p = Fp[k]; p < Fp[k + 1]; p++)
+                    x[Fi[p]] -= Fx[p] * xk;
+            }
+    }
+    for (int k = 0; k < n; k++)
+        b[f->Q[k]] = x[k];
+}
+
 dirac_status linsolve_factor(linsolve *ls, int *bad_column)
 {
-    ls->factored = ls->kept = false;
+    ls->factored = ls->kept = ls->lu.valid = false;
     dirac_status status = factor(ls, bad_column);
     if (status == DIRAC_OK) {
         ls->factored = true;
@@ -382,6 +499,8 @@ dirac_status linsolve_factor_keeping(linsolve *ls, int *bad_column)
         memcpy(ls->assembled, ls->dense, (size_t)ls->size * (size_t)ls->size * sizeof *ls->dense);
     dirac_status status = linsolve_factor(ls, bad_column);
     ls->kept = status == DIRAC_OK && !ls->sparse;
+    if (status == DIRAC_OK && ls->sparse && !ls->diagonal)
+        compressed_extract(ls);
     return status;
 }
 
@@ -438,6 +557,8 @@ void linsolve_solve(linsolve *ls, double *b)
     else if (ls->diagonal)
         for (int i = 0; i < ls->size; i++)
             b[i] /= ls->values[i];
+    else if (ls->lu.valid)
+        compressed_solve(&ls->lu, ls->size, b);
     else
         klu_solve(ls->symbolic, ls->numeric, ls->size, 1, b, &ls->common);
 }
