@@ -120,10 +120,21 @@ const double *linsolve_dense_matrix(const linsolve *ls)
 void linsolve_zero(linsolve *ls)
 {
     ls->factored = ls->kept = ls->lu.valid = false;
-    if (!ls->sparse)
+    if (ls->sparse) {
+        if (ls->values)
+            memset(ls->values, 0, (size_t)ls->nnz * sizeof *ls->values);
+        return;
+    }
+    // small sizes with n a constant: the compiler writes the stores (no library call)
+#define ZERO_CASE(k)                                                                              \
+    memset(ls->dense, 0, (k) * (k) * sizeof *ls->dense);                                          \
+    return
+    switch (ls->size) {
+        SMALL_CASES(ZERO_CASE);
+    default:
         memset(ls->dense, 0, (size_t)ls->size * (size_t)ls->size * sizeof *ls->dense);
-    else if (ls->values)
-        memset(ls->values, 0, (size_t)ls->nnz * sizeof *ls->values);
+    }
+#undef ZERO_CASE
 }
 
 static void record(linsolve *ls, int row, int col)
@@ -444,7 +455,8 @@ static void compressed_extract(linsolve *ls)
 // from the last to the first, each by forward (unit L) and back (U) substitution, followed by
 // the off-diagonal entries of its columns; b(Q) = X. Without KLU's dispatch on the number of
 // right-hand sides and its packed storage of the factors.
-static void compressed_solve(const compressed_lu *f, int n, double *restrict b)
+static __attribute__((noinline)) void compressed_solve(const compressed_lu *f, int n,
+                                                      double *restrict b)
 {
     const int *restrict Lp = f->Lp, *restrict Li = f->Li, *restrict Up = f->Up,
               *restrict Ui = f->Ui, *restrict Fp = f->Fp, *restrict Fi = f->Fi;

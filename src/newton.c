@@ -44,28 +44,62 @@ void newton_free(newton *nw)
     memset(nw, 0, sizeof *nw);
 }
 
+// d = s, n doubles: for the small sizes with n a constant, so that the compiler writes the
+// moves in place of a library call (most of the cost of copying three values).
+static inline void copy_doubles(double *restrict d, const double *restrict s, int n)
+{
+#define COPY_CASE(k)                                                                              \
+    memcpy(d, s, (k) * sizeof *d);                                                                \
+    return
+    switch (n) {
+        LINSOLVE_SMALL_CASES(COPY_CASE);
+    default:
+        memcpy(d, s, (size_t)n * sizeof *d);
+    }
+#undef COPY_CASE
+}
+
+// d = 0, n doubles (as copy_doubles).
+static inline void zero_doubles(double *d, int n)
+{
+#define ZERO_CASE(k)                                                                              \
+    memset(d, 0, (k) * sizeof *d);                                                                \
+    return
+    switch (n) {
+        LINSOLVE_SMALL_CASES(ZERO_CASE);
+    default:
+        memset(d, 0, (size_t)n * sizeof *d);
+    }
+#undef ZERO_CASE
+}
+
 // fmax without the library call (the NaN rule is the same: a NaN argument loses)
 static inline double larger(double a, double b)
 {
     return a > b || isnan(b) ? a : b;
 }
 
-// 1 when every x_i is finite; else 0 with the first non-finite one in *where. The test is a
-// select the compiler vectorizes (|x| <= DBL_MAX is false for infinities and NaN), the search
-// for the index runs only on failure.
-static int all_finite(const double *restrict x, int n, int *where)
+// No infinity or NaN among the n > 16 values x: a select the compiler vectorizes (|x| <= DBL_MAX
+// is false for infinities and NaN). Out of line, so that the short loop below stays small.
+static __attribute__((noinline)) bool long_finite(const double *restrict x, int n)
 {
     double bad = 0.0;
     for (int i = 0; i < n; i++)
         bad = fabs(x[i]) <= DBL_MAX ? bad : 1.0;
-    if (bad == 0.0)
+    return bad == 0.0;
+}
+
+// 1 when every x_i is finite; else 0 with the first non-finite one in *where.
+static inline int all_finite(const double *x, int n, int *where)
+{
+    if (n > 16 && long_finite(x, n))
         return 1;
     for (int i = 0; i < n; i++)
         if (!isfinite(x[i])) {
             *where = i;
-            break;
+            return 0;
         }
-    return 0;
+    return 1;
 }
 
 // Sizes of the last update relative to what the tolerance allows, per kind of unknown.
@@ -80,16 +114,16 @@ typedef struct update_ratios {
 // Measures δ against z (already updated): an update δ_i is small when
 // |δ_i| <= max(rtol, 16ε) (|z_i| + the block's scale), the block's scale being the largest
 // magnitude of its unknowns now or at any earlier solve (so a block passing through zero, like
-// the momenta at a pendulum's turning point, keeps its scale). The worst unknown's index into
-// *worst_index. `relative` only when asked (stagnated reads it from the third iteration on).
+// the momenta at a pendulum's turning point, keeps its scale: into block_max). The worst
+// unknown's index into *worst_index. `relative` only when asked (stagnated reads it from the
+// third iteration on).
 static inline __attribute__((always_inline)) update_ratios
 measure_of_size(int n, const double *restrict block_floor, const double *restrict z,
                 const int *restrict block, const double *restrict delta,
                 const double *restrict floor, double tolerance, bool relative,
-                int *worst_index)
+                double *restrict block_max, int *worst_index)
 {
-    double block_max[NEWTON_MAX_BLOCKS];
-    memcpy(block_max, block_floor, sizeof block_max);
+    memcpy(block_max, block_floor, NEWTON_MAX_BLOCKS * sizeof *block_max);
     for (int i = 0; i < n; i++)
         if (fabs(z[i]) > block_max[block[i]])
             block_max[block[i]] = fabs(z[i]);
@@ -137,17 +171,18 @@ static update_ratios measure(newton *nw, int size, const double *z, const int *b
     update_ratios u;
 #define MEASURE_CASE(k)                                                                           \
     u = measure_of_size(k, nw->block_floor, z, block, nw->delta, nw->floor, tolerance, relative, \
-                        &worst);                                                                  \
+                        nw->measured_block_max, &worst);                                          \
     break
     switch (size) {
         LINSOLVE_SMALL_CASES(MEASURE_CASE);
     default:
         u = measure_of_size(size, nw->block_floor, z, block, nw->delta, nw->floor, tolerance,
-                            relative, &worst);
+                            relative, nw->measured_block_max, &worst);
     }
 #undef MEASURE_CASE
     nw->worst = worst;
     nw->worst_value = nw->residual[worst];
+    nw->measured = true;
     return u;
 }
 
@@ -207,11 +242,14 @@ dense_rows(int n, const double *restrict a, const double *restrict hidden,
     row_scales(n, hidden, residual, first, row_scale, scale_plus, terms_alternating);
     for (int j = 0; j < n; j++) {
         const double *restrict column = a + (size_t)j * (size_t)n;
+        // c > 0 and c >= weakest in one test: weakest itself, or the least positive double
+        // when it is 0 (an empty column, or an underflow)
         double weakest = LINSOLVE_REACH_COUPLING * floor[j], reach = 0.0;
+        double least = weakest > 0.0 ? weakest : DBL_TRUE_MIN;
         for (int i = 0; i < n; i++) {
-            double c = fabs(column[i]), r = row_scale[i];
-            if (c > 0.0 && c >= weakest && r / c > reach)
-                reach = r / c;
+            double c = fabs(column[i]), q = row_scale[i] / c;
+            if (c >= least && q > reach)
+                reach = q;
         }
         floor[j] = (isfinite(reach) ? reach : 0.0) * ROUNDING_FACTOR;
     }
@@ -308,7 +346,7 @@ static dirac_status fresh_jacobian(newton *nw, linsolve *ls, int size, const dou
             return DIRAC_ERR_NOMEM;
     }
     linsolve_zero(ls);
-    memset(nw->hidden_magnitude, 0, (size_t)size * sizeof *nw->hidden_magnitude);
+    zero_doubles(nw->hidden_magnitude, size);
     nw->jacobians++;
     int where = 0;
     if (assemble(context, z, nw->residual, ls) != 0 || !all_finite(nw->residual, size, &where)) {
@@ -359,9 +397,10 @@ static int residual_at(newton *nw, int size, const double *z, newton_assemble_fn
 }
 
 // δ = J⁻¹ r with the factorization in ls, z ← z − δ; 0 if δ is not finite.
-static int correct(newton *nw, linsolve *ls, int size, double *z)
+static inline __attribute__((always_inline)) int correct(newton *nw, linsolve *ls, int size,
+                                                        double *z)
 {
-    memcpy(nw->delta, nw->residual, (size_t)size * sizeof *nw->delta);
+    copy_doubles(nw->delta, nw->residual, size);
     linsolve_solve(ls, nw->delta);
     int where = 0;
     if (!all_finite(nw->delta, size, &where)) {
@@ -371,6 +410,7 @@ static int correct(newton *nw, linsolve *ls, int size, double *z)
     }
     for (int i = 0; i < size; i++)
         z[i] -= nw->delta[i];
+    nw->measured = false;
     nw->iterations++;
     return 1;
 }
@@ -511,6 +551,7 @@ static dirac_status simplified_newton(newton *nw, linsolve *ls, int size, double
         if (kept_linear_newton(nw, ls, size, z, block, assemble, context, rtol) == DIRAC_OK)
             return DIRAC_OK;
         memcpy(z, nw->guess, (size_t)size * sizeof *z);
+        nw->measured = false;
         nw->iterations = 0;
         if (!residual_at(nw, size, z, assemble, context))
             return DIRAC_ERR_NOT_FINITE;
@@ -604,6 +645,7 @@ dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const i
 {
     nw->size = size;
     nw->iterations = 0;
+    nw->measured = false;
     nw->worst = -1;
     nw->worst_value = 0.0;
     if (size <= 0)
@@ -615,7 +657,7 @@ dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const i
         return DIRAC_OK;
     dirac_status status = DIRAC_ERR_NEWTON;
     if (!nw->full && (nw->constant_jacobian || (nw->simplified && rtol > NEWTON_FULL_RTOL))) {
-        memcpy(nw->guess, z, (size_t)size * sizeof *z);
+        copy_doubles(nw->guess, z, size);
         status = simplified_newton(nw, ls, size, z, block, assemble, context, rtol,
                                    max_iterations);
         if (status == DIRAC_ERR_NOMEM)
@@ -623,13 +665,18 @@ dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const i
         if (status != DIRAC_OK) {
             // retry with full Newton from the guess before declaring failure
             memcpy(z, nw->guess, (size_t)size * sizeof *z);
+            nw->measured = false;
             nw->worst = -1;
             nw->worst_value = 0.0;
         }
     }
     if (status != DIRAC_OK)
         status = full_newton(nw, ls, size, z, block, assemble, context, rtol, max_iterations);
-    if (status == DIRAC_OK)
+    // the blocks' scales grow to the solution's magnitudes (measured with the last update when
+    // it was the last change of z: the same maxima)
+    if (status == DIRAC_OK && nw->measured)
+        memcpy(nw->block_floor, nw->measured_block_max, sizeof nw->block_floor);
+    else if (status == DIRAC_OK)
         for (int i = 0; i < size; i++)
             if (fabs(z[i]) > nw->block_floor[block[i]])
                 nw->block_floor[block[i]] = fabs(z[i]);
