@@ -316,8 +316,8 @@ static inline __attribute__((always_inline)) int lu_of_size(int n, double *restr
         if (best == 0.0)
             return k;
         if (p != k)
-            for (double *aj = a, *end = a + (size_t)n * (size_t)n; aj < end; aj += n) {
-                double t = aj[k];
+            for (int j = 0; j < n; j++) {   // the rows k and p in every column
+                double *aj = a + (size_t)j * (size_t)n, t = aj[k];
                 aj[k] = aj[p];
                 aj[p] = t;
             }
