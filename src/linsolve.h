@@ -2,7 +2,8 @@
 // dgetrf/dgetrs) for small systems, sparse LU (SuiteSparse KLU) for large ones. A sparse
 // matrix learns its pattern from one assembly in recording mode (every structurally possible
 // entry is added, whatever its value), then KLU analyses it once; later factorizations reuse
-// the analysis and, after the first, the pivot order (klu_refactor), so they do not allocate.
+// the analysis and, after the first, the pivot order (klu_refactor), so they do not allocate
+// (nor does the compressed copy of a kept factorization after its first: linsolve_factor_keeping).
 #ifndef DIRAC_SRC_LINSOLVE_H
 #define DIRAC_SRC_LINSOLVE_H
 
@@ -76,7 +77,10 @@ const double *linsolve_dense_matrix(const linsolve *ls);
 dirac_status linsolve_factor(linsolve *ls, int *bad_column);
 
 /// linsolve_factor, keeping the matrix readable beside its LU (a dense one is copied first):
-/// for a factorization reused with its magnitudes later (Newton's constant Jacobians).
+/// for a factorization reused with its magnitudes later (Newton's constant Jacobians). A sparse
+/// one's factors are also copied into compressed columns (klu_extract; allocated at the first
+/// such factorization), from which linsolve_solve then substitutes in klu_solve's order of
+/// operations (the same numbers) without KLU's packed-storage dispatch.
 dirac_status linsolve_factor_keeping(linsolve *ls, int *bad_column);
 
 /// Solves A x = b in place (after a successful factorization).
