@@ -3,6 +3,7 @@
 
 #include "error.h"
 
+#include <float.h>
 #include <klu.h>
 #include <lapacke.h>
 #include <math.h>
@@ -203,17 +204,22 @@ void linsolve_row_magnitudes(const linsolve *ls, const double *x, double *out)
 void linsolve_column_reach(const linsolve *ls, const double *row_scale, double factor,
                            double *out)
 {
-    const double *column = ls->values;
+    const double *restrict column = ls->values;
+    const int *restrict row = ls->row_index;
     for (int j = 0; j < ls->size; j++) {
         int begin = ls->col_start[j], end = ls->col_start[j + 1];
         double strongest = 0.0;
         for (int k = begin; k < end; k++)
-            strongest = fmax(strongest, fabs(column[k]));
-        double reach = 0.0;
+            if (fabs(column[k]) > strongest)   // NaN entries are skipped, as by fmax
+                strongest = fabs(column[k]);
+        // a > 0 and a >= the coupling limit in one test: the limit itself, or the least
+        // positive double when it is 0 (an empty column, or an underflow)
+        double weakest = LINSOLVE_REACH_COUPLING * strongest, reach = 0.0;
+        double least = weakest > 0.0 ? weakest : DBL_TRUE_MIN;
         for (int k = begin; k < end; k++) {
-            double a = fabs(column[k]), r = row_scale[ls->row_index[k]];
-            if (a > 0.0 && a >= LINSOLVE_REACH_COUPLING * strongest && r / a > reach)
-                reach = r / a;
+            double a = fabs(column[k]), q = row_scale[row[k]] / a;
+            if (a >= least && q > reach)
+                reach = q;
         }
         out[j] = (isfinite(reach) ? reach : 0.0) * factor;
     }
