@@ -41,6 +41,7 @@ struct linsolve {
     klu_common common;
     klu_symbolic *symbolic;
     klu_numeric *numeric;
+    double *pair;               // 2 size: the two right-hand sides of klu_solve's pair solve
     compressed_lu lu;           // a kept factorization's copy (linsolve_factor_keeping)
     // the matrix behind the factorization, kept for Newton's reuse of it (newton.c):
     double *assembled;          // dense: its values when kept (linsolve_factor_keeping; the LU
@@ -108,6 +109,7 @@ static void linsolve_free(linsolve *ls)
     free(ls->col_start);
     free(ls->row_index);
     free(ls->values);
+    free(ls->pair);
     memset(ls, 0, sizeof *ls);
 }
 
@@ -292,6 +294,7 @@ dirac_status linsolve_end_pattern(linsolve *ls, dirac_error *err)
         ls->has_pattern = true;
         return DIRAC_OK;
     }
+    ls->pair = malloc(2 * (size_t)(n > 0 ? n : 1) * sizeof *ls->pair);   // NULL: two solves
     ls->symbolic = klu_analyze(n, ls->col_start, ls->row_index, &ls->common);
     if (!ls->symbolic)
         return error_set(err, DIRAC_ERR_NOMEM, "KLU could not analyse the %d x %d Jacobian "
@@ -585,6 +588,16 @@ void linsolve_solve_pair(linsolve *ls, double *b, double *c)
 {
     if (!ls->sparse && ls->size <= 16) {
         small_solve_pair(ls->size, ls->dense, ls->pivots, b, c);
+    } else if (ls->sparse && !ls->diagonal && !ls->lu.valid && ls->pair) {
+        // KLU's solve with two right-hand sides makes one pass over the factors and does, for
+        // each, the operations of a solve with one (klu_solve, its cases for 1 and 2
+        // columns), so the numbers are the same
+        size_t n = (size_t)ls->size;
+        memcpy(ls->pair, b, n * sizeof *b);
+        memcpy(ls->pair + n, c, n * sizeof *c);
+        klu_solve(ls->symbolic, ls->numeric, ls->size, 2, ls->pair, &ls->common);
+        memcpy(b, ls->pair, n * sizeof *b);
+        memcpy(c, ls->pair + n, n * sizeof *c);
     } else {
         linsolve_solve(ls, b);
         linsolve_solve(ls, c);
