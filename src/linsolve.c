@@ -37,6 +37,11 @@ struct linsolve {
     int *col_start, *row_index;
     double *values;
     long pattern_misses;        // entries added outside the recorded pattern (a bug if > 0)
+    // the recording's sequence of additions and their positions in `values`: assemblies add
+    // the same entries in the same order every time, so the k-th addition after
+    // linsolve_zero finds its position here (a binary search when it differs)
+    int *add_row, *add_col, *add_position;
+    long add_count, add_next;
     bool diagonal;              // the pattern is the diagonal alone (a mass matrix): no KLU
     klu_common common;
     klu_symbolic *symbolic;
@@ -110,6 +115,9 @@ static void linsolve_free(linsolve *ls)
     free(ls->row_index);
     free(ls->values);
     free(ls->pair);
+    free(ls->add_row);
+    free(ls->add_col);
+    free(ls->add_position);
     memset(ls, 0, sizeof *ls);
 }
 
@@ -124,6 +132,7 @@ void linsolve_zero(linsolve *ls)
 {
     ls->factored = ls->kept = ls->lu.valid = false;
     if (ls->sparse) {
+        ls->add_next = 0;
         if (ls->values)
             memset(ls->values, 0, (size_t)ls->nnz * sizeof *ls->values);
         return;
@@ -166,6 +175,23 @@ double *linsolve_dense_values(linsolve *ls)
     return ls->sparse ? NULL : ls->dense;
 }
 
+// The position of A[row][col] in the compressed columns (binary search of the row in the
+// column), -1 when it is not in the pattern.
+static int position_of(const linsolve *ls, int row, int col)
+{
+    int lo = ls->col_start[col], hi = ls->col_start[col + 1] - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (ls->row_index[mid] == row)
+            return mid;
+        if (ls->row_index[mid] < row)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
 void linsolve_add(linsolve *ls, int row, int col, double value)
 {
     if (!ls->sparse) {
@@ -176,20 +202,16 @@ void linsolve_add(linsolve *ls, int row, int col, double value)
         record(ls, row, col);
         return;
     }
-    // binary search of the row in the column
-    int lo = ls->col_start[col], hi = ls->col_start[col + 1] - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (ls->row_index[mid] == row) {
-            ls->values[mid] += value;
-            return;
-        }
-        if (ls->row_index[mid] < row)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
+    long k = ls->add_next++;
+    if (k < ls->add_count && ls->add_row[k] == row && ls->add_col[k] == col) {
+        ls->values[ls->add_position[k]] += value;
+        return;
     }
-    ls->pattern_misses++;
+    int position = position_of(ls, row, col);
+    if (position >= 0)
+        ls->values[position] += value;
+    else
+        ls->pattern_misses++;
 }
 
 void linsolve_row_magnitudes(const linsolve *ls, const double *x, double *out)
@@ -238,6 +260,7 @@ dirac_status linsolve_end_pattern(linsolve *ls, dirac_error *err)
 {
     ls->recording = false;
     int n = ls->size;
+    long calls = ls->trip_count;   // the assembly's additions (the diagonal is appended below)
     if (ls->pattern_misses)
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory recording a sparse Jacobian");
     // every diagonal entry is kept, so that a structurally zero pivot shows as a numerical one
@@ -279,10 +302,18 @@ dirac_status linsolve_end_pattern(linsolve *ls, dirac_error *err)
     int *shrunk = realloc(rows, (size_t)(nnz > 0 ? nnz : 1) * sizeof *rows);
     ls->row_index = shrunk ? shrunk : rows;
     ls->values = calloc((size_t)(nnz > 0 ? nnz : 1), sizeof *ls->values);
-    free(ls->trip_row);
-    free(ls->trip_col);
+    // the recorded additions become the sequence linsolve_add expects (without it, every
+    // addition searches)
+    ls->add_row = ls->trip_row;
+    ls->add_col = ls->trip_col;
+    ls->add_position = malloc((size_t)(calls > 0 ? calls : 1) * sizeof *ls->add_position);
     ls->trip_row = ls->trip_col = NULL;
     ls->trip_cap = ls->trip_count = 0;
+    if (ls->add_position) {
+        ls->add_count = calls;
+        for (long k = 0; k < calls; k++)
+            ls->add_position[k] = position_of(ls, ls->add_row[k], ls->add_col[k]);
+    }
     if (!ls->values)
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory building a sparse Jacobian");
     // a diagonal matrix (the velocities' stage of a model with a diagonal mass matrix) is
