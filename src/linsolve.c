@@ -58,7 +58,6 @@ struct linsolve {
     long factorizations;        // LU factorizations so far (counter for tests and benchmarks)
 };
 
-#define SMALL_CASES LINSOLVE_SMALL_CASES
 
 static void linsolve_free(linsolve *ls);
 
@@ -142,7 +141,7 @@ void linsolve_zero(linsolve *ls)
     memset(ls->dense, 0, (k) * (k) * sizeof *ls->dense);                                          \
     return
     switch (ls->size) {
-        SMALL_CASES(ZERO_CASE);
+        LINSOLVE_SMALL_CASES(ZERO_CASE);
     default:
         memset(ls->dense, 0, (size_t)ls->size * (size_t)ls->size * sizeof *ls->dense);
     }
@@ -404,7 +403,7 @@ static int small_lu(int n, double *a, lapack_int *pivots)
 {
 #define LU_CASE(k) return lu_of_size(k, a, pivots)
     switch (n) {
-        SMALL_CASES(LU_CASE);
+        LINSOLVE_SMALL_CASES(LU_CASE);
     default:
         return lu_of_size(n, a, pivots);
     }
@@ -416,7 +415,7 @@ static inline __attribute__((always_inline)) void small_solve(int n, const doubl
 {
 #define SOLVE_CASE(k) solve_of_size(k, a, pivots, b); return
     switch (n) {
-        SMALL_CASES(SOLVE_CASE);
+        LINSOLVE_SMALL_CASES(SOLVE_CASE);
     default:
         solve_of_size(n, a, pivots, b);
     }
@@ -433,7 +432,7 @@ static void small_solve_pair(int n, const double *a, const lapack_int *pivots, d
     solve_of_size(k, a, pivots, c);                                                               \
     return
     switch (n) {
-        SMALL_CASES(PAIR_CASE);
+        LINSOLVE_SMALL_CASES(PAIR_CASE);
     }
 #undef PAIR_CASE
 }
