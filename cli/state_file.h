@@ -14,7 +14,8 @@
 #include <stdint.h>
 
 #define STATE_FILE_FORMAT "dirac-state"
-#define STATE_FILE_VERSION 2   // 2 (dirac 0.2): affine midpoint models keep no predictor history
+#define STATE_FILE_VERSION 3   // 2 (dirac 0.2): affine midpoint models keep no predictor history;
+                               // 3: dgrad keeps the last velocity and step for its guess
 
 /// The settings of the run that shape its trajectory.
 typedef struct state_settings {

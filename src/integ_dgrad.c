@@ -356,6 +356,96 @@ static void name_dgrad_rows(const dirac_sim *sim, int index, char *buf, size_t s
         snprintf(buf, size, "constraint %s", m->constraints[index - l.zl].name);
 }
 
+// The guess extrapolates over at most this many times the last step.
+#define DGRAD_EXTRAPOLATION_MAX_RATIO 4.0
+// Newton solves in a row before a step whose momentum balances do not hold fails.
+#define DGRAD_BALANCE_SOLVES 3
+// The equations hold to rounding when the first law's error their residuals leave is within
+// this many ε of the same sum over their terms' magnitudes: each residual is a sum of a few
+// such terms, each rounded at ε (D̄L's quadrature adds four evaluations).
+#define DGRAD_BALANCE_ROUNDING 8.0
+
+// The residuals of the momentum balances and the constraints at z (evaluated: the step's
+// values for the work), into sim->nw.residual, and whether the first law's error they leave,
+// Σ_i |r_i| |v̄_i| + h Σ_a |λ_a| |r_a|, is within DGRAD_BALANCE_ROUNDING ε of the same sum over
+// the magnitudes of the rows' terms (rounding); returns −1 then, else the row with the largest
+// share. Magnitudes: momentum rows 2|D̄L_v| + 2|p_k| + h (|D̄L_q| + |F̄| + Σ_a |λ_a ω̄_a|) plus
+// the terms inside L_v, L_q and F (inner_magnitude: a stiff spring's force against gravity, a
+// resistor's current); nonholonomic rows |b| + Σ |ω_j v̄_j|;
+// holonomic rows (|φ| + Σ |ω_j q_j|)/h. Not
+// Newton's row scales: those include the residual at the guess, which a far guess (long steps)
+// makes large.
+// Σ_j |A_rj| |y_j| over the (q, v) columns of row r of the sparse derivative A (values at
+// the last Jacobian's point), with vmax added to |v_j|: the magnitude of the terms inside a
+// gradient or force entry, which its value alone does not show.
+static double inner_magnitude(const model_sparse *a, const double *values, int r,
+                              const double *y, int n, double vmax)
+{
+    double sum = 0.0;
+    for (int k = a->row_start[r]; k < a->row_start[r + 1]; k++) {
+        int c = a->col[k];
+        if (c < 2 * n)
+            sum += fabs(values[k]) * (fabs(y[c]) + (c < n ? 0.0 : vmax));
+    }
+    return sum;
+}
+
+static int momentum_balanced(dirac_sim *sim, dgrad_state *st, const dgrad_layout *l,
+                             const double *z)
+{
+    dgrad_ctx cx = { sim, st };
+    double *r = sim->nw.residual;
+    assemble_dgrad(&cx, z, r, NULL);
+    const dirac_model *m = sim->model;
+    const model_sparse *f = &m->constraint_forms, *hs = &m->hessian;
+    const sim_eval *mid = &sim->eval[MID], *end = &sim->eval[END];
+    const double *dg = st->dg, *lambda = z + l->zl, *vbar = st->vbar, h = sim->h;
+    int n = l->n;
+    double *terms = sim->nw.delta;   // scratch: the magnitudes
+    // the largest |v̄| stands in for zero entries (a coordinate at rest), as the blocks'
+    // scales do in Newton's test (newton.h); not for positions (far-travelled coordinates
+    // that the Lagrangian does not contain would swamp the others)
+    double vmax = 0.0;
+    for (int i = 0; i < n; i++)
+        vmax = fmax(vmax, fabs(vbar[i]));
+    for (int i = 0; i < n; i++) {
+        terms[i] = 2.0 * (fabs(dg[n + i]) + fabs(sim->p[i])) +
+                   h * (fabs(dg[i]) + fabs(mid->forces[i])) +
+                   2.0 * inner_magnitude(hs, mid->hessian, n + i, st->xbar, n, vmax) +
+                   h * inner_magnitude(hs, mid->hessian, i, st->xbar, n, vmax) +
+                   h * inner_magnitude(&m->force_jacobian, mid->force_jac, i, st->xbar, n, vmax);
+    }
+    for (int a = 0; a < l->m; a++) {
+        bool holonomic = m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC;
+        const double *forms = holonomic ? st->avf_forms : mid->forms;
+        double *row = &terms[l->zl + a];
+        *row = holonomic ? fabs(end->values[a]) / h : fabs(mid->rates[a]);
+        for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++) {
+            terms[f->col[k]] += h * fabs(lambda[a] * forms[k]);
+            *row += holonomic ? fabs(end->forms[k] * st->q1[f->col[k]]) / h
+                              : fabs(mid->forms[k]) * (fabs(vbar[f->col[k]]) + vmax);
+        }
+    }
+    // each row's share of ΔE − W: |r_i| |v̄_i| (momentum), h |λ_a| |r_a| (constraints)
+    int worst = -1;
+    double miss = 0.0, allowed = 0.0, largest = 0.0;
+    for (int i = 0; i < l->size; i++) {
+        if (i >= l->zs && i < l->zl)
+            continue;   // entropy rows: T̄ ΔS enters the balance as it is
+        double weight = i < n ? fabs(vbar[i]) + vmax : h * fabs(lambda[i - l->zl]);
+        double share = fabs(r[i]) * weight;
+        miss += share;
+        allowed += terms[i] * weight;
+        if (share > largest) {
+            largest = share;
+            worst = i;
+        }
+    }
+    if (miss <= DGRAD_BALANCE_ROUNDING * DBL_EPSILON * allowed)
+        worst = -1;
+    return worst;
+}
+
 static dirac_status dgrad_step(dirac_sim *sim, void *state)
 {
     dgrad_state *st = state;
@@ -369,6 +459,8 @@ static dirac_status dgrad_step(dirac_sim *sim, void *state)
     // the guess: v_{k+1} extrapolated linearly from the last two nodes (error O(h²), where
     // v_k's O(h) cost a second factorization per step), v_k at the first step
     double ratio = *st->previous_h > 0.0 && !sim->nw.full ? h / *st->previous_h : 0.0;
+    if (ratio > DGRAD_EXTRAPOLATION_MAX_RATIO)
+        ratio = 0.0;   // far beyond the last step the line says little: v_k
     for (int i = 0; i < l.n; i++) {
         z[l.zv + i] = sim->v[i] + ratio * (sim->v[i] - st->previous_v[i]);
         block[l.zv + i] = 1;
@@ -381,14 +473,29 @@ static dirac_status dgrad_step(dirac_sim *sim, void *state)
         z[l.zl + a] = sim->mu[a];
         block[l.zl + a] = 4;
     }
-    // the first law holds only as far as the equations do: solve to rounding level
-    dirac_status status =
-        newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE1, l.size), l.size, z, block,
-                     assemble_dgrad, &cx, fmin(sim->rtol, 1e-14), 2 * sim->max_iterations);
-    if (status != DIRAC_OK)
-        return sim_fail_newton(sim, status, "implicit step", name_dgrad_rows);
-    sim->newton_iterations = sim->nw.iterations;
-    evaluate_step(sim, st, &l, z, 0);
+    // the first law holds only as far as the equations do: solve to rounding level, and accept
+    // only a solution whose momentum balances hold to rounding (momentum_balanced): Newton's
+    // updates alone do not show it (its approximate Jacobian may not contract while the
+    // close guess makes the first update small)
+    linsolve *solver = sim_solver(sim, SIM_SOLVER_STAGE1, l.size);
+    int iterations = 0;
+    for (int solve = 0;; solve++) {
+        dirac_status status = newton_solve(&sim->nw, solver, l.size, z, block, assemble_dgrad,
+                                           &cx, fmin(sim->rtol, 1e-14), 2 * sim->max_iterations);
+        iterations += sim->nw.iterations;
+        sim->nw.iterations = iterations;
+        if (status != DIRAC_OK)
+            return sim_fail_newton(sim, status, "implicit step", name_dgrad_rows);
+        int unbalanced = momentum_balanced(sim, st, &l, z);
+        if (unbalanced < 0)
+            break;
+        if (solve + 1 >= DGRAD_BALANCE_SOLVES) {
+            sim->nw.worst = unbalanced;
+            sim->nw.worst_value = sim->nw.residual[unbalanced];
+            return sim_fail_newton(sim, DIRAC_ERR_NEWTON, "implicit step", name_dgrad_rows);
+        }
+    }
+    sim->newton_iterations = iterations;
     const double *dx = st->dx, *dg = st->dg;
     for (int i = 0; i < l.n; i++)
         st->p1[i] = 2.0 * dg[l.n + i] - sim->p[i];

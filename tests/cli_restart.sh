@@ -234,7 +234,7 @@ EOF
 refuse "damaged snapshot" "is damaged: the checksum" "$pend" --t-end 1 --initial-state "$tmp/damaged.json"
 refuse "edited state" "was edited or damaged: \"state\" has x = " \
   "$pend" --t-end 1 --initial-state "$tmp/edited.json"
-refuse "other version" "is a state file of version 1; this dirac reads version 2" \
+refuse "other version" "is a state file of version 1; this dirac reads version 3" \
   "$pend" --t-end 1 --initial-state "$tmp/v1.json"
 refuse "truncated file" "is not a dirac state file (not JSON: line" \
   "$pend" --t-end 1 --initial-state "$tmp/truncated.json"
