@@ -445,7 +445,7 @@ static void name_end_rows(const dirac_sim *sim, int index, char *buf, size_t siz
 // The guess for the stages: the previous step's stage velocities extrapolated along their
 // interpolation polynomial, V_i ≈ Σ_j ℓ_j(θ_i) V_j^prev with θ_i = (t_k + c_i h − t_prev)/h_prev
 // (1 + c_i for equal steps; error O(h^s)), and its Λ_j likewise along theirs (nodes
-// c_1 .. c_{s−1}; error O(h^{s−1}), where the last step's Λ_j were O(h) off and cost the
+// c_1 .. c_{s−1}; measured closer than the last step's Λ_j, which were O(h) off and cost the
 // pendulum a second Newton correction); at the first step V_j = v_k, Λ_j = μ_k.
 // t_prev, h_prev: start and size of the step whose stages are kept (adaptive runs change h, and
 // a rejected trial leaves stages that start at t_k itself).
