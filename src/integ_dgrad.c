@@ -16,6 +16,7 @@
 // Newton solves for (v_{k+1}, S_{k+1}, λ) alone (the Schur complement of the full system on
 // its q and p rows, whose pivots are I and I/2: nonsingular exactly when the full one is).
 #include "sim.h"
+#include "sim_dense_plan.h"
 
 #include <float.h>
 #include <math.h>
@@ -46,12 +47,9 @@ typedef struct dgrad_state {
     double *avf_forms, *avf_rates;    // averaged constraint forms and rates (D̄φ)
     bool midpoint_rule;               // the averaged fields are affine: D̄L = ∇L(x̄), D̄φ = ∇φ(x̄)
     // dense Jacobians (small systems): the additions of the sparse blocks, unrolled once per
-    // step size (plan_h; 0: none) into (source value, column-major place, factor), in the
-    // order of the block-by-block assembly; sources point into the evaluations' values
-    int plan_capacity, plan_count;    // capacity 0: systems too large for a dense solver
-    const double **plan_source;
-    int *plan_place;
-    double *plan_factor, plan_h;
+    // step size (plan_h; 0: none), in the order of the block-by-block assembly
+    sim_dense_plan plan;
+    double plan_h;
 } dgrad_state;
 
 #define DGRAD_PLAN_MAX_SIZE 64
@@ -102,10 +100,7 @@ static void dgrad_state_layout(const dirac_sim *sim, void *state, sim_layout *l)
         size_t capacity = (size_t)m->hessian.nnz + (size_t)m->force_jacobian.nnz +
                           (size_t)m->form_curvature.nnz + (size_t)m->constraint_jacobian.nnz +
                           3 * (size_t)m->constraint_forms.nnz;
-        st->plan_capacity = (int)capacity;
-        st->plan_source = mem_plan_take(&l->plan, capacity, sizeof *st->plan_source);
-        st->plan_place = sim_layout_ints(l, capacity);
-        st->plan_factor = sim_layout_doubles(l, capacity);
+        sim_dense_plan_layout(l, &st->plan, capacity);
     }
 }
 
@@ -202,18 +197,8 @@ static void add_block(dgrad_state *st, int size, const model_sparse *sp, const d
         sim_add_sparse_block(sp, values, row_first, rows, col_first, cols, scale, jac, r0, c0);
         return;
     }
-    if (rows <= 0 || cols <= 0 || sp->nnz == 0)
-        return;
-    for (int r = 0; r < rows; r++)
-        for (int k = sp->row_start[row_first + r]; k < sp->row_start[row_first + r + 1]; k++) {
-            int c = sp->col[k] - col_first;
-            if (c >= 0 && c < cols) {
-                st->plan_source[st->plan_count] = values + k;
-                st->plan_place[st->plan_count] = (c0 + c) * size + r0 + r;
-                st->plan_factor[st->plan_count] = scale;
-                st->plan_count++;
-            }
-        }
+    sim_dense_plan_block(&st->plan, sp, values, row_first, rows, col_first, cols, size, 1, &r0,
+                         &c0, &scale);
 }
 
 // The Jacobian's blocks that are fixed multiples of evaluated values, into jac or (jac NULL)
@@ -249,10 +234,7 @@ static void jacobian_blocks(const dirac_sim *sim, dgrad_state *st, const dgrad_l
                 linsolve_add(jac, zv + f->col[k], zl + a, -h * forms[k]);
                 continue;
             }
-            st->plan_source[st->plan_count] = forms + k;
-            st->plan_place[st->plan_count] = (zl + a) * size + zv + f->col[k];
-            st->plan_factor[st->plan_count] = -h;
-            st->plan_count++;
+            sim_dense_plan_entry(&st->plan, forms + k, (zl + a) * size + zv + f->col[k], -h);
         }
         if (holonomic) {   // ∂(φ(q_{k+1})/h)/∂v_{k+1} = ω(q_{k+1})/2
             add_block(st, size, f, end->forms, a, 1, 0, n, 0.5, jac, zl + a, zv);
@@ -308,15 +290,13 @@ static int assemble_dgrad(void *context, const double *z, double *r, linsolve *j
     sim_entropy_residual(sim, temp, thermal, vbar, z + l.zs, h, r + l.zs);
     if (!jac)
         return 0;
-    if (st->plan_capacity > 0 && linsolve_dense_values(jac)) {
+    if (st->plan.capacity > 0 && linsolve_dense_values(jac)) {
         if (st->plan_h != h) {
-            st->plan_count = 0;
+            st->plan.count = 0;
             jacobian_blocks(sim, st, &l, NULL);
             st->plan_h = h;
         }
-        double *dense = linsolve_dense_values(jac);
-        for (int x = 0; x < st->plan_count; x++)
-            dense[st->plan_place[x]] += st->plan_factor[x] * *st->plan_source[x];
+        sim_dense_plan_add(&st->plan, 0, st->plan.count, linsolve_dense_values(jac));
     } else {
         jacobian_blocks(sim, st, &l, jac);
     }

@@ -13,6 +13,7 @@
 // Holonomic constraints and regular Lagrangians only (the check hook refuses the rest).
 #include "predictor.h"
 #include "sim.h"
+#include "sim_dense_plan.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -78,11 +79,8 @@ typedef struct stage_targets {
 // point into the stage evaluation's values (its arrays stay in place for the simulation's life).
 #define LOBATTO_PLAN_MAX_SIZE 64
 typedef struct dense_plan {
-    int capacity;           // entries allocated (0: stage systems too large to plan)
+    sim_dense_plan entries; // capacity 0: stage systems too large to plan
     int *start;             // stage j's entries: start[j] .. start[j + 1] − 1
-    const double **source;
-    int *place;
-    double *factor;
 } dense_plan;
 
 // Workspace and history of one method of the pair.
@@ -152,11 +150,8 @@ static void lobatto_layout(const dirac_sim *sim, void *state, sim_layout *l)
                            (size_t)m->form_curvature.nnz * (size_t)(s * s) +
                            (size_t)m->constraint_forms.nnz * (size_t)(2 * s);
         size_t capacity = per_stage * (size_t)s;
-        st->plan.capacity = (int)capacity;
         st->plan.start = sim_layout_ints(l, (size_t)s + 1);
-        st->plan.source = mem_plan_take(&l->plan, capacity, sizeof *st->plan.source);
-        st->plan.place = sim_layout_ints(l, capacity);
-        st->plan.factor = sim_layout_doubles(l, capacity);
+        sim_dense_plan_layout(l, &st->plan.entries, capacity);
     }
     sim_layout_newton(l, (int)size);
     sim_layout_newton(l, (int)(n + mc));
@@ -204,22 +199,10 @@ static void add_targets(const model_sparse *sp, const double *values, int row_fi
 // stage evaluation; size: the Jacobian's).
 static void plan_targets(const model_sparse *sp, const double *values, int row_first, int rows,
                          int col_first, int cols, const block_targets *t, int size,
-                         dense_plan *plan, int *count)
+                         sim_dense_plan *plan)
 {
-    if (t->count == 0)
-        return;
-    for (int r = 0; r < rows; r++)
-        for (int k = sp->row_start[row_first + r]; k < sp->row_start[row_first + r + 1]; k++) {
-            int c = sp->col[k] - col_first;
-            if (c < 0 || c >= cols)
-                continue;
-            for (int x = 0; x < t->count; x++) {
-                plan->source[*count] = values + k;
-                plan->place[*count] = (t->c0[x] + c) * size + t->r0[x] + r;
-                plan->factor[*count] = t->scale[x];
-                (*count)++;
-            }
-        }
+    sim_dense_plan_block(plan, sp, values, row_first, rows, col_first, cols, size, t->count,
+                         t->r0, t->c0, t->scale);
 }
 
 // The dense plan of every stage, in the order of assemble_stages's sparse path.
@@ -229,43 +212,38 @@ static void make_dense_plan(const dirac_sim *sim, const lobatto_tableau *tb, lob
     const model_sparse *forms = &m->constraint_forms;
     const sim_eval *e = &sim->eval[STAGE];
     int n = sim->n, mc = sim->mc, s = tb->s, zl = s * n, size = stage_size(sim, s);
-    dense_plan *plan = &st->plan;
-    int count = 0;
+    sim_dense_plan *plan = &st->plan.entries;
+    plan->count = 0;
     for (int j = 0; j < s; j++) {
         const stage_targets *t = &st->targets[j];
-        plan->start[j] = count;
-        plan_targets(&m->hessian, e->hessian, n, n, n, n, &t->vv, size, plan, &count);
-        plan_targets(&m->hessian, e->hessian, n, n, 0, n, &t->vq, size, plan, &count);
-        plan_targets(&m->hessian, e->hessian, 0, n, n, n, &t->fv, size, plan, &count);
-        plan_targets(&m->force_jacobian, e->force_jac, 0, n, n, n, &t->fv, size, plan, &count);
-        plan_targets(&m->hessian, e->hessian, 0, n, 0, n, &t->fq, size, plan, &count);
-        plan_targets(&m->force_jacobian, e->force_jac, 0, n, 0, n, &t->fq, size, plan, &count);
+        st->plan.start[j] = plan->count;
+        plan_targets(&m->hessian, e->hessian, n, n, n, n, &t->vv, size, plan);
+        plan_targets(&m->hessian, e->hessian, n, n, 0, n, &t->vq, size, plan);
+        plan_targets(&m->hessian, e->hessian, 0, n, n, n, &t->fv, size, plan);
+        plan_targets(&m->force_jacobian, e->force_jac, 0, n, n, n, &t->fv, size, plan);
+        plan_targets(&m->hessian, e->hessian, 0, n, 0, n, &t->fq, size, plan);
+        plan_targets(&m->force_jacobian, e->force_jac, 0, n, 0, n, &t->fq, size, plan);
         if (mc > 0 && t->fq.count > 0)
-            plan_targets(&m->form_curvature, e->curvature, 0, n, 0, n, &t->fq, size, plan,
-                         &count);
+            plan_targets(&m->form_curvature, e->curvature, 0, n, 0, n, &t->fq, size, plan);
         if (j > 0)
-            plan_targets(forms, e->forms, 0, mc, 0, n, &t->cq, size, plan, &count);
+            plan_targets(forms, e->forms, 0, mc, 0, n, &t->cq, size, plan);
         for (int row = 0; j < s - 1 && row < s; row++) {   // Λ_j's columns: −h â_ij ω(Q_j)ᵀ
             double w = -sim->h * tb->ahat[row][j];
             if (w == 0.0)
                 continue;
             for (int a = 0; a < mc; a++)
-                for (int k = forms->row_start[a]; k < forms->row_start[a + 1]; k++) {
-                    plan->source[count] = e->forms + k;
-                    plan->place[count] = (zl + j * mc + a) * size + row * n + forms->col[k];
-                    plan->factor[count] = w;
-                    count++;
-                }
+                for (int k = forms->row_start[a]; k < forms->row_start[a + 1]; k++)
+                    sim_dense_plan_entry(plan, e->forms + k,
+                                         (zl + j * mc + a) * size + row * n + forms->col[k], w);
         }
     }
-    plan->start[s] = count;
+    st->plan.start[s] = plan->count;
 }
 
 // Adds stage j's planned entries (of its evaluation) to the dense matrix.
 static void add_dense_plan(const dense_plan *plan, int j, double *dense)
 {
-    for (int x = plan->start[j]; x < plan->start[j + 1]; x++)
-        dense[plan->place[x]] += plan->factor[x] * *plan->source[x];
+    sim_dense_plan_add(&plan->entries, plan->start[j], plan->start[j + 1], dense);
 }
 
 // Where stage j's blocks go in the stage Jacobian for step size h (assemble_stages).
@@ -311,7 +289,7 @@ static int assemble_stages(void *context, const double *z, double *r, linsolve *
         for (int i = 0; i < n; i++)
             r[j * n + i] = -sim->p[i];
     cx->work = 0.0;
-    double *dense = jac && cx->st->plan.capacity > 0 ? linsolve_dense_values(jac) : NULL;
+    double *dense = jac && cx->st->plan.entries.capacity > 0 ? linsolve_dense_values(jac) : NULL;
     if (jac && cx->st->targets_h != h) {   // a new step size: its block targets, once
         for (int j = 0; j < s; j++)
             make_stage_targets(sim, tb, j, h, &cx->st->targets[j]);
