@@ -329,28 +329,37 @@ static timing time_library(const problem *pb, const char *method, double h)
     return out;
 }
 
-static timing time_rattle(const problem *pb, double h)
+// A hand-written reference code for time_reference: `start` (re)creates its state at the
+// initial point, `step` takes one step and returns its iterations (< 0: it did not converge).
+typedef struct reference_code {
+    const char *name, *failure;
+    void (*start)(void *code);
+    int (*step)(void *code);
+} reference_code;
+
+// Time per step of a reference code: calibrated like time_method, median of the repetitions.
+static timing time_reference(const reference_code *rc, void *code)
 {
     timing out = { 0 };
-    rattle_chain c;
-    create_rattle(pb, h, &c);
+    rc->start(code);
     int calibration = 10000;
     double start = now();
     for (int k = 0; k < calibration; k++)
-        if (rattle_chain_step(&c) != 0)
-            fail("rattle", "Newton did not converge");
+        if (rc->step(code) < 0)
+            fail(rc->name, rc->failure);
     long steps = calibrate_steps((now() - start) / calibration);
     double ns[16];
     double iterations = 0.0, total_steps = 0.0;
     for (int r = 0; r < repetitions; r++) {
-        create_rattle(pb, h, &c);
+        rc->start(code);
         start = now();
         for (long k = 0; k < steps; k++) {
-            if (rattle_chain_step(&c) != 0)
-                fail("rattle", "Newton did not converge");
-            iterations += c.iterations;
-            if (c.iterations > out.iterations_max)
-                out.iterations_max = c.iterations;
+            int it = rc->step(code);
+            if (it < 0)
+                fail(rc->name, rc->failure);
+            iterations += it;
+            if (it > out.iterations_max)
+                out.iterations_max = it;
         }
         double elapsed = now() - start;
         total_steps += (double)steps;
@@ -361,36 +370,57 @@ static timing time_rattle(const problem *pb, double h)
     return out;
 }
 
+typedef struct rattle_run {
+    const problem *pb;
+    double h;
+    rattle_chain c;
+} rattle_run;
+
+static void rattle_start(void *code)
+{
+    rattle_run *run = code;
+    create_rattle(run->pb, run->h, &run->c);
+}
+
+static int rattle_step(void *code)
+{
+    rattle_run *run = code;
+    return rattle_chain_step(&run->c) != 0 ? -1 : run->c.iterations;
+}
+
+static timing time_rattle(const problem *pb, double h)
+{
+    static const reference_code rattle = { "rattle", "Newton did not converge", rattle_start,
+                                           rattle_step };
+    rattle_run run = { .pb = pb, .h = h };
+    return time_reference(&rattle, &run);
+}
+
+typedef struct hand_run {
+    const problem *pb;
+    int scheme;
+    double h;
+    fixedpoint_chain c;
+} hand_run;
+
+static void hand_start(void *code)
+{
+    hand_run *run = code;
+    create_hand(run->pb, run->scheme, run->h, 1e-10, &run->c);
+}
+
+static int hand_run_step(void *code)
+{
+    hand_run *run = code;
+    return hand_step(run->scheme, &run->c) != 0 ? -1 : run->c.chain.iterations;
+}
+
 static timing time_hand(const problem *pb, int scheme, double h)
 {
-    timing out = { 0 };
-    fixedpoint_chain c;
-    create_hand(pb, scheme, h, 1e-10, &c);
-    int calibration = 10000;
-    double start = now();
-    for (int k = 0; k < calibration; k++)
-        if (hand_step(scheme, &c) != 0)
-            fail("hand code", "the iteration did not converge");
-    long steps = calibrate_steps((now() - start) / calibration);
-    double ns[16];
-    double iterations = 0.0, total_steps = 0.0;
-    for (int r = 0; r < repetitions; r++) {
-        create_hand(pb, scheme, h, 1e-10, &c);
-        start = now();
-        for (long k = 0; k < steps; k++) {
-            if (hand_step(scheme, &c) != 0)
-                fail("hand code", "the iteration did not converge");
-            iterations += c.chain.iterations;
-            if (c.chain.iterations > out.iterations_max)
-                out.iterations_max = c.chain.iterations;
-        }
-        double elapsed = now() - start;
-        total_steps += (double)steps;
-        ns[r] = 1e9 * elapsed / (double)steps;
-    }
-    out.ns_per_step = median(ns, repetitions);
-    out.iterations_mean = iterations / total_steps;
-    return out;
+    static const reference_code hand = { "hand code", "the iteration did not converge",
+                                         hand_start, hand_run_step };
+    hand_run run = { .pb = pb, .scheme = scheme, .h = h };
+    return time_reference(&hand, &run);
 }
 
 // The cost of dirac_sim_create + dirac_sim_destroy (the work-precision benchmark's whole-solve
