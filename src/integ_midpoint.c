@@ -287,7 +287,9 @@ static dirac_status solve_positions(midpoint_ctx *cx, int *iterations)
     midpoint_state *st = cx->st;
     int n = sim->n, ns = sim->ns, mc = sim->mc, *block = st->block;
     double h = sim->h, *z = st->z;
-    sim_evaluate(sim, &sim->eval[START], sim->q, sim->v, sim->s, sim->t, NULL, EVAL_CONSTRAINTS);
+    if (mc > 0)   // ω(q_k) of the constraint forces (nothing else reads this point)
+        sim_evaluate(sim, &sim->eval[START], sim->q, sim->v, sim->s, sim->t, NULL,
+                     EVAL_CONSTRAINTS);
     for (int i = 0; i < n; i++) {
         z[i] = h * sim->v[i];
         block[i] = 0;
@@ -460,12 +462,12 @@ dirac_status midpoint_step(dirac_sim *sim, void *state)
     sim->work += work;
     sim->newton_iterations = iterations;
     // the predictor's history: stage 1 as [v̄ | S_{k+1} | λ] at the midpoint, stage 2 at the end
-    double *record = st->residual;
-    for (int i = 0; i < n; i++)
-        record[i] = st->dq[i] / h;
-    memcpy(record + n, sim->s, (size_t)ns * sizeof *record);
-    memcpy(record + n + ns, st->lambda, (size_t)mc * sizeof *record);
     if (!sim->nw.affine) {
+        double *record = st->residual;
+        for (int i = 0; i < n; i++)
+            record[i] = st->dq[i] / h;
+        memcpy(record + n, sim->s, (size_t)ns * sizeof *record);
+        memcpy(record + n + ns, st->lambda, (size_t)mc * sizeof *record);
         predictor_push(&st->positions, n + ns + mc, sim->t + 0.5 * h, record, sim->t, sim->t + h);
         predictor_push(&st->velocities, n + mc, sim->t + h, z, sim->t, sim->t + h);
     }

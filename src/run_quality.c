@@ -91,13 +91,11 @@ static void observe_node(dirac_sim *sim, int first)
             rq->energy_error_time = sim->t;
         rq->energy_error_max = max_or_nan(rq->energy_error_max, error);
     }
-    double pv = 0.0;
-    for (int i = 0; i < sim->n; i++) {
-        pv += sim->p[i] * sim->v[i];
-        rq->length_model = max_or_nan(rq->length_model, fabs(sim->q[i]));
-        rq->speed_model = max_or_nan(rq->speed_model, fabs(sim->v[i]));
-    }
-    rq->pv_max = max_or_nan(rq->pv_max, fabs(pv));
+    // ⟨p, v⟩ and the largest |q_i|, |v_i| from the node's pass (sim_node.c)
+    const node_sums *sums = &sim->node_sums;
+    rq->length_model = max_or_nan(rq->length_model, sums->q_max);
+    rq->speed_model = max_or_nan(rq->speed_model, sums->v_max);
+    rq->pv_max = max_or_nan(rq->pv_max, fabs(sums->pv));
     rq->work_variation += fabs(sim->work - rq->work_previous);
     rq->work_previous = sim->work;
 

@@ -30,6 +30,7 @@ typedef struct sim_eval {
     double *forces;             // F
     double *force_jac;          // values of model->force_jacobian
     double *out[CODEGEN_MAX_GROUPS];   // the arrays above by the generated code's group index
+    bool mu_zero;               // x's μ block holds zeros (sim_evaluate without μ wrote them)
 } sim_eval;
 
 /// What to evaluate (bit flags).
@@ -58,6 +59,13 @@ enum {
 };
 
 typedef struct sim_method sim_method;
+
+/// What one pass over the accepted node's q, v, p yields besides its energy (sim_node.c):
+/// ⟨p, v⟩, the largest |q_i| and |v_i|, and Σ (0·q_i + 0·v_i + 0·p_i), which is NaN exactly
+/// when some q_i, v_i or p_i is not finite (0·x is ±0 for finite x and NaN for ±∞ and NaN).
+typedef struct node_sums {
+    double pv, q_max, v_max, nonfinite_probe;
+} node_sums;
 
 /// Linear systems a method solves each step (each keeps its own sparse pattern).
 enum { SIM_SOLVER_STAGE1, SIM_SOLVER_STAGE2, SIM_SOLVER_KKT, SIM_SOLVER_EXTRA, SIM_SOLVER_NODE,
@@ -124,6 +132,9 @@ struct dirac_sim {
     double *q, *v, *p, *mu, *s, *temperature;
     double energy, energy0, work;
     double constraint_residual, velocity_residual;
+    // sums over the node's q, v, p from the pass that computes the energy (sim_node.c), read
+    // by the finiteness check and the run's quality measures instead of passes of their own
+    node_sums node_sums;
     int newton_iterations;
     double projection_distance;
     // quantities derived at the node (sim_node.c): read by the const accessors
