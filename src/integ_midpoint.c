@@ -35,8 +35,8 @@ void midpoint_layout(const dirac_sim *sim, void *state, sim_layout *l)
     st->block = sim_layout_ints(l, stage1);
     st->qbar = sim_layout_doubles(l, n);
     st->vbar = sim_layout_doubles(l, n);
-    st->q1 = sim_layout_doubles(l, n);
-    st->pstar = sim_layout_doubles(l, n);
+    st->q1 = st->q1_own = sim_layout_doubles(l, n);
+    st->pstar = st->pstar_own = sim_layout_doubles(l, n);
     st->lambda = sim_layout_doubles(l, mc);
     st->sbar = sim_layout_doubles(l, ns);
     st->temperature = sim_layout_doubles(l, ns);
@@ -420,9 +420,9 @@ static dirac_status solve_velocities(midpoint_ctx *cx, int *iterations)
     return DIRAC_OK;
 }
 
-dirac_status midpoint_step(dirac_sim *sim, void *state)
+// One step from the current node into `out`; the predictors record it in midpoint_accept.
+static dirac_status step_into(dirac_sim *sim, midpoint_state *st, const sim_node *out)
 {
-    midpoint_state *st = state;
     midpoint_ctx cx = { sim, st };
     const dirac_model *m = sim->model;
     int n = sim->n, ns = sim->ns, mc = sim->mc, iterations = 0;
@@ -454,24 +454,67 @@ dirac_status midpoint_step(dirac_sim *sim, void *state)
     for (int a = 0; a < mc; a++)
         if (m->constraints[a].time_dependent)
             work -= h * 0.5 * (st->lambda[a] + nu[a]) * mid->rates[a];
-    memcpy(sim->q, st->q1, (size_t)n * sizeof *sim->q);
-    memcpy(sim->v, z, (size_t)n * sizeof *sim->v);
-    memcpy(sim->p, st->pstar, (size_t)n * sizeof *sim->p);
-    sim_add_forms_transposed(sim, &sim->eval[END], nu, 0.5 * h, sim->p);
-    memcpy(sim->mu, nu, (size_t)mc * sizeof *sim->mu);
+    // q_{k+1} and p* were made in place when `out` is the next node
+    if (out->q != st->q1)
+        memcpy(out->q, st->q1, (size_t)n * sizeof *out->q);
+    memcpy(out->v, z, (size_t)n * sizeof *out->v);
+    if (out->p != st->pstar)
+        memcpy(out->p, st->pstar, (size_t)n * sizeof *out->p);
+    sim_add_forms_transposed(sim, &sim->eval[END], nu, 0.5 * h, out->p);
+    memcpy(out->mu, nu, (size_t)mc * sizeof *out->mu);
     sim->work += work;
     sim->newton_iterations = iterations;
-    // the predictor's history: stage 1 as [v̄ | S_{k+1} | λ] at the midpoint, stage 2 at the end
+    // the predictor's record: stage 1 as [v̄ | S_{k+1} | λ] at the midpoint (here), stage 2
+    // as [v | ν] at the end (z)
     if (!sim->nw.affine) {
         double *record = st->residual;
         for (int i = 0; i < n; i++)
             record[i] = st->dq[i] / h;
         memcpy(record + n, sim->s, (size_t)ns * sizeof *record);
         memcpy(record + n + ns, st->lambda, (size_t)mc * sizeof *record);
-        predictor_push(&st->positions, n + ns + mc, sim->t + 0.5 * h, record, sim->t, sim->t + h);
-        predictor_push(&st->velocities, n + mc, sim->t + h, z, sim->t, sim->t + h);
+        st->record_t = sim->t;
+        st->record_h = h;
+    }
+    if (out->s != sim->s) {   // S_{k+1} to the next node, S_k back
+        memcpy(out->s, sim->s, (size_t)ns * sizeof *out->s);
+        memcpy(sim->s, st->s_old, (size_t)ns * sizeof *sim->s);
     }
     return DIRAC_OK;
+}
+
+// The step just taken joins the predictors' histories (stage 1 at the midpoint, stage 2 at
+// the end; records made by step_into).
+static void midpoint_accept(dirac_sim *sim, void *state)
+{
+    midpoint_state *st = state;
+    if (sim->nw.affine)
+        return;
+    int n = sim->n, ns = sim->ns, mc = sim->mc;
+    double t = st->record_t, h = st->record_h;
+    predictor_push(&st->positions, n + ns + mc, t + 0.5 * h, st->residual, t, t + h);
+    predictor_push(&st->velocities, n + mc, t + h, st->z, t, t + h);
+}
+
+// midpoint: the new node is assembled where it stays, in the simulation's next node (q_{k+1}
+// by the stage-1 assembly, p* by midpoint_momentum).
+static dirac_status midpoint_step_next(dirac_sim *sim, void *state)
+{
+    midpoint_state *st = state;
+    st->q1 = sim->next.q;
+    st->pstar = sim->next.p;
+    return step_into(sim, st, &sim->next);
+}
+
+dirac_status midpoint_step(dirac_sim *sim, void *state)
+{
+    midpoint_state *st = state;
+    st->q1 = st->q1_own;
+    st->pstar = st->pstar_own;
+    sim_node node = { sim->q, sim->v, sim->p, sim->mu, sim->s };
+    dirac_status status = step_into(sim, st, &node);
+    if (status == DIRAC_OK)
+        midpoint_accept(sim, st);
+    return status;
 }
 
 // The predictors' histories go with the node into snapshots and the failed-step backup.
@@ -498,6 +541,8 @@ const sim_method sim_method_midpoint = {
     .state_size = sizeof(midpoint_state),
     .layout = midpoint_layout,
     .init = midpoint_init,
-    .step = midpoint_step,
+    .step = midpoint_step_next,
     .history = midpoint_history,
+    .writes_next = true,
+    .accept = midpoint_accept,
 };

@@ -11,6 +11,10 @@ typedef struct midpoint_state {
     int *block;                   // their blocks
     double *qbar, *vbar, *q1;     // q̄, v̄ = Δq/h, q_{k+1} (n each)
     double *pstar;                // p* (n)
+    // q1 and pstar: the simulation's next node for the method (sim.h, writes_next), these
+    // arrays of the workspace for dirac2's first step, which updates the node in place
+    double *q1_own, *pstar_own;
+    double record_t, record_h;    // the step the predictors record once it is accepted
     double *lambda;               // λ of stage 1 (m)
     double *sbar, *temperature;   // S̄ and T̄ at the midpoint (ns each)
     double *s_old;                // S_k (ns)
@@ -30,6 +34,8 @@ typedef struct midpoint_state {
 
 void midpoint_layout(const dirac_sim *sim, void *state, sim_layout *l);
 dirac_status midpoint_init(dirac_sim *sim, void *state);
+/// One midpoint step that updates the node in place and records it in the predictors
+/// (dirac2's first step; the method itself writes the simulation's next node).
 dirac_status midpoint_step(dirac_sim *sim, void *state);
 
 #endif

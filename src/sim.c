@@ -78,7 +78,9 @@ static void common_layout(mem_plan *p, dirac_sim *sim)
     size_t n = (size_t)sim->n, mc = (size_t)sim->mc, ns = (size_t)sim->ns;
     struct { double **array; size_t count; } arrays[] = {
         { &sim->q, n }, { &sim->v, n }, { &sim->p, n }, { &sim->mu, mc }, { &sim->s, ns },
-        { &sim->temperature, ns }, { &sim->node_velocity_constraint, mc },
+        { &sim->temperature, ns }, { &sim->next.q, n }, { &sim->next.v, n },
+        { &sim->next.p, n }, { &sim->next.mu, mc }, { &sim->next.s, ns },
+        { &sim->node_velocity_constraint, mc },
         { &sim->outputs, (size_t)m->output_count },
         { &sim->wedge_values, (size_t)m->wedge_count },
         { &sim->tape_work, (size_t)m->work_size },
@@ -430,20 +432,38 @@ void sim_restore_state(dirac_sim *sim)
     sim_update_diagnostics(sim);
 }
 
+// The new node a method wrote into sim->next becomes the current one, and the node the step
+// started from the spare (pointers only).
+static void swap_nodes(dirac_sim *sim)
+{
+    sim_node current = { sim->q, sim->v, sim->p, sim->mu, sim->s };
+    sim->q = sim->next.q, sim->v = sim->next.v, sim->p = sim->next.p;
+    sim->mu = sim->next.mu, sim->s = sim->next.s;
+    sim->next = current;
+}
+
 dirac_status sim_raw_step(dirac_sim *sim, double t_after)
 {
+    const sim_method *method = sim->method;
     double t_before = sim->t;
     sim->nw.step_size = sim->h;   // kept factorizations are for one step size (newton.h)
     sim->t_next = t_after;
-    dirac_status status = sim->method->step(sim, sim->method_state);
+    dirac_status status = method->step(sim, sim->method_state);
     if (status == DIRAC_OK) {
+        if (method->writes_next)
+            swap_nodes(sim);
         sim->t = t_after;
         sim_update_diagnostics(sim);
         status = sim_check_finite(sim, t_before, t_after);
         if (status == DIRAC_OK)
             status = run_quality_check_outputs(sim);
-        if (status != DIRAC_OK)
+        if (status != DIRAC_OK) {
             sim->t = t_before;
+            if (method->writes_next)
+                swap_nodes(sim);   // back to the node the step started from
+        } else if (method->accept) {
+            method->accept(sim, sim->method_state);
+        }
     }
     return status;
 }
@@ -453,7 +473,14 @@ dirac_status dirac_sim_step(dirac_sim *sim)
     if (!sim)
         return DIRAC_ERR_ARGUMENT;
     sim->errmsg[0] = '\0';
-    sim_save_state(sim);
+    // a fixed-size step of a method that writes next leaves the node it starts from in place
+    // (sim_raw_step): only the work is kept; the adaptive controller restores the start of
+    // its trials from the copy
+    bool copied = sim->adapt.on || !sim->method->writes_next;
+    if (copied)
+        sim_save_state(sim);
+    else
+        sim->backup_work = sim->work;
     dirac_status status;
     if (sim->adapt.on) {
         status = sim_adaptive_step(sim);
@@ -461,7 +488,12 @@ dirac_status dirac_sim_step(dirac_sim *sim)
         status = sim_raw_step(sim, sim->t0 + (double)(sim->steps + 1) * sim->h);
     }
     if (status != DIRAC_OK) {
-        sim_restore_state(sim);
+        if (copied) {
+            sim_restore_state(sim);
+        } else {
+            sim->work = sim->backup_work;
+            sim_update_diagnostics(sim);
+        }
         return status;
     }
     sim->steps++;

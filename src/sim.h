@@ -60,6 +60,11 @@ enum {
 
 typedef struct sim_method sim_method;
 
+/// The arrays of one node: q, v, p (n each), μ (m), S (ns).
+typedef struct sim_node {
+    double *q, *v, *p, *mu, *s;
+} sim_node;
+
 /// What one pass over the accepted node's q, v, p yields besides its energy (sim_node.c):
 /// ⟨p, v⟩, the largest |q_i| and |v_i|, and Σ (0·q_i + 0·v_i + 0·p_i), which is NaN exactly
 /// when some q_i, v_i or p_i is not finite (0·x is ±0 for finite x and NaN for ±∞ and NaN).
@@ -130,6 +135,7 @@ struct dirac_sim {
     int max_iterations;
     // the current node
     double *q, *v, *p, *mu, *s, *temperature;
+    sim_node next;                  // where a method that writes next puts the new node
     double energy, energy0, work;
     double constraint_residual, velocity_residual;
     // sums over the node's q, v, p from the pass that computes the energy (sim_node.c), read
@@ -152,6 +158,7 @@ struct dirac_sim {
     linsolve *solver[SIM_SOLVER_SLOTS];  // one per kind of linear system a method solves
     sim_degenerate degenerate;    // node velocities of degenerate Lagrangians
     // the last good node, restored when a step fails: [q | v | p | μ | S | method history]
+    // (copied before the steps of methods that update in place, and of adaptive steps)
     double *backup, backup_work;
     size_t backup_size;
     sim_adaptive adapt;
@@ -206,6 +213,15 @@ struct sim_method {
     dirac_status (*check)(dirac_sim *sim, void *state);
     /// Optional: what the method keeps between steps (see sim_history).
     void (*history)(const dirac_sim *sim, void *state, sim_history *out);
+    /// The step writes the new node into sim->next (every entry of q, v, p, μ, S) and leaves
+    /// the node it starts from as it was, whether it succeeds or fails; sim_raw_step swaps the
+    /// two once the step succeeded, so a fixed-size step keeps no copy of the node to restore
+    /// (double buffering). Methods without it update the node in place after a copy of it.
+    bool writes_next;
+    /// Optional (methods that write next): records the step just taken in the method's
+    /// history, once the new node has passed the step's checks (sim_raw_step); a step that
+    /// fails its checks leaves the history as it was.
+    void (*accept)(dirac_sim *sim, void *state);
 };
 
 /// The stage Jacobians of every implicit method are constant for this model (its expressions
@@ -357,8 +373,10 @@ void sim_save_state(dirac_sim *sim);
 void sim_restore_state(dirac_sim *sim);
 void sim_restore_node(dirac_sim *sim);
 
-/// One step of size sim->h from sim->t (the caller saved the state); on success the time is
-/// t_after and the node's diagnostics are up to date, on failure the time is unchanged.
+/// One step of size sim->h from sim->t (the caller saved the state, or the method writes
+/// next); on success the time is t_after, the node's diagnostics are up to date and the method
+/// has recorded the step (accept), on failure the time is unchanged and the node of a method
+/// that writes next is the one the step started from.
 dirac_status sim_raw_step(dirac_sim *sim, double t_after);
 
 /// One accepted step of the error-controlled size (src/sim_adapt.c).
