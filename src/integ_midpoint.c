@@ -33,12 +33,9 @@ void midpoint_layout(const dirac_sim *sim, void *state, sim_layout *l)
     size_t stage1 = n + ns + mc;
     st->z = sim_layout_doubles(l, stage1);
     st->block = sim_layout_ints(l, stage1);
-    st->qbar = sim_layout_doubles(l, n);
-    st->vbar = sim_layout_doubles(l, n);
     st->q1 = st->q1_own = sim_layout_doubles(l, n);
     st->pstar = st->pstar_own = sim_layout_doubles(l, n);
     st->lambda = sim_layout_doubles(l, mc);
-    st->sbar = sim_layout_doubles(l, ns);
     st->temperature = sim_layout_doubles(l, ns);
     st->s_old = sim_layout_doubles(l, ns);
     st->dq = sim_layout_doubles(l, n);
@@ -495,11 +492,22 @@ static void midpoint_accept(dirac_sim *sim, void *state)
     predictor_push(&st->velocities, n + mc, t + h, st->z, t, t + h);
 }
 
+// q̄, v̄ and S̄ are made where the midpoint's evaluation reads them, in its slot's point x
+// (sim_evaluate then copies nothing).
+static void midpoint_in_slot(const dirac_sim *sim, midpoint_state *st)
+{
+    double *x = sim->eval[MID].x;
+    st->qbar = x;
+    st->vbar = x + sim->model->first_v;
+    st->sbar = x + sim->model->first_s;
+}
+
 // midpoint: the new node is assembled where it stays, in the simulation's next node (q_{k+1}
 // by the stage-1 assembly, p* by midpoint_momentum).
 static dirac_status midpoint_step_next(dirac_sim *sim, void *state)
 {
     midpoint_state *st = state;
+    midpoint_in_slot(sim, st);
     st->q1 = sim->next.q;
     st->pstar = sim->next.p;
     return step_into(sim, st, &sim->next);
@@ -508,6 +516,7 @@ static dirac_status midpoint_step_next(dirac_sim *sim, void *state)
 dirac_status midpoint_step(dirac_sim *sim, void *state)
 {
     midpoint_state *st = state;
+    midpoint_in_slot(sim, st);
     st->q1 = st->q1_own;
     st->pstar = st->pstar_own;
     sim_node node = { sim->q, sim->v, sim->p, sim->mu, sim->s };
