@@ -320,13 +320,14 @@ static dirac_status dgrad_step(dirac_sim *sim, void *state)
                              : mid->rates[a];
         work -= h * lambda[a] * driving;
     }
+    sim_node *next = &sim->next;   // the new node (writes_next)
     for (int i = 0; i < l.n; i++) {
-        sim->q[i] = z[l.zq + i];
-        sim->v[i] = z[l.zv + i];
-        sim->p[i] = z[l.zp + i];
+        next->q[i] = z[l.zq + i];
+        next->v[i] = z[l.zv + i];
+        next->p[i] = z[l.zp + i];
     }
-    memcpy(sim->s, z + l.zs, (size_t)l.ns * sizeof *sim->s);
-    memcpy(sim->mu, lambda, (size_t)l.m * sizeof *sim->mu);
+    memcpy(next->s, z + l.zs, (size_t)l.ns * sizeof *next->s);
+    memcpy(next->mu, lambda, (size_t)l.m * sizeof *next->mu);
     sim->work += work;
     return DIRAC_OK;
 }
@@ -341,5 +342,6 @@ const sim_method sim_method_dgrad = {
     .layout = dgrad_state_layout,
     .init = dgrad_init,
     .step = dgrad_step,
+    .writes_next = true,
     .unconstrained_node_velocity = true,
 };
