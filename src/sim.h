@@ -66,8 +66,8 @@ typedef struct sim_node {
 } sim_node;
 
 /// What one pass over the accepted node's q, v, p yields besides its energy (sim_node.c):
-/// ⟨p, v⟩, the largest |q_i| and |v_i|, and Σ (0·q_i + 0·v_i + 0·p_i), which is NaN exactly
-/// when some q_i, v_i or p_i is not finite (0·x is ±0 for finite x and NaN for ±∞ and NaN).
+/// ⟨p, v⟩, the largest |q_i| and |v_i|, and a probe that is NaN when some q_i, v_i or p_i is
+/// not finite (and when ⟨p, v⟩ overflows), 0 otherwise.
 typedef struct node_sums {
     double pv, q_max, v_max, nonfinite_probe;
 } node_sums;
