@@ -77,9 +77,7 @@ static void common_layout(mem_plan *p, dirac_sim *sim)
     const dirac_model *m = sim->model;
     size_t n = (size_t)sim->n, mc = (size_t)sim->mc, ns = (size_t)sim->ns;
     struct { double **array; size_t count; } arrays[] = {
-        { &sim->q, n }, { &sim->v, n }, { &sim->p, n }, { &sim->mu, mc }, { &sim->s, ns },
-        { &sim->temperature, ns }, { &sim->next.q, n }, { &sim->next.v, n },
-        { &sim->next.p, n }, { &sim->next.mu, mc }, { &sim->next.s, ns },
+        { &sim->p, n }, { &sim->next.p, n }, { &sim->temperature, ns },
         { &sim->node_velocity_constraint, mc },
         { &sim->outputs, (size_t)m->output_count },
         { &sim->wedge_values, (size_t)m->wedge_count },
@@ -95,6 +93,22 @@ static void common_layout(mem_plan *p, dirac_sim *sim)
         eval_layout(p, &sim->eval[k], m);
 }
 
+// The node's q, v, S and μ are blocks of the node slot's point, the next node's of the spare
+// node slot's (sim.h).
+static void node_in_slots(dirac_sim *sim)
+{
+    const dirac_model *m = sim->model;
+    const double *x = sim->eval[SIM_EVAL_NODE].x, *y = sim->eval[SIM_EVAL_NODE_NEXT].x;
+    sim->q = (double *)x;
+    sim->v = (double *)x + m->first_v;
+    sim->s = (double *)x + m->first_s;
+    sim->mu = (double *)x + m->first_mu;
+    sim->next.q = (double *)y;
+    sim->next.v = (double *)y + m->first_v;
+    sim->next.s = (double *)y + m->first_s;
+    sim->next.mu = (double *)y + m->first_mu;
+}
+
 // One block for the common arrays (mem.h, mem_plan: a sizing pass, then a placing pass).
 static dirac_status alloc_common(dirac_sim *sim, dirac_error *err)
 {
@@ -106,6 +120,7 @@ static dirac_status alloc_common(dirac_sim *sim, dirac_error *err)
     common_layout(&plan, sim);
     for (int k = 0; k < SIM_EVAL_SLOTS; k++)   // inputs live in every x (sim_input.c)
         model_set_default_inputs(sim->model, sim->eval[k].x);
+    node_in_slots(sim);
     return DIRAC_OK;
 }
 
@@ -433,13 +448,17 @@ void sim_restore_state(dirac_sim *sim)
 }
 
 // The new node a method wrote into sim->next becomes the current one, and the node the step
-// started from the spare (pointers only).
+// started from the spare: the two node slots' points and p trade places (pointers only; the
+// node slot's values are those of the node once sim_update_diagnostics has run).
 static void swap_nodes(dirac_sim *sim)
 {
-    sim_node current = { sim->q, sim->v, sim->p, sim->mu, sim->s };
-    sim->q = sim->next.q, sim->v = sim->next.v, sim->p = sim->next.p;
-    sim->mu = sim->next.mu, sim->s = sim->next.s;
-    sim->next = current;
+    double *x = sim->eval[SIM_EVAL_NODE].x;
+    sim->eval[SIM_EVAL_NODE].x = sim->eval[SIM_EVAL_NODE_NEXT].x;
+    sim->eval[SIM_EVAL_NODE_NEXT].x = x;
+    double *p = sim->p;
+    sim->p = sim->next.p;
+    sim->next.p = p;
+    node_in_slots(sim);
 }
 
 dirac_status sim_raw_step(dirac_sim *sim, double t_after)

@@ -48,13 +48,16 @@ enum {
 /// The evaluation slots of a simulation, each with one owner. The three step slots belong to
 /// the running method (each names them after its points: start, midpoint, end; stages) and,
 /// outside a step, to creation and the quality measures; sim_acceleration has its own; the node
-/// slot holds the accepted node (sim_update_diagnostics) and is read by the accessors.
+/// slot holds the accepted node (sim_update_diagnostics) and is read by the accessors. The
+/// node's q, v, S and μ live in the node slot's point x (so its evaluation copies nothing), the
+/// next node's in the spare node slot's, which the two exchange when a step is taken (sim.c).
 enum {
     SIM_EVAL_STEP_A,
     SIM_EVAL_STEP_B,
     SIM_EVAL_STEP_C,
     SIM_EVAL_KKT,
     SIM_EVAL_NODE,
+    SIM_EVAL_NODE_NEXT,
     SIM_EVAL_SLOTS
 };
 
@@ -133,9 +136,10 @@ struct dirac_sim {
     long steps;
     double rtol;
     int max_iterations;
-    // the current node
+    // the current node (q, v, S, μ: in eval[SIM_EVAL_NODE].x; p its own)
     double *q, *v, *p, *mu, *s, *temperature;
     sim_node next;                  // where a method that writes next puts the new node
+                                    // (in eval[SIM_EVAL_NODE_NEXT].x, and p)
     double energy, energy0, work;
     double constraint_residual, velocity_residual;
     // sums over the node's q, v, p from the pass that computes the energy (sim_node.c), read

@@ -34,7 +34,7 @@ void sim_evaluate(dirac_sim *sim, sim_eval *e, const double *q, const double *v,
     int n = sim->n;
     double *x = e->x, *xv = x + m->first_v, *xs = x + m->first_s, *xmu = x + m->first_mu;
     // loops: small models pay memcpy's call more than the copy; a caller that keeps its
-    // point in x already (q == x) copies nothing
+    // point in x already (q == x: the node, midpoint's q̄ and v̄) copies nothing
     if (q != x)
         for (int i = 0; i < n; i++)
             x[i] = q[i];
@@ -46,8 +46,9 @@ void sim_evaluate(dirac_sim *sim, sim_eval *e, const double *q, const double *v,
             xs[j] = s[j];
     x[m->index_t] = t;
     if (mu) {
-        for (int a = 0; a < sim->mc; a++)
-            xmu[a] = mu[a];
+        if (mu != xmu)
+            for (int a = 0; a < sim->mc; a++)
+                xmu[a] = mu[a];
         e->mu_zero = false;
     } else if (!e->mu_zero) {   // μ = 0 is written once, not at every point without μ
         for (int a = 0; a < sim->mc; a++)
