@@ -20,6 +20,14 @@
 // evaluation points: q_k; the midpoint; q_{k+1}
 enum { START = SIM_EVAL_STEP_A, MID = SIM_EVAL_STEP_B, END = SIM_EVAL_STEP_C };
 
+// to[0 .. count) = from[0 .. count): a loop, since most of these copies are a few values,
+// for which memcpy's call costs more than the copy.
+static void copy_values(double *to, const double *from, int count)
+{
+    for (int i = 0; i < count; i++)
+        to[i] = from[i];
+}
+
 // The assembly callbacks' context.
 typedef struct midpoint_ctx {
     dirac_sim *sim;
@@ -307,7 +315,7 @@ static dirac_status solve_positions(midpoint_ctx *cx, int *iterations)
                           predicted) > 0) {
         for (int i = 0; i < n; i++)
             z[i] = h * predicted[i];
-        memcpy(z + n, predicted + n, (size_t)(ns + mc) * sizeof *z);
+        copy_values(z + n, predicted + n, ns + mc);
     }
     dirac_status status =
         newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE1, n + ns + mc), n + ns + mc, z,
@@ -315,9 +323,9 @@ static dirac_status solve_positions(midpoint_ctx *cx, int *iterations)
     *iterations += sim->nw.iterations;
     if (status != DIRAC_OK)
         return sim_fail_newton(sim, status, "positions", name_position_rows);
-    memcpy(st->dq, z, (size_t)n * sizeof *st->dq);
-    memcpy(st->lambda, z + n + ns, (size_t)mc * sizeof *st->lambda);
-    memcpy(st->s_old, sim->s, (size_t)ns * sizeof *st->s_old);
+    copy_values(st->dq, z, n);
+    copy_values(st->lambda, z + n + ns, mc);
+    copy_values(st->s_old, sim->s, ns);
     return DIRAC_OK;
 }
 
@@ -350,7 +358,7 @@ static dirac_status midpoint_momentum(midpoint_ctx *cx, double *work_out)
     if (ns > 0) {
         model_group_eval(&m->thermal, mid->x, sim->tape_work, sim->thermal_values);
         work += sim_thermal_work(sim, sim->thermal_values, st->dq, h);
-        memcpy(sim->s, st->z + n, (size_t)ns * sizeof *sim->s);
+        copy_values(sim->s, st->z + n, ns);
     }
     *work_out = work;
     return DIRAC_OK;
@@ -442,7 +450,7 @@ static dirac_status step_into(dirac_sim *sim, midpoint_state *st, const sim_node
         }
     }
     if (status != DIRAC_OK) {
-        memcpy(sim->s, st->s_old, (size_t)ns * sizeof *sim->s);   // back to S_k
+        copy_values(sim->s, st->s_old, ns);   // back to S_k
         return status;
     }
     // accept: p_{k+1} = p* + h/2 ω(q_{k+1})ᵀ ν (ω at q_{k+1} is in eval[END])
@@ -453,12 +461,12 @@ static dirac_status step_into(dirac_sim *sim, midpoint_state *st, const sim_node
             work -= h * 0.5 * (st->lambda[a] + nu[a]) * mid->rates[a];
     // q_{k+1} and p* were made in place when `out` is the next node
     if (out->q != st->q1)
-        memcpy(out->q, st->q1, (size_t)n * sizeof *out->q);
-    memcpy(out->v, z, (size_t)n * sizeof *out->v);
+        copy_values(out->q, st->q1, n);
+    copy_values(out->v, z, n);
     if (out->p != st->pstar)
-        memcpy(out->p, st->pstar, (size_t)n * sizeof *out->p);
+        copy_values(out->p, st->pstar, n);
     sim_add_forms_transposed(sim, &sim->eval[END], nu, 0.5 * h, out->p);
-    memcpy(out->mu, nu, (size_t)mc * sizeof *out->mu);
+    copy_values(out->mu, nu, mc);
     sim->work += work;
     sim->newton_iterations = iterations;
     // the predictor's record: stage 1 as [v̄ | S_{k+1} | λ] at the midpoint (here), stage 2
@@ -467,14 +475,14 @@ static dirac_status step_into(dirac_sim *sim, midpoint_state *st, const sim_node
         double *record = st->residual;
         for (int i = 0; i < n; i++)
             record[i] = st->dq[i] / h;
-        memcpy(record + n, sim->s, (size_t)ns * sizeof *record);
-        memcpy(record + n + ns, st->lambda, (size_t)mc * sizeof *record);
+        copy_values(record + n, sim->s, ns);
+        copy_values(record + n + ns, st->lambda, mc);
         st->record_t = sim->t;
         st->record_h = h;
     }
     if (out->s != sim->s) {   // S_{k+1} to the next node, S_k back
-        memcpy(out->s, sim->s, (size_t)ns * sizeof *out->s);
-        memcpy(sim->s, st->s_old, (size_t)ns * sizeof *sim->s);
+        copy_values(out->s, sim->s, ns);
+        copy_values(sim->s, st->s_old, ns);
     }
     return DIRAC_OK;
 }

@@ -33,16 +33,19 @@ typedef struct sim_eval {
     bool mu_zero;               // x's μ block holds zeros (sim_evaluate without μ wrote them)
 } sim_eval;
 
-/// What to evaluate (bit flags).
+/// What to evaluate: bit flags that are the generated code's group bits (1 << MODEL_CG_*), so
+/// sim_evaluate hands them on as they are.
 enum {
-    EVAL_LAGRANGIAN = 1 << 0,
-    EVAL_GRADIENT = 1 << 1,
-    EVAL_HESSIAN = 1 << 2,
-    EVAL_CONSTRAINTS = 1 << 3,      // values, forms, rates
-    EVAL_CONSTRAINT_JAC = 1 << 4,
-    EVAL_CURVATURE = 1 << 5,
-    EVAL_FORCES = 1 << 6,           // forces and their Jacobian
-    EVAL_ALL = (1 << 7) - 1,
+    EVAL_LAGRANGIAN = 1 << MODEL_CG_LAGRANGIAN,
+    EVAL_GRADIENT = 1 << MODEL_CG_GRADIENT,
+    EVAL_HESSIAN = 1 << MODEL_CG_HESSIAN,
+    EVAL_CONSTRAINTS = 1 << MODEL_CG_CONSTRAINT_VALUES | 1 << MODEL_CG_CONSTRAINT_FORMS |
+                       1 << MODEL_CG_CONSTRAINT_RATES,      // values, forms, rates
+    EVAL_CONSTRAINT_JAC = 1 << MODEL_CG_CONSTRAINT_JACOBIAN,
+    EVAL_CURVATURE = 1 << MODEL_CG_CURVATURE,
+    EVAL_FORCES = 1 << MODEL_CG_FORCES | 1 << MODEL_CG_FORCE_JACOBIAN,   // and their Jacobian
+    EVAL_ALL = EVAL_LAGRANGIAN | EVAL_GRADIENT | EVAL_HESSIAN | EVAL_CONSTRAINTS |
+               EVAL_CONSTRAINT_JAC | EVAL_CURVATURE | EVAL_FORCES,
 };
 
 /// The evaluation slots of a simulation, each with one owner. The three step slots belong to

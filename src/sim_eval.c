@@ -5,28 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-// The generated code's groups of the EVAL_ flags in `what` (model.h, MODEL_CG_).
-static unsigned codegen_groups(int what)
-{
-    unsigned groups = 0;
-    if (what & EVAL_LAGRANGIAN)
-        groups |= 1u << MODEL_CG_LAGRANGIAN;
-    if (what & EVAL_GRADIENT)
-        groups |= 1u << MODEL_CG_GRADIENT;
-    if (what & EVAL_HESSIAN)
-        groups |= 1u << MODEL_CG_HESSIAN;
-    if (what & EVAL_CONSTRAINTS)
-        groups |= 1u << MODEL_CG_CONSTRAINT_VALUES | 1u << MODEL_CG_CONSTRAINT_FORMS |
-                  1u << MODEL_CG_CONSTRAINT_RATES;
-    if (what & EVAL_CONSTRAINT_JAC)
-        groups |= 1u << MODEL_CG_CONSTRAINT_JACOBIAN;
-    if (what & EVAL_CURVATURE)
-        groups |= 1u << MODEL_CG_CURVATURE;
-    if (what & EVAL_FORCES)
-        groups |= 1u << MODEL_CG_FORCES | 1u << MODEL_CG_FORCE_JACOBIAN;
-    return groups;
-}
-
 void sim_evaluate(dirac_sim *sim, sim_eval *e, const double *q, const double *v, const double *s,
                   double t, const double *mu, int what)
 {
@@ -56,7 +34,8 @@ void sim_evaluate(dirac_sim *sim, sim_eval *e, const double *q, const double *v,
         e->mu_zero = true;
     }
     if (m->codegen) {   // the groups of this point in one call, sharing subexpressions
-        unsigned groups = codegen_groups(what), taped = m->codegen_report.tape_groups;
+        // (the EVAL_ flags are the group bits: sim.h)
+        unsigned groups = (unsigned)what, taped = m->codegen_report.tape_groups;
         // groups the generated code leaves to their tapes (a long sum: codegen_families.h)
         for (int g = 0; (groups & taped) && g < MODEL_CG_COUNT; g++)
             if (groups & taped & (1u << g))
