@@ -98,15 +98,15 @@ static void common_layout(mem_plan *p, dirac_sim *sim)
 static void node_in_slots(dirac_sim *sim)
 {
     const dirac_model *m = sim->model;
-    const double *x = sim->eval[SIM_EVAL_NODE].x, *y = sim->eval[SIM_EVAL_NODE_NEXT].x;
-    sim->q = (double *)x;
-    sim->v = (double *)x + m->first_v;
-    sim->s = (double *)x + m->first_s;
-    sim->mu = (double *)x + m->first_mu;
-    sim->next.q = (double *)y;
-    sim->next.v = (double *)y + m->first_v;
-    sim->next.s = (double *)y + m->first_s;
-    sim->next.mu = (double *)y + m->first_mu;
+    double *x = sim->eval[SIM_EVAL_NODE].x, *y = sim->eval[SIM_EVAL_NODE_NEXT].x;
+    sim->q = x;
+    sim->v = x + m->first_v;
+    sim->s = x + m->first_s;
+    sim->mu = x + m->first_mu;
+    sim->next.q = y;
+    sim->next.v = y + m->first_v;
+    sim->next.s = y + m->first_s;
+    sim->next.mu = y + m->first_mu;
 }
 
 // One block for the common arrays (mem.h, mem_plan: a sizing pass, then a placing pass).
