@@ -46,14 +46,18 @@ static const sim_method *auto_method(dirac_sim *sim, const char **reason, dirac_
 
 // ---- creation ----------------------------------------------------------------------------
 
-// The arrays of one evaluation slot.
-static void eval_layout(mem_plan *p, sim_eval *e, const dirac_model *m)
+// The arrays of one evaluation slot; of the spare node slot only its point (it holds the next
+// node and is never evaluated: sim.h).
+static void eval_layout(mem_plan *p, sim_eval *e, const dirac_model *m, bool point_only)
 {
     size_t sizes[] = { (size_t)m->n_inputs, (size_t)m->gradient.count,
                        (size_t)m->hessian.nnz, (size_t)m->m,
                        (size_t)m->constraint_forms.nnz, (size_t)m->m,
                        (size_t)m->constraint_jacobian.nnz, (size_t)m->form_curvature.nnz,
                        (size_t)m->n, (size_t)m->force_jacobian.nnz };
+    if (point_only)
+        for (size_t k = 1; k < sizeof sizes / sizeof sizes[0]; k++)
+            sizes[k] = 0;
     double **fields[] = { &e->x, &e->gradient, &e->hessian, &e->values, &e->forms, &e->rates,
                           &e->constraint_jac, &e->curvature, &e->forces, &e->force_jac };
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
@@ -90,7 +94,7 @@ static void common_layout(mem_plan *p, dirac_sim *sim)
         *arrays[k].array = mem_plan_take(p, arrays[k].count, sizeof(double));
     sim->constrained = mem_plan_take(p, n, 1);
     for (int k = 0; k < SIM_EVAL_SLOTS; k++)
-        eval_layout(p, &sim->eval[k], m);
+        eval_layout(p, &sim->eval[k], m, k == SIM_EVAL_NODE_NEXT);
 }
 
 // The node's q, v, S and μ are blocks of the node slot's point, the next node's of the spare

@@ -53,7 +53,8 @@ enum {
 /// outside a step, to creation and the quality measures; sim_acceleration has its own; the node
 /// slot holds the accepted node (sim_update_diagnostics) and is read by the accessors. The
 /// node's q, v, S and μ live in the node slot's point x (so its evaluation copies nothing), the
-/// next node's in the spare node slot's, which the two exchange when a step is taken (sim.c).
+/// next node's in the spare node slot's, which the two exchange when a step is taken (sim.c);
+/// the spare slot has only its point and is never evaluated.
 enum {
     SIM_EVAL_STEP_A,
     SIM_EVAL_STEP_B,
