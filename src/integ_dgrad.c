@@ -370,7 +370,7 @@ static double inner_magnitude(const model_sparse *a, const double *values, int r
     return sum;
 }
 
-static int momentum_balanced(dirac_sim *sim, dgrad_state *st, const dgrad_layout *l,
+static int unbalanced_row(dirac_sim *sim, dgrad_state *st, const dgrad_layout *l,
                              const double *z)
 {
     dgrad_ctx cx = { sim, st };
@@ -436,8 +436,8 @@ static dirac_status dgrad_step(dirac_sim *sim, void *state)
     int *block = st->block;
     // the fixed start point x_k
     pack(&l, sim->q, sim->v, sim->s, sim->t, st->x0);
-    // the guess: v_{k+1} extrapolated linearly from the last two nodes (error O(h²), where
-    // v_k's O(h) cost a second factorization per step), v_k at the first step
+    // the guess: v_{k+1} extrapolated linearly from the last two nodes (error O(h²) where v is
+    // smooth, where v_k's O(h) cost a second factorization per step), v_k at the first step
     double ratio = *st->previous_h > 0.0 && !sim->nw.full ? h / *st->previous_h : 0.0;
     if (ratio > DGRAD_EXTRAPOLATION_MAX_RATIO)
         ratio = 0.0;   // far beyond the last step the line says little: v_k
@@ -454,7 +454,7 @@ static dirac_status dgrad_step(dirac_sim *sim, void *state)
         block[l.zl + a] = 4;
     }
     // the first law holds only as far as the equations do: solve to rounding level, and accept
-    // only a solution whose momentum balances hold to rounding (momentum_balanced): Newton's
+    // only a solution whose residuals leave the first law at rounding (unbalanced_row): Newton's
     // updates alone do not show it (its approximate Jacobian may not contract while the
     // close guess makes the first update small)
     linsolve *solver = sim_solver(sim, SIM_SOLVER_STAGE1, l.size);
@@ -466,7 +466,7 @@ static dirac_status dgrad_step(dirac_sim *sim, void *state)
         sim->nw.iterations = iterations;
         if (status != DIRAC_OK)
             return sim_fail_newton(sim, status, "implicit step", name_dgrad_rows);
-        int unbalanced = momentum_balanced(sim, st, &l, z);
+        int unbalanced = unbalanced_row(sim, st, &l, z);
         if (unbalanced < 0)
             break;
         if (solve + 1 >= DGRAD_BALANCE_SOLVES) {
