@@ -14,7 +14,8 @@
 // Then E_{k+1} − E_k = h F̄^ext·v̄ + h ΣP̄ − h D̄L_t − h Σ λ_a (driving terms), with E = ⟨p, v⟩ − L.
 // The first two equations give q_{k+1} = q_k + h v̄ and p_{k+1} = 2 D̄L_v − p_k explicitly, so
 // Newton solves for (v_{k+1}, S_{k+1}, λ) alone (the Schur complement of the full system on
-// its q and p rows, whose pivots are I and I/2: nonsingular exactly when the full one is).
+// its q and p rows, a block-triangular block of determinant 2⁻ⁿ: nonsingular exactly when the
+// full one is).
 #include "sim.h"
 #include "sim_dense_plan.h"
 
