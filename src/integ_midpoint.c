@@ -14,6 +14,8 @@
 // entropy produced is ≥ 0 by construction; the energy balance holds to O(h²) (dgrad: exactly).
 #include "integ_midpoint.h"
 
+#include "codegen_stage.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -144,14 +146,44 @@ static void add_position_jacobian(dirac_sim *sim, midpoint_state *st, const sim_
     }
 }
 
+// The generated kernel of `stage` (codegen_stage.h) when it can assemble this call: one was
+// emitted, the Jacobian (if asked for) is dense, and stage 2's Lagrangian is regular here.
+static bool use_kernel(const dirac_sim *sim, int stage, linsolve *jac)
+{
+    return codegen_stage(sim->model->codegen, stage) && (!jac || linsolve_dense_values(jac)) &&
+           (stage == CODEGEN_STAGE_POSITIONS || sim->degenerate.dim == 0);
+}
+
+// The kernel's arguments: the step's data, the slots of the midpoint and the end.
+static codegen_stage_args kernel_args(dirac_sim *sim, const double *q, const double *p)
+{
+    return (codegen_stage_args){ q,
+                                 p,
+                                 sim->eval[START].forms,
+                                 sim->nw.hidden_magnitude,
+                                 sim->eval[MID].x,
+                                 sim->eval[END].x,
+                                 sim->eval[MID].out,
+                                 sim->eval[END].out,
+                                 sim->t,
+                                 sim->h };
+}
+
 // Stage 1 unknowns: [Δq = q_{k+1} − q_k (n) | S_{k+1} (ns) | λ (m)]; rows in the same order.
 // Solving for the increment keeps Newton's stopping error relative to |Δq| ~ |v| h, not |q|.
+// Generated code assembles the same numbers in one call when it can (use_kernel).
 static int assemble_positions(void *context, const double *z, double *r, linsolve *jac)
 {
     midpoint_ctx *cx = context;
     dirac_sim *sim = cx->sim;
     midpoint_state *st = cx->st;
     const dirac_model *m = sim->model;
+    if (use_kernel(sim, CODEGEN_STAGE_POSITIONS, jac)) {
+        codegen_stage_args args = kernel_args(sim, sim->q, sim->p);
+        codegen_stage_run(m->codegen, CODEGEN_STAGE_POSITIONS, &args, z, r,
+                          jac ? linsolve_dense_values(jac) : NULL, sim->tape_work);
+        return 0;
+    }
     int n = sim->n, ns = sim->ns, mc = sim->mc, zs = n, zl = n + ns;
     double h = sim->h, *qbar = st->qbar, *vbar = st->vbar, *q1 = st->q1, *sbar = st->sbar;
     const double *s1 = z + zs, *lambda = z + zl;
@@ -228,6 +260,12 @@ static int assemble_velocities(void *context, const double *z, double *r, linsol
     int n = sim->n, mc = sim->mc;
     double h = sim->h;
     const double *q1 = cx->st->q1, *pstar = cx->st->pstar, *v1 = z, *nu = z + n;
+    if (use_kernel(sim, CODEGEN_STAGE_VELOCITIES, jac)) {
+        codegen_stage_args args = kernel_args(sim, q1, pstar);
+        codegen_stage_run(m->codegen, CODEGEN_STAGE_VELOCITIES, &args, z, r,
+                          jac ? linsolve_dense_values(jac) : NULL, sim->tape_work);
+        return 0;
+    }
     sim_eval *end = &sim->eval[END];
     int degenerate = sim->degenerate.dim > 0;
     sim_evaluate(sim, end, q1, v1, sim->s, sim->t + h, NULL,
