@@ -403,7 +403,8 @@ static int load(const char *object, const char *source_hash, const char *key,
         // POSIX: dlsym's object pointer converts to the function pointer it names
         memcpy(&o->eval, &eval, sizeof o->eval);
         static const char *const stage_names[CODEGEN_STAGE_COUNT] = {
-            "dirac_stage_positions", "dirac_stage_velocities"
+            "dirac_stage_positions", "dirac_stage_velocities", "dirac_stage_start",
+            "dirac_stage_midpoint"
         };
         for (int i = 0; i < CODEGEN_STAGE_COUNT; i++) {
             void *stage = dlsym(handle, stage_names[i]);

@@ -376,10 +376,18 @@ static const char prelude[] =
     "#define DG_ARGS const double *restrict x, const double *restrict k, unsigned what, "
     "double *const *restrict o, double *restrict w, const int *restrict ix\n";
 
+// How a function is declared: called from another file (hidden), kept out of line (static
+// noinline) or, in a small source (INLINE_STATEMENTS), inlinable into the entry dg_eval and the
+// stage kernels (codegen_stage.h), which then compute only the groups of their constant `what`
+// (larger sources stay out of line, so the compiler's time stays linear).
+enum { LINKAGE_STATIC, LINKAGE_EXPORTED, LINKAGE_INLINE };
+#define INLINE_STATEMENTS 400
+
 static void put_function_head(text_buffer *b, int function, int exported)
 {
-    put(b, exported ? "__attribute__((noinline, visibility(\"hidden\"))) void dg_f"
-                    : "__attribute__((noinline)) static void dg_f");
+    put(b, exported == LINKAGE_EXPORTED ? "__attribute__((noinline, visibility(\"hidden\"))) void dg_f"
+        : exported == LINKAGE_INLINE    ? "static inline void dg_f"
+                                        : "__attribute__((noinline)) static void dg_f");
     put_long(b, function);
     put(b, "(DG_ARGS)\n{\n    (void)x, (void)k, (void)what, (void)o, (void)w, (void)ix;\n");
 }
@@ -932,8 +940,12 @@ dirac_status codegen_emit(const expr_pool *pool, int n_groups, const expr_id *co
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
         goto done;
     }
-    int exported = file_count > 1;   // functions called from the last file
     int large = em.count + em.leaf_count + families.nodes > CODEGEN_LARGE_STATEMENTS;
+    int exported = file_count > 1 ? LINKAGE_EXPORTED   // functions called from the last file
+                   : em.count + em.leaf_count + families.nodes + em.chain_statements <=
+                             INLINE_STATEMENTS
+                       ? LINKAGE_INLINE
+                       : LINKAGE_STATIC;
     for (int f = 0; f < functions; f++) {
         text_buffer *b = &files[f / FILE_CHUNKS];
         if (f % FILE_CHUNKS == 0) {
@@ -963,18 +975,19 @@ dirac_status codegen_emit(const expr_pool *pool, int n_groups, const expr_id *co
     text_buffer *b = &files[file_count - 1];
     if (b->length == 0)   // no statements at all
         put(b, prelude);
-    for (int f = 0; exported && f < functions; f++) {
+    for (int f = 0; exported == LINKAGE_EXPORTED && f < functions; f++) {
         put(b, "__attribute__((visibility(\"hidden\"))) void dg_f");
         put_long(b, f);
         put(b, "(DG_ARGS);\n");
     }
-    put(b, "__attribute__((visibility(\"default\"))) void dirac_generated_eval(DG_ARGS)\n{\n");
+    put(b, "static inline void dg_eval(DG_ARGS)\n{\n");
     for (int f = 0; f < functions; f++) {
         put(b, "    dg_f");
         put_long(b, f);
         put(b, "(x, k, what, o, w, ix);\n");
     }
-    put(b, "}\n");
+    put(b, "}\n__attribute__((visibility(\"default\"))) void dirac_generated_eval(DG_ARGS)\n{\n"
+           "    dg_eval(x, k, what, o, w, ix);\n}\n");
 
     int failed = em.failed;
     for (int f = 0; f < file_count; f++)

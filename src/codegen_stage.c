@@ -133,10 +133,11 @@ static void put_positions(text_buffer *b, const dirac_model *m)
            "    double *const *om = a->out_mid, *const *oe = a->out_end;\n"
            "    (void)xe, (void)oe;\n");
     put_point(b, m, "xm", POINT_MIDPOINT, "a->t + 0.5 * h");
-    put(b, "    dirac_generated_eval(xm, k, J ? 0x%xu : 0x%xu, om, w, ix);\n", mid_jacobian, mid);
+    put(b, "    if (J)\n        dg_eval(xm, k, 0x%xu, om, w, ix);\n    else\n"
+           "        dg_eval(xm, k, 0x%xu, om, w, ix);\n", mid_jacobian, mid);
     if (holonomic) {
         put_point(b, m, "xe", POINT_END, "a->t + h");
-        put(b, "    dirac_generated_eval(xe, k, 0x%xu, oe, w, ix);\n", constraint_groups());
+        put(b, "    dg_eval(xe, k, 0x%xu, oe, w, ix);\n", constraint_groups());
     }
     put(b, "    const double *G = om[%d], *F = om[%d];\n", MODEL_CG_GRADIENT, MODEL_CG_FORCES);
     for (int i = 0; i < n; i++)
@@ -196,8 +197,8 @@ static void put_velocities(text_buffer *b, const dirac_model *m)
            "    double *const *oe = a->out_end;\n"
            "    (void)h;\n");
     put_point(b, m, "xe", POINT_NODE, "a->t + h");
-    put(b, "    dirac_generated_eval(xe, k, J ? 0x%xu : 0x%xu, oe, w, ix);\n",
-        groups | bit(MODEL_CG_HESSIAN), groups);
+    put(b, "    if (J)\n        dg_eval(xe, k, 0x%xu, oe, w, ix);\n    else\n"
+           "        dg_eval(xe, k, 0x%xu, oe, w, ix);\n", groups | bit(MODEL_CG_HESSIAN), groups);
     put(b, "    const double *G = oe[%d], *FO = oe[%d], *B = oe[%d];\n    (void)FO, (void)B;\n",
         MODEL_CG_GRADIENT, MODEL_CG_CONSTRAINT_FORMS, MODEL_CG_CONSTRAINT_RATES);
     for (int i = 0; i < n; i++)
@@ -223,6 +224,29 @@ static void put_velocities(text_buffer *b, const dirac_model *m)
     put(b, "    }\n}\n");
 }
 
+// the points midpoint_step evaluates once per step: the constraints at the start node
+// (q_k, v_k = z, t_k) into x_mid/out_mid (the caller passes the start slot there), and the
+// converged midpoint (z = Δq) with the groups of p* and the step's work
+static void put_points(text_buffer *b, const dirac_model *m)
+{
+    put(b, "__attribute__((visibility(\"default\"))) void dirac_stage_start(DG_STAGE_ARGS)\n"
+           "{\n"
+           "    const double *q = a->q;\n"
+           "    double *xm = a->x_mid;\n"
+           "    (void)r, (void)J;\n");
+    put_point(b, m, "xm", POINT_NODE, "a->t");
+    put(b, "    dg_eval(xm, k, 0x%xu, a->out_mid, w, ix);\n}\n", constraint_groups());
+    put(b, "__attribute__((visibility(\"default\"))) void dirac_stage_midpoint(DG_STAGE_ARGS)\n"
+           "{\n"
+           "    const double *q = a->q;\n"
+           "    double h = a->h, *xm = a->x_mid;\n"
+           "    (void)r, (void)J;\n");
+    put_point(b, m, "xm", POINT_MIDPOINT, "a->t + 0.5 * h");
+    put(b, "    dg_eval(xm, k, 0x%xu, a->out_mid, w, ix);\n}\n",
+        bit(MODEL_CG_GRADIENT) | bit(MODEL_CG_FORCES) | bit(MODEL_CG_FORCE_JACOBIAN) |
+            constraint_groups());
+}
+
 char *codegen_stage_source(const dirac_model *m)
 {
     if (m->ns > 0 || m->n + m->m >= CODEGEN_STAGE_MAX_UNKNOWNS || m->forces.count != m->n)
@@ -231,6 +255,7 @@ char *codegen_stage_source(const dirac_model *m)
     put_text(&b, prelude);
     put_positions(&b, m);
     put_velocities(&b, m);
+    put_points(&b, m);
     if (b.status != DIRAC_OK) {
         free(b.data);
         return NULL;

@@ -47,7 +47,16 @@ typedef struct codegen_stage_args {
 typedef void (*codegen_stage_fn)(const codegen_stage_args *a, const double *z, double *r,
                                  double *J, const double *k, double *w, const int *ix);
 
-enum { CODEGEN_STAGE_POSITIONS, CODEGEN_STAGE_VELOCITIES, CODEGEN_STAGE_COUNT };
+/// The kernels: the two stages, and two evaluations midpoint_step makes once per step (r and J
+/// unused): the constraints at the start node (q = q_k, z = v_k, into x_mid and out_mid) and
+/// the groups of p* at the converged midpoint (q = q_k, z = Δq).
+enum {
+    CODEGEN_STAGE_POSITIONS,
+    CODEGEN_STAGE_VELOCITIES,
+    CODEGEN_STAGE_START,
+    CODEGEN_STAGE_MIDPOINT,
+    CODEGEN_STAGE_COUNT
+};
 
 /// The C source of both kernels of the model (to be appended to its generated source), or
 /// NULL when the model gets none (see above) or out of memory.

@@ -169,6 +169,15 @@ static codegen_stage_args kernel_args(dirac_sim *sim, const double *q, const dou
                                  sim->h };
 }
 
+// A point kernel (codegen_stage.h) into the evaluation slot `slot`: z = v_k or Δq.
+static void run_point_kernel(dirac_sim *sim, int stage, int slot, const double *z)
+{
+    codegen_stage_args args = kernel_args(sim, sim->q, sim->p);
+    args.x_mid = sim->eval[slot].x;
+    args.out_mid = sim->eval[slot].out;
+    codegen_stage_run(sim->model->codegen, stage, &args, z, NULL, NULL, sim->tape_work);
+}
+
 // Stage 1 unknowns: [Δq = q_{k+1} − q_k (n) | S_{k+1} (ns) | λ (m)]; rows in the same order.
 // Solving for the increment keeps Newton's stopping error relative to |Δq| ~ |v| h, not |q|.
 // Generated code assembles the same numbers in one call when it can (use_kernel).
@@ -325,7 +334,11 @@ static dirac_status solve_positions(midpoint_ctx *cx, int *iterations)
     midpoint_state *st = cx->st;
     int n = sim->n, ns = sim->ns, mc = sim->mc, *block = st->block;
     double h = sim->h, *z = st->z;
-    sim_evaluate(sim, &sim->eval[START], sim->q, sim->v, sim->s, sim->t, NULL, EVAL_CONSTRAINTS);
+    if (codegen_stage(sim->model->codegen, CODEGEN_STAGE_START))
+        run_point_kernel(sim, CODEGEN_STAGE_START, START, sim->v);
+    else
+        sim_evaluate(sim, &sim->eval[START], sim->q, sim->v, sim->s, sim->t, NULL,
+                     EVAL_CONSTRAINTS);
     for (int i = 0; i < n; i++) {
         z[i] = h * sim->v[i];
         block[i] = 0;
@@ -374,8 +387,11 @@ static dirac_status midpoint_momentum(midpoint_ctx *cx, double *work_out)
     for (int j = 0; j < ns; j++)
         st->sbar[j] = 0.5 * (sim->s[j] + st->z[n + j]);
     sim_eval *mid = &sim->eval[MID];
-    sim_evaluate(sim, mid, st->qbar, st->vbar, st->sbar, sim->t + 0.5 * h, NULL,
-                 EVAL_GRADIENT | EVAL_FORCES | EVAL_CONSTRAINTS);
+    if (codegen_stage(m->codegen, CODEGEN_STAGE_MIDPOINT))
+        run_point_kernel(sim, CODEGEN_STAGE_MIDPOINT, MID, st->dq);
+    else
+        sim_evaluate(sim, mid, st->qbar, st->vbar, st->sbar, sim->t + 0.5 * h, NULL,
+                     EVAL_GRADIENT | EVAL_FORCES | EVAL_CONSTRAINTS);
     for (int j = 0; j < ns; j++) {
         double temperature = -mid->gradient[2 * n + j];
         if (!(temperature > 0.0))
