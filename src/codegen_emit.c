@@ -377,7 +377,7 @@ static const char prelude[] =
     "double *const *restrict o, double *restrict w, const int *restrict ix\n";
 
 // How a function is declared: called from another file (hidden), kept out of line (static
-// noinline) or, in a small source (INLINE_STATEMENTS), inlinable into the entry dg_eval and the
+// noinline) or, in a small source (INLINE_STATEMENTS, no loops), inlinable into the entry dg_eval and the
 // stage kernels (codegen_stage.h), which then compute only the groups of their constant `what`
 // (larger sources stay out of line, so the compiler's time stays linear).
 enum { LINKAGE_STATIC, LINKAGE_EXPORTED, LINKAGE_INLINE };
@@ -942,8 +942,7 @@ dirac_status codegen_emit(const expr_pool *pool, int n_groups, const expr_id *co
     }
     int large = em.count + em.leaf_count + families.nodes > CODEGEN_LARGE_STATEMENTS;
     int exported = file_count > 1 ? LINKAGE_EXPORTED   // functions called from the last file
-                   : em.count + em.leaf_count + families.nodes + em.chain_statements <=
-                             INLINE_STATEMENTS
+                   : em.count + em.leaf_count <= INLINE_STATEMENTS && !looped
                        ? LINKAGE_INLINE
                        : LINKAGE_STATIC;
     for (int f = 0; f < functions; f++) {

@@ -51,18 +51,17 @@ typedef enum point_kind {
 static void put_point(text_buffer *b, const dirac_model *m, const char *x, point_kind kind,
                       const char *t)
 {
-    for (int i = 0; i < m->n; i++) {
-        if (kind == POINT_MIDPOINT)
-            put(b, "    %s[%d] = q[%d] + 0.5 * z[%d];\n", x, i, i, i);
-        else if (kind == POINT_END)
-            put(b, "    %s[%d] = q[%d] + z[%d];\n", x, i, i, i);
-        else
-            put(b, "    %s[%d] = q[%d];\n", x, i, i);
-        put(b, "    %s[%d] = z[%d]%s;\n", x, m->first_v + i, i, kind == POINT_NODE ? "" : " / h");
-    }
+    put(b, "    for (int i = 0; i < %d; i++) {\n", m->n);
+    if (kind == POINT_MIDPOINT)
+        put(b, "        %s[i] = q[i] + 0.5 * z[i];\n", x);
+    else if (kind == POINT_END)
+        put(b, "        %s[i] = q[i] + z[i];\n", x);
+    else
+        put(b, "        %s[i] = q[i];\n", x);
+    put(b, "        %s[%d + i] = z[i]%s;\n    }\n", x, m->first_v, kind == POINT_NODE ? "" : " / h");
     put(b, "    %s[%d] = %s;\n", x, m->index_t, t);
-    for (int a = 0; a < m->m; a++)
-        put(b, "    %s[%d] = 0.0;\n", x, m->first_mu + a);
+    if (m->m > 0)
+        put(b, "    for (int i = 0; i < %d; i++)\n        %s[%d + i] = 0.0;\n", m->m, x, m->first_mu);
 }
 
 // J[col][row] += coefficient * values[k] for the entries of rows row_first.. (n of them) and
@@ -140,8 +139,8 @@ static void put_positions(text_buffer *b, const dirac_model *m)
         put(b, "    dg_eval(xe, k, 0x%xu, oe, w, ix);\n", constraint_groups());
     }
     put(b, "    const double *G = om[%d], *F = om[%d];\n", MODEL_CG_GRADIENT, MODEL_CG_FORCES);
-    for (int i = 0; i < n; i++)
-        put(b, "    r[%d] = G[%d] - p[%d] - 0.5 * h * (G[%d] + F[%d]);\n", i, n + i, i, i, i);
+    put(b, "    for (int i = 0; i < %d; i++)\n"
+           "        r[i] = G[%d + i] - p[i] - 0.5 * h * (G[i] + F[i]);\n", n, n);
     put_forms_transposed(b, m, "a->start_forms", zl);
     for (int c = 0; c < mc; c++)
         put(b, "    r[%d] = %s[%d][%d];\n", zl + c,
@@ -201,8 +200,7 @@ static void put_velocities(text_buffer *b, const dirac_model *m)
            "        dg_eval(xe, k, 0x%xu, oe, w, ix);\n", groups | bit(MODEL_CG_HESSIAN), groups);
     put(b, "    const double *G = oe[%d], *FO = oe[%d], *B = oe[%d];\n    (void)FO, (void)B;\n",
         MODEL_CG_GRADIENT, MODEL_CG_CONSTRAINT_FORMS, MODEL_CG_CONSTRAINT_RATES);
-    for (int i = 0; i < n; i++)
-        put(b, "    r[%d] = G[%d] - p[%d];\n", i, n + i, i);
+    put(b, "    for (int i = 0; i < %d; i++)\n        r[i] = G[%d + i] - p[i];\n", n, n);
     put_forms_transposed(b, m, "FO", n);
     // ⟨ω_a, v⟩ + b_a, summed from b_a (sim_velocity_constraint)
     const model_sparse *f = &m->constraint_forms;
@@ -256,7 +254,10 @@ char *codegen_stage_source(const dirac_model *m)
     put_positions(&b, m);
     put_velocities(&b, m);
     put_points(&b, m);
-    if (b.status != DIRAC_OK) {
+    long lines = 0;
+    for (size_t i = 0; i < b.length; i++)
+        lines += b.data[i] == '\n';
+    if (b.status != DIRAC_OK || lines > CODEGEN_STAGE_MAX_LINES) {
         free(b.data);
         return NULL;
     }

@@ -15,7 +15,8 @@
 //   stage 2, z = [v | ν]:   r = ∂L/∂v(q_{k+1}, v) − p* − h/2 ω(q_{k+1})ᵀ ν, ⟨ω, v⟩ + b
 //
 // Not emitted (the assembly of integ_midpoint.c serves these): models with entropy variables,
-// models of CODEGEN_STAGE_MAX_UNKNOWNS unknowns or more (the sparse solver's), and sources
+// models of CODEGEN_STAGE_MAX_UNKNOWNS unknowns or more (the sparse solver's), kernels of more
+// than CODEGEN_STAGE_MAX_LINES lines, and sources
 // whose groups are partly left to the tapes. Degenerate Lagrangians' stage 2 (the momentum
 // balance along the free velocities) and sparse solvers stay on the assembly at run time.
 #ifndef DIRAC_SRC_CODEGEN_STAGE_H
@@ -28,6 +29,10 @@ struct dirac_model;
 /// Kernels are emitted for models of fewer unknowns n + m than this (the dense solver's range,
 /// sim_eval.c's SIM_SPARSE_THRESHOLD).
 #define CODEGEN_STAGE_MAX_UNKNOWNS 64
+
+/// Kernels longer than this many lines are left out (the compiler's time stays within a
+/// fraction of a second; docs/benchmarks.md): a dense Jacobian of many unknowns.
+#define CODEGEN_STAGE_MAX_LINES 1000
 
 /// The step's data a kernel reads (its layout is repeated in the generated source, which
 /// is compiled by the same C compiler: plain pointers and doubles, no padding).

@@ -75,6 +75,14 @@ dirac_status midpoint_init(dirac_sim *sim, void *state)
     return status;
 }
 
+// dst ← src (count doubles): a loop, since the vectors of small models are shorter than
+// memcpy's call
+static void copy(double *dst, const double *src, int count)
+{
+    for (int i = 0; i < count; i++)
+        dst[i] = src[i];
+}
+
 // Midpoint data from the increment Δq = q_{k+1} − q_k: q̄, v̄ = Δq/h (no cancellation
 // however large |q|) and q_{k+1}.
 static void midpoint_of(dirac_sim *sim, const double *dq, double *qbar, double *vbar, double *q1)
@@ -146,11 +154,11 @@ static void add_position_jacobian(dirac_sim *sim, midpoint_state *st, const sim_
     }
 }
 
-// The generated kernel of `stage` (codegen_stage.h) when it can assemble this call: one was
-// emitted, the Jacobian (if asked for) is dense, and stage 2's Lagrangian is regular here.
-static bool use_kernel(const dirac_sim *sim, int stage, linsolve *jac)
+// The generated kernel of `stage` (codegen_stage.h) when it can assemble this call: the model
+// has kernels, the Jacobian (if asked for) is dense, and stage 2's Lagrangian is regular here.
+static bool use_kernel(const dirac_sim *sim, const midpoint_state *st, int stage, linsolve *jac)
 {
-    return codegen_stage(sim->model->codegen, stage) && (!jac || linsolve_dense_values(jac)) &&
+    return st->kernels && (!jac || linsolve_dense_values(jac)) &&
            (stage == CODEGEN_STAGE_POSITIONS || sim->degenerate.dim == 0);
 }
 
@@ -187,7 +195,7 @@ static int assemble_positions(void *context, const double *z, double *r, linsolv
     dirac_sim *sim = cx->sim;
     midpoint_state *st = cx->st;
     const dirac_model *m = sim->model;
-    if (use_kernel(sim, CODEGEN_STAGE_POSITIONS, jac)) {
+    if (use_kernel(sim, st, CODEGEN_STAGE_POSITIONS, jac)) {
         codegen_stage_args args = kernel_args(sim, sim->q, sim->p);
         codegen_stage_run(m->codegen, CODEGEN_STAGE_POSITIONS, &args, z, r,
                           jac ? linsolve_dense_values(jac) : NULL, sim->tape_work);
@@ -269,7 +277,7 @@ static int assemble_velocities(void *context, const double *z, double *r, linsol
     int n = sim->n, mc = sim->mc;
     double h = sim->h;
     const double *q1 = cx->st->q1, *pstar = cx->st->pstar, *v1 = z, *nu = z + n;
-    if (use_kernel(sim, CODEGEN_STAGE_VELOCITIES, jac)) {
+    if (use_kernel(sim, cx->st, CODEGEN_STAGE_VELOCITIES, jac)) {
         codegen_stage_args args = kernel_args(sim, q1, pstar);
         codegen_stage_run(m->codegen, CODEGEN_STAGE_VELOCITIES, &args, z, r,
                           jac ? linsolve_dense_values(jac) : NULL, sim->tape_work);
@@ -334,7 +342,7 @@ static dirac_status solve_positions(midpoint_ctx *cx, int *iterations)
     midpoint_state *st = cx->st;
     int n = sim->n, ns = sim->ns, mc = sim->mc, *block = st->block;
     double h = sim->h, *z = st->z;
-    if (codegen_stage(sim->model->codegen, CODEGEN_STAGE_START))
+    if (st->kernels)
         run_point_kernel(sim, CODEGEN_STAGE_START, START, sim->v);
     else
         sim_evaluate(sim, &sim->eval[START], sim->q, sim->v, sim->s, sim->t, NULL,
@@ -359,7 +367,7 @@ static dirac_status solve_positions(midpoint_ctx *cx, int *iterations)
                           predicted) > 0) {
         for (int i = 0; i < n; i++)
             z[i] = h * predicted[i];
-        memcpy(z + n, predicted + n, (size_t)(ns + mc) * sizeof *z);
+        copy(z + n, predicted + n, ns + mc);
     }
     dirac_status status =
         newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE1, n + ns + mc), n + ns + mc, z,
@@ -367,9 +375,9 @@ static dirac_status solve_positions(midpoint_ctx *cx, int *iterations)
     *iterations += sim->nw.iterations;
     if (status != DIRAC_OK)
         return sim_fail_newton(sim, status, "positions", name_position_rows);
-    memcpy(st->dq, z, (size_t)n * sizeof *st->dq);
-    memcpy(st->lambda, z + n + ns, (size_t)mc * sizeof *st->lambda);
-    memcpy(st->s_old, sim->s, (size_t)ns * sizeof *st->s_old);
+    copy(st->dq, z, n);
+    copy(st->lambda, z + n + ns, mc);
+    copy(st->s_old, sim->s, ns);
     return DIRAC_OK;
 }
 
@@ -387,7 +395,7 @@ static dirac_status midpoint_momentum(midpoint_ctx *cx, double *work_out)
     for (int j = 0; j < ns; j++)
         st->sbar[j] = 0.5 * (sim->s[j] + st->z[n + j]);
     sim_eval *mid = &sim->eval[MID];
-    if (codegen_stage(m->codegen, CODEGEN_STAGE_MIDPOINT))
+    if (st->kernels)
         run_point_kernel(sim, CODEGEN_STAGE_MIDPOINT, MID, st->dq);
     else
         sim_evaluate(sim, mid, st->qbar, st->vbar, st->sbar, sim->t + 0.5 * h, NULL,
@@ -405,7 +413,7 @@ static dirac_status midpoint_momentum(midpoint_ctx *cx, double *work_out)
     if (ns > 0) {
         model_group_eval(&m->thermal, mid->x, sim->tape_work, sim->thermal_values);
         work += sim_thermal_work(sim, sim->thermal_values, st->dq, h);
-        memcpy(sim->s, st->z + n, (size_t)ns * sizeof *sim->s);
+        copy(sim->s, st->z + n, ns);
     }
     *work_out = work;
     return DIRAC_OK;
@@ -464,7 +472,7 @@ static dirac_status solve_velocities(midpoint_ctx *cx, int *iterations)
     if (status == DIRAC_ERR_SINGULAR && mc == 0) {
         // L linear in some velocities: the Legendre map does not determine v_{k+1}; report the
         // step's mean velocity and keep p_{k+1} = D2 L_d (docs/methods.md)
-        memcpy(st->z, st->vbar, (size_t)n * sizeof *st->z);
+        copy(st->z, st->vbar, n);
         status = DIRAC_OK;
     }
     if (status != DIRAC_OK)
@@ -477,6 +485,7 @@ dirac_status midpoint_step(dirac_sim *sim, void *state)
     midpoint_state *st = state;
     midpoint_ctx cx = { sim, st };
     const dirac_model *m = sim->model;
+    st->kernels = codegen_stage(m->codegen, CODEGEN_STAGE_POSITIONS) != NULL;   // all or none
     int n = sim->n, ns = sim->ns, mc = sim->mc, iterations = 0;
     double h = sim->h, *z = st->z;
     dirac_status status = solve_positions(&cx, &iterations);
@@ -497,7 +506,7 @@ dirac_status midpoint_step(dirac_sim *sim, void *state)
         }
     }
     if (status != DIRAC_OK) {
-        memcpy(sim->s, st->s_old, (size_t)ns * sizeof *sim->s);   // back to S_k
+        copy(sim->s, st->s_old, ns);   // back to S_k
         return status;
     }
     // accept: p_{k+1} = p* + h/2 ω(q_{k+1})ᵀ ν (ω at q_{k+1} is in eval[END])
@@ -506,19 +515,19 @@ dirac_status midpoint_step(dirac_sim *sim, void *state)
     for (int a = 0; a < mc; a++)
         if (m->constraints[a].time_dependent)
             work -= h * 0.5 * (st->lambda[a] + nu[a]) * mid->rates[a];
-    memcpy(sim->q, st->q1, (size_t)n * sizeof *sim->q);
-    memcpy(sim->v, z, (size_t)n * sizeof *sim->v);
-    memcpy(sim->p, st->pstar, (size_t)n * sizeof *sim->p);
+    copy(sim->q, st->q1, n);
+    copy(sim->v, z, n);
+    copy(sim->p, st->pstar, n);
     sim_add_forms_transposed(sim, &sim->eval[END], nu, 0.5 * h, sim->p);
-    memcpy(sim->mu, nu, (size_t)mc * sizeof *sim->mu);
+    copy(sim->mu, nu, mc);
     sim->work += work;
     sim->newton_iterations = iterations;
     // the predictor's history: stage 1 as [v̄ | S_{k+1} | λ] at the midpoint, stage 2 at the end
     double *record = st->residual;
     for (int i = 0; i < n; i++)
         record[i] = st->dq[i] / h;
-    memcpy(record + n, sim->s, (size_t)ns * sizeof *record);
-    memcpy(record + n + ns, st->lambda, (size_t)mc * sizeof *record);
+    copy(record + n, sim->s, ns);
+    copy(record + n + ns, st->lambda, mc);
     if (!sim->nw.affine) {
         predictor_push(&st->positions, n + ns + mc, sim->t + 0.5 * h, record, sim->t, sim->t + h);
         predictor_push(&st->velocities, n + mc, sim->t + h, z, sim->t, sim->t + h);
