@@ -10,7 +10,8 @@
 //   residual is checked above and, through the trajectories, against the assembly): step
 //   δ_j = 1e-6 (1 + |z_j|), truncation O(δ² |r'''|) and cancellation O(ε |r| / δ) both below
 //   1e-8 of the row's largest entry here, so 1e-6 of it (plus 1e-9 absolute for exact zeros);
-// - whole trajectories of the generated kernels against the same model on the tapes
+// - whole trajectories of the generated kernels (degenerate Lagrangians included: their
+//   velocity stage falls back to the assembly) against the same model on the tapes
 //   (DIRAC_CODEGEN_OFF, integ_midpoint.c's block assembly): the kernels perform the
 //   assembly's IEEE operations in the same order without fused multiply-adds, so q, v, p, μ
 //   and the Newton iterations must agree bit for bit (as test_codegen's trajectories);
@@ -83,22 +84,40 @@ static const char input_model[] =
     "force y: -u*x - c*y'\n"
     "initial x = 0.6, y = -0.8\n";
 
+// Degenerate Lagrangians, whose velocity stage leaves the kernel: L linear in the velocities
+// (the Legendre map is singular: v_{k+1} = v̄), a charge without inductance fixed by its
+// resistor's force (the momentum balance along the free velocity, sim_degenerate.c), and a
+// capacitor charge tied to an inductor's by Kirchhoff's law.
+static const char rotation_model[] = "model rotation\ncoordinate x, y\n"
+                                     "lagrangian x*y' - (x^2 + y^2)/2\ninitial x = 1\n";
+static const char rc_model[] = "model rlc\nparameter L = 0.5, C = 2e-3, R = 3\n"
+                               "coordinate qL, qC\n"
+                               "lagrangian L/2*qL'^2 - qL^2/(2*C) - qC^2/(2*C) + qL*qC/C\n"
+                               "force qC: -R*qC'\ninitial qL = 1e-3\n";
+static const char lc_model[] = "model lc\nparameter Lind = 0.5, C = 2e-3\n"
+                               "coordinate qL, qC\nlagrangian Lind/2*qL'^2 - qC^2/(2*C)\n"
+                               "constraint kcl: qL' = qC'\ninitial qL = 1e-3, qC = 1e-3\n";
+
 typedef struct kernel_case {
     const char *file;   // under examples/, or NULL: text
     const char *text;
     int has_input;
+    const char *name;   // of a text
 } kernel_case;
 
 static const kernel_case kernel_cases[] = {
-    { "pendulum.dirac", NULL, 0 },              // holonomic
-    { "double_pendulum.dirac", NULL, 0 },       // two holonomic constraints, coupled L
-    { "damped_oscillator.dirac", NULL, 0 },     // velocity-dependent force
-    { "rlc_driven.dirac", NULL, 0 },            // time-dependent and damping forces
-    { "knife_edge.dirac", NULL, 0 },            // nonholonomic
-    { "kapitza_pendulum.dirac", NULL, 0 },      // time-dependent holonomic constraint
-    { "bead_on_rotating_rod.dirac", NULL, 0 },  // time-dependent holonomic constraint
-    { "charged_particle.dirac", NULL, 0 },      // two-form (gyroscopic force)
-    { NULL, input_model, 1 },                   // inputs
+    { "pendulum.dirac", NULL, 0, NULL },              // holonomic
+    { "double_pendulum.dirac", NULL, 0, NULL },       // two holonomic constraints, coupled L
+    { "damped_oscillator.dirac", NULL, 0, NULL },     // velocity-dependent force
+    { "rlc_driven.dirac", NULL, 0, NULL },            // time-dependent and damping forces
+    { "knife_edge.dirac", NULL, 0, NULL },            // nonholonomic
+    { "kapitza_pendulum.dirac", NULL, 0, NULL },      // time-dependent holonomic constraint
+    { "bead_on_rotating_rod.dirac", NULL, 0, NULL },  // time-dependent holonomic constraint
+    { "charged_particle.dirac", NULL, 0, NULL },      // two-form (gyroscopic force)
+    { NULL, input_model, 1, "inputs" },         // inputs
+    { NULL, rotation_model, 0, "rotation" },    // degenerate: singular Legendre map
+    { NULL, rc_model, 0, "rc" },                // degenerate: momentum balance (forces)
+    { NULL, lc_model, 0, "lc" },                // degenerate with a constraint
 };
 enum { CASES = (int)(sizeof kernel_cases / sizeof kernel_cases[0]) };
 
@@ -200,7 +219,7 @@ static void jacobians_are_derivatives(void)
     open_cache();
     for (int c = 0; c < CASES; c++) {
         dirac_model *m = compile_case(&kernel_cases[c], DIRAC_CODEGEN_AUTO);
-        const char *name = kernel_cases[c].file ? kernel_cases[c].file : "inputs";
+        const char *name = kernel_cases[c].file ? kernel_cases[c].file : kernel_cases[c].name;
         ENSURE(m && codegen_stage(m->codegen, CODEGEN_STAGE_POSITIONS));
         slots s;
         if (!m || !codegen_stage(m->codegen, CODEGEN_STAGE_POSITIONS) || !slots_open(&s, m)) {
@@ -273,7 +292,7 @@ static void jacobians_are_derivatives(void)
 // One run of `steps` midpoint steps on the generated kernels and on the tapes: bit for bit.
 static void compare_runs(const kernel_case *c, dirac_linear_solver solver, int steps)
 {
-    const char *name = c->file ? c->file : "inputs";
+    const char *name = c->file ? c->file : c->name;
     dirac_model *compiled = compile_case(c, DIRAC_CODEGEN_AUTO);
     dirac_model *taped = compile_case(c, DIRAC_CODEGEN_OFF);
     ENSURE(compiled && codegen_stage(compiled->codegen, CODEGEN_STAGE_VELOCITIES));
