@@ -81,8 +81,9 @@ void codegen_source_free(codegen_source *src);
 
 /// Emits, compiles (or finds in the cache) and loads the code for the groups. Never fails:
 /// *out is NULL when the tapes must be used, with the reason in report->reason. `appendix`
-/// (NULL: none) is more C appended to the source, which may call dirac_generated_eval (the
-/// stage kernels of codegen_stage.h); it is left out when some group stays on its tape.
+/// (NULL: none) is more C appended to the source, which may call the source's static
+/// evaluation function dg_eval(DG_ARGS) (the stage kernels of codegen_stage.h); it is left out
+/// when some group stays on its tape.
 void codegen_build(const expr_pool *pool, int n_groups, const expr_id *const *ids,
                    const int *counts, const char *appendix, codegen_module **out,
                    codegen_report *report);

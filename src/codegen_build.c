@@ -504,7 +504,7 @@ void codegen_build(const expr_pool *pool, int n_groups, const expr_id *const *id
         report->seconds = seconds_since(&start);
         return;
     }
-    // the appendix calls dirac_generated_eval for its groups: only when it computes them all
+    // the appendix calls dg_eval for its groups: only when the generated code computes them all
     if (appendix && src.tape_groups == 0) {
         char *last = src.files[src.file_count - 1];
         char *grown = text_concat(last, appendix, NULL);

@@ -4,7 +4,6 @@
 #include "model.h"
 
 #include <stdlib.h>
-
 #include <string.h>
 
 static model_group *group_of(dirac_model *m, model_codegen_group g)

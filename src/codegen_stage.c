@@ -58,10 +58,12 @@ static void put_point(text_buffer *b, const dirac_model *m, const char *x, point
         put(b, "        %s[i] = q[i] + z[i];\n", x);
     else
         put(b, "        %s[i] = q[i];\n", x);
-    put(b, "        %s[%d + i] = z[i]%s;\n    }\n", x, m->first_v, kind == POINT_NODE ? "" : " / h");
+    put(b, "        %s[%d + i] = z[i]%s;\n    }\n", x, m->first_v,
+        kind == POINT_NODE ? "" : " / h");
     put(b, "    %s[%d] = %s;\n", x, m->index_t, t);
     if (m->m > 0)
-        put(b, "    for (int i = 0; i < %d; i++)\n        %s[%d + i] = 0.0;\n", m->m, x, m->first_mu);
+        put(b, "    for (int i = 0; i < %d; i++)\n        %s[%d + i] = 0.0;\n", m->m, x,
+            m->first_mu);
 }
 
 // J[col][row] += coefficient * values[k] for the entries of rows row_first.. (n of them) and
@@ -150,7 +152,8 @@ static void put_positions(text_buffer *b, const dirac_model *m)
     put(b, "        const double c1 = 1.0 / h, c2 = -0.25 * h;\n"
            "        const double *H = om[%d], *FJ = om[%d], *FM = om[%d], *CJ = om[%d];\n"
            "        const double *FE = oe[%d], *FS = a->start_forms;\n"
-           "        (void)c1, (void)c2, (void)H, (void)FJ, (void)FM, (void)CJ, (void)FE, (void)FS;\n",
+           "        (void)c1, (void)c2, (void)H, (void)FJ, (void)FM, (void)CJ, (void)FE;\n"
+           "        (void)FS;\n",
         MODEL_CG_HESSIAN, MODEL_CG_FORCE_JACOBIAN, MODEL_CG_CONSTRAINT_FORMS,
         MODEL_CG_CONSTRAINT_JACOBIAN, MODEL_CG_CONSTRAINT_FORMS);
     // ∂R1/∂Δq = ½ H_vq + H_vv / h − h/2 (½ H_qq + H_qv / h + ½ F_q + F_v / h), in

@@ -301,8 +301,8 @@ static void compare_runs(const kernel_case *c, dirac_linear_solver solver, int s
                             .linear_solver = solver };
     dirac_sim *a = NULL, *b = NULL;
     dirac_error err;
-    ENSURE_EQ_INT(compiled ? dirac_sim_create(compiled, &o, &a, &err) : DIRAC_ERR_ARGUMENT, DIRAC_OK);
-    ENSURE_EQ_INT(taped ? dirac_sim_create(taped, &o, &b, &err) : DIRAC_ERR_ARGUMENT, DIRAC_OK);
+    ENSURE(compiled && dirac_sim_create(compiled, &o, &a, &err) == DIRAC_OK);
+    ENSURE(taped && dirac_sim_create(taped, &o, &b, &err) == DIRAC_OK);
     int n = compiled ? dirac_model_coordinate_count(compiled) : 0;
     int mc = compiled ? dirac_model_constraint_count(compiled) : 0;
     for (int step = 1; a && b && step <= steps; step++) {
@@ -370,7 +370,7 @@ static void kernels_left_out(void)
         dirac_sim *sim = NULL;
         dirac_sim_options o = { .method = "midpoint", .dt = 1e-3 };
         dirac_error err;
-        ENSURE_EQ_INT(models[k] ? dirac_sim_create(models[k], &o, &sim, &err) : DIRAC_ERR_ARGUMENT, DIRAC_OK);
+        ENSURE(models[k] && dirac_sim_create(models[k], &o, &sim, &err) == DIRAC_OK);
         for (int step = 0; sim && step < 20; step++)
             ENSURE_EQ_INT(dirac_sim_step(sim), DIRAC_OK);
         dirac_sim_destroy(sim);
