@@ -3,11 +3,25 @@
 
 #include "error.h"
 
+#include <float.h>
 #include <klu.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+// A sparse LU in compressed columns (klu_extract), for factorizations that are solved many
+// times (a constant Jacobian's): L with its unit diagonal first in each column, U with its
+// diagonal last, the entries F of the off-diagonal blocks, the row permutation P with the row
+// scale factors Rs (in pivot order), the column permutation Q and the boundaries R of the
+// diagonal blocks; X is the solve's workspace. (L U + F) = diag(Rs)⁻¹ A(P, Q).
+typedef struct compressed_lu {
+    bool valid;                 // holds the factorization in `numeric`
+    int nblocks;
+    int *Lp, *Li, *Up, *Ui, *Fp, *Fi, *P, *Q, *R;
+    double *Lx, *Ux, *Fx, *Rs, *X;
+    int lnz, unz, fnz;          // allocated entries of L, U and F
+} compressed_lu;
 
 struct linsolve {
     int size;
@@ -23,27 +37,27 @@ struct linsolve {
     int *col_start, *row_index;
     double *values;
     long pattern_misses;        // entries added outside the recorded pattern (a bug if > 0)
+    // the recording's sequence of additions and their positions in `values`: assemblies add
+    // the same entries in the same order every time, so the k-th addition after
+    // linsolve_zero finds its position here (a binary search when it differs)
+    int *add_row, *add_col, *add_position;
+    long add_count, add_next;
     bool diagonal;              // the pattern is the diagonal alone (a mass matrix): no KLU
     klu_common common;
     klu_symbolic *symbolic;
     klu_numeric *numeric;
+    double *pair;               // 2 size: the two right-hand sides of klu_solve's pair solve
+    compressed_lu lu;           // a kept factorization's copy (linsolve_factor_keeping)
     // the matrix behind the factorization, kept for Newton's reuse of it (newton.c):
-    double *assembled;          // dense: its values (the LU overwrites `dense`); sparse: NULL
-                                // (KLU keeps `values`)
+    double *assembled;          // dense: its values when kept (linsolve_factor_keeping; the LU
+                                // overwrites `dense`); sparse: NULL (KLU keeps `values`)
+    bool kept;                  // dense: `assembled` holds the factorized matrix
     double *hidden;             // the assembly's hidden magnitudes (newton.h), size entries
     bool factored;              // holds the LU of the last assembled matrix
     double step_size;           // the step size it was assembled for (newton.c)
     long factorizations;        // LU factorizations so far (counter for tests and benchmarks)
 };
 
-// The sizes 1 to 16 get their own copy of the loops with n a constant (unrolled by the
-// compiler: the loop overhead is most of the work of a 3 x 3 solve; dgrad's 14 x 14 system of
-// the double pendulum runs 10 % faster).
-#define SMALL_CASES(call)                                                                         \
-    case 1: call(1); case 2: call(2); case 3: call(3); case 4: call(4);                           \
-    case 5: call(5); case 6: call(6); case 7: call(7); case 8: call(8);                           \
-    case 9: call(9); case 10: call(10); case 11: call(11); case 12: call(12);                     \
-    case 13: call(13); case 14: call(14); case 15: call(15); case 16: call(16)
 
 static void linsolve_free(linsolve *ls);
 
@@ -74,8 +88,18 @@ static dirac_status linsolve_init(linsolve *ls, int size, bool sparse, dirac_err
     return DIRAC_OK;
 }
 
+static void compressed_free(compressed_lu *f)
+{
+    free(f->Lp); free(f->Li); free(f->Lx);
+    free(f->Up); free(f->Ui); free(f->Ux);
+    free(f->Fp); free(f->Fi); free(f->Fx);
+    free(f->P); free(f->Q); free(f->R); free(f->Rs); free(f->X);
+    memset(f, 0, sizeof *f);
+}
+
 static void linsolve_free(linsolve *ls)
 {
+    compressed_free(&ls->lu);
     if (ls->numeric)
         klu_free_numeric(&ls->numeric, &ls->common);
     if (ls->symbolic)
@@ -89,23 +113,39 @@ static void linsolve_free(linsolve *ls)
     free(ls->col_start);
     free(ls->row_index);
     free(ls->values);
+    free(ls->pair);
+    free(ls->add_row);
+    free(ls->add_col);
+    free(ls->add_position);
     memset(ls, 0, sizeof *ls);
 }
 
-// The assembled matrix's values: dense column-major (the copy kept beside the LU once
-// factorized), or the sparse compressed columns.
-static const double *matrix_of(const linsolve *ls)
+const double *linsolve_dense_matrix(const linsolve *ls)
 {
-    return ls->sparse ? ls->values : ls->factored ? ls->assembled : ls->dense;
+    if (ls->sparse)
+        return NULL;
+    return !ls->factored ? ls->dense : ls->kept ? ls->assembled : NULL;
 }
 
 void linsolve_zero(linsolve *ls)
 {
-    ls->factored = false;
-    if (!ls->sparse)
+    ls->factored = ls->kept = ls->lu.valid = false;
+    if (ls->sparse) {
+        ls->add_next = 0;
+        if (ls->values)
+            memset(ls->values, 0, (size_t)ls->nnz * sizeof *ls->values);
+        return;
+    }
+    // small sizes with n a constant: the compiler writes the stores (no library call)
+#define ZERO_CASE(k)                                                                              \
+    memset(ls->dense, 0, (k) * (k) * sizeof *ls->dense);                                          \
+    return
+    switch (ls->size) {
+        LINSOLVE_SMALL_CASES(ZERO_CASE);
+    default:
         memset(ls->dense, 0, (size_t)ls->size * (size_t)ls->size * sizeof *ls->dense);
-    else if (ls->values)
-        memset(ls->values, 0, (size_t)ls->nnz * sizeof *ls->values);
+    }
+#undef ZERO_CASE
 }
 
 static void record(linsolve *ls, int row, int col)
@@ -134,6 +174,23 @@ double *linsolve_dense_values(linsolve *ls)
     return ls->sparse ? NULL : ls->dense;
 }
 
+// The position of A[row][col] in the compressed columns (binary search of the row in the
+// column), -1 when it is not in the pattern.
+static int position_of(const linsolve *ls, int row, int col)
+{
+    int lo = ls->col_start[col], hi = ls->col_start[col + 1] - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (ls->row_index[mid] == row)
+            return mid;
+        if (ls->row_index[mid] < row)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
 void linsolve_add(linsolve *ls, int row, int col, double value)
 {
     if (!ls->sparse) {
@@ -144,73 +201,22 @@ void linsolve_add(linsolve *ls, int row, int col, double value)
         record(ls, row, col);
         return;
     }
-    // binary search of the row in the column
-    int lo = ls->col_start[col], hi = ls->col_start[col + 1] - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (ls->row_index[mid] == row) {
-            ls->values[mid] += value;
-            return;
-        }
-        if (ls->row_index[mid] < row)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
+    long k = ls->add_next++;
+    if (k < ls->add_count && ls->add_row[k] == row && ls->add_col[k] == col) {
+        ls->values[ls->add_position[k]] += value;
+        return;
     }
-    ls->pattern_misses++;
-}
-
-// Entries below this fraction of their column's largest are weak couplings: their reach
-// r / |a| says nothing about the unknown's rounding level.
-#define REACH_COUPLING 1e-8
-
-static inline __attribute__((always_inline)) void
-dense_row_magnitudes(int n, const double *restrict a, const double *restrict x,
-                     double *restrict out)
-{
-    for (int i = 0; i < n; i++)
-        out[i] = 0.0;
-    for (int j = 0; j < n; j++)
-        for (int i = 0; i < n; i++)
-            out[i] += fabs(a[(size_t)j * (size_t)n + (size_t)i]) * x[j];
-}
-
-// out_j = max_i row_scale_i / |A_ij| over the column's entries of at least REACH_COUPLING of
-// its largest (linsolve_column_reach), dense
-static inline __attribute__((always_inline)) void
-dense_column_reach(int n, const double *restrict a, const double *restrict row_scale,
-                   double *restrict out)
-{
-    for (int j = 0; j < n; j++) {
-        const double *column = a + (size_t)j * (size_t)n;
-        double strongest = 0.0;
-        for (int i = 0; i < n; i++)
-            if (fabs(column[i]) > strongest)   // NaN entries are skipped, as by fmax
-                strongest = fabs(column[i]);
-        double reach = 0.0;
-        for (int i = 0; i < n; i++) {
-            double c = fabs(column[i]), r = row_scale[i];
-            if (c > 0.0 && c >= REACH_COUPLING * strongest && r / c > reach)
-                reach = r / c;
-        }
-        out[j] = isfinite(reach) ? reach : 0.0;
-    }
+    int position = position_of(ls, row, col);
+    if (position >= 0)
+        ls->values[position] += value;
+    else
+        ls->pattern_misses++;
 }
 
 void linsolve_row_magnitudes(const linsolve *ls, const double *x, double *out)
 {
     int n = ls->size;
-    const double *a = matrix_of(ls);
-    if (!ls->sparse) {
-#define ROW_CASE(k) dense_row_magnitudes(k, a, x, out); return
-        switch (n) {
-            SMALL_CASES(ROW_CASE);
-        default:
-            dense_row_magnitudes(n, a, x, out);
-            return;
-        }
-#undef ROW_CASE
-    }
+    const double *a = ls->values;
     for (int i = 0; i < n; i++)
         out[i] = 0.0;
     for (int j = 0; j < n; j++)
@@ -218,33 +224,27 @@ void linsolve_row_magnitudes(const linsolve *ls, const double *x, double *out)
             out[ls->row_index[k]] += fabs(a[k]) * x[j];
 }
 
-void linsolve_column_reach(const linsolve *ls, const double *row_scale, double *out)
+void linsolve_column_reach(const linsolve *ls, const double *row_scale, double factor,
+                           double *out)
 {
-    int n = ls->size;
-    if (!ls->sparse) {
-        const double *a = matrix_of(ls);
-#define REACH_CASE(k) dense_column_reach(k, a, row_scale, out); return
-        switch (n) {
-            SMALL_CASES(REACH_CASE);
-        default:
-            dense_column_reach(n, a, row_scale, out);
-            return;
-        }
-#undef REACH_CASE
-    }
-    for (int j = 0; j < n; j++) {
-        int begin = ls->col_start[j], end = ls->col_start[j + 1];   // sparse (dense: above)
-        const double *column = matrix_of(ls);
+    const double *restrict column = ls->values;
+    const int *restrict row = ls->row_index;
+    for (int j = 0; j < ls->size; j++) {
+        int begin = ls->col_start[j], end = ls->col_start[j + 1];
         double strongest = 0.0;
         for (int k = begin; k < end; k++)
-            strongest = fmax(strongest, fabs(column[k]));
-        double reach = 0.0;
+            if (fabs(column[k]) > strongest)   // NaN entries are skipped, as by fmax
+                strongest = fabs(column[k]);
+        // a > 0 and a >= the coupling limit in one test: the limit itself, or the least
+        // positive double when it is 0 (an empty column, or an underflow)
+        double weakest = LINSOLVE_REACH_COUPLING * strongest, reach = 0.0;
+        double least = weakest > 0.0 ? weakest : DBL_TRUE_MIN;
         for (int k = begin; k < end; k++) {
-            double a = fabs(column[k]), r = row_scale[ls->row_index[k]];
-            if (a > 0.0 && a >= REACH_COUPLING * strongest && r / a > reach)
-                reach = r / a;
+            double a = fabs(column[k]), q = row_scale[row[k]] / a;
+            if (a >= least && q > reach)
+                reach = q;
         }
-        out[j] = isfinite(reach) ? reach : 0.0;
+        out[j] = (isfinite(reach) ? reach : 0.0) * factor;
     }
 }
 
@@ -259,6 +259,7 @@ dirac_status linsolve_end_pattern(linsolve *ls, dirac_error *err)
 {
     ls->recording = false;
     int n = ls->size;
+    long calls = ls->trip_count;   // the assembly's additions (the diagonal is appended below)
     if (ls->pattern_misses)
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory recording a sparse Jacobian");
     // every diagonal entry is kept, so that a structurally zero pivot shows as a numerical one
@@ -300,10 +301,18 @@ dirac_status linsolve_end_pattern(linsolve *ls, dirac_error *err)
     int *shrunk = realloc(rows, (size_t)(nnz > 0 ? nnz : 1) * sizeof *rows);
     ls->row_index = shrunk ? shrunk : rows;
     ls->values = calloc((size_t)(nnz > 0 ? nnz : 1), sizeof *ls->values);
-    free(ls->trip_row);
-    free(ls->trip_col);
+    // the recorded additions become the sequence linsolve_add expects (without it, every
+    // addition searches)
+    ls->add_row = ls->trip_row;
+    ls->add_col = ls->trip_col;
+    ls->add_position = malloc((size_t)(calls > 0 ? calls : 1) * sizeof *ls->add_position);
     ls->trip_row = ls->trip_col = NULL;
     ls->trip_cap = ls->trip_count = 0;
+    if (ls->add_position) {
+        ls->add_count = calls;
+        for (long k = 0; k < calls; k++)
+            ls->add_position[k] = position_of(ls, ls->add_row[k], ls->add_col[k]);
+    }
     if (!ls->values)
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory building a sparse Jacobian");
     // a diagonal matrix (the velocities' stage of a model with a diagonal mass matrix) is
@@ -315,6 +324,7 @@ dirac_status linsolve_end_pattern(linsolve *ls, dirac_error *err)
         ls->has_pattern = true;
         return DIRAC_OK;
     }
+    ls->pair = malloc(2 * (size_t)(n > 0 ? n : 1) * sizeof *ls->pair);   // NULL: two solves
     ls->symbolic = klu_analyze(n, ls->col_start, ls->row_index, &ls->common);
     if (!ls->symbolic)
         return error_set(err, DIRAC_ERR_NOMEM, "KLU could not analyse the %d x %d Jacobian "
@@ -345,8 +355,8 @@ static inline __attribute__((always_inline)) int lu_of_size(int n, double *restr
         if (best == 0.0)
             return k;
         if (p != k)
-            for (double *aj = a, *end = a + (size_t)n * (size_t)n; aj < end; aj += n) {
-                double t = aj[k];
+            for (int j = 0; j < n; j++) {   // the rows k and p in every column
+                double *aj = a + (size_t)j * (size_t)n, t = aj[k];
                 aj[k] = aj[p];
                 aj[p] = t;
             }
@@ -393,7 +403,7 @@ static int small_lu(int n, double *a, lapack_int *pivots)
 {
 #define LU_CASE(k) return lu_of_size(k, a, pivots)
     switch (n) {
-        SMALL_CASES(LU_CASE);
+        LINSOLVE_SMALL_CASES(LU_CASE);
     default:
         return lu_of_size(n, a, pivots);
     }
@@ -405,7 +415,7 @@ static inline __attribute__((always_inline)) void small_solve(int n, const doubl
 {
 #define SOLVE_CASE(k) solve_of_size(k, a, pivots, b); return
     switch (n) {
-        SMALL_CASES(SOLVE_CASE);
+        LINSOLVE_SMALL_CASES(SOLVE_CASE);
     default:
         solve_of_size(n, a, pivots, b);
     }
@@ -422,23 +432,126 @@ static void small_solve_pair(int n, const double *a, const lapack_int *pivots, d
     solve_of_size(k, a, pivots, c);                                                               \
     return
     switch (n) {
-        SMALL_CASES(PAIR_CASE);
+        LINSOLVE_SMALL_CASES(PAIR_CASE);
     }
 #undef PAIR_CASE
 }
 
 static dirac_status factor(linsolve *ls, int *bad_column);
 
+// Makes room for `count` entries (at least 1) in the index and value arrays of one factor;
+// 0 when out of memory.
+static int reserve(int **index, double **value, int *capacity, int count)
+{
+    if (count <= *capacity)
+        return 1;
+    size_t c = (size_t)(count > 0 ? count : 1);
+    int *i = realloc(*index, c * sizeof *i);
+    if (i)
+        *index = i;
+    double *v = realloc(*value, c * sizeof *v);
+    if (v)
+        *value = v;
+    if (!i || !v)
+        return 0;
+    *capacity = count;
+    return 1;
+}
+
+// Copies KLU's factorization into ls->lu (the arrays allocated at the first copy, grown when a
+// fresh pivot order needs more entries); on failure the solves stay with klu_solve.
+static void compressed_extract(linsolve *ls)
+{
+    compressed_lu *f = &ls->lu;
+    const klu_numeric *num = ls->numeric;
+    size_t n = (size_t)ls->size;
+    f->valid = false;
+    if (!f->X) {
+        f->Lp = malloc((n + 1) * sizeof *f->Lp);
+        f->Up = malloc((n + 1) * sizeof *f->Up);
+        f->Fp = malloc((n + 1) * sizeof *f->Fp);
+        f->R = malloc((n + 1) * sizeof *f->R);
+        f->P = malloc((n + 1) * sizeof *f->P);
+        f->Q = malloc((n + 1) * sizeof *f->Q);
+        f->Rs = malloc((n + 1) * sizeof *f->Rs);
+        f->X = malloc((n + 1) * sizeof *f->X);
+        if (!f->Lp || !f->Up || !f->Fp || !f->R || !f->P || !f->Q || !f->Rs || !f->X) {
+            compressed_free(f);
+            return;
+        }
+    }
+    if (!reserve(&f->Li, &f->Lx, &f->lnz, num->lnz) ||
+        !reserve(&f->Ui, &f->Ux, &f->unz, num->unz) ||
+        !reserve(&f->Fi, &f->Fx, &f->fnz, num->Offp[n]))
+        return;
+    f->nblocks = ls->symbolic->nblocks;
+    f->valid = klu_extract(ls->numeric, ls->symbolic, f->Lp, f->Li, f->Lx, f->Up, f->Ui, f->Ux,
+                           f->Fp, f->Fi, f->Fx, f->P, f->Q, f->Rs, f->R, &ls->common) != 0;
+}
+
+// x = A⁻¹ b from the compressed factors, in the order of operations of klu_solve (SuiteSparse
+// KLU, one right-hand side), so the same numbers: X = diag(Rs)⁻¹ b(P); the diagonal blocks
+// from the last to the first, each by forward (unit L) and back (U) substitution, followed by
+// the off-diagonal entries of its columns; b(Q) = X. Without KLU's dispatch on the number of
+// right-hand sides and its packed storage of the factors.
+static __attribute__((noinline)) void compressed_solve(const compressed_lu *f, int n,
+                                                      double *restrict b)
+{
+    const int *restrict Lp = f->Lp, *restrict Li = f->Li, *restrict Up = f->Up,
+              *restrict Ui = f->Ui, *restrict Fp = f->Fp, *restrict Fi = f->Fi;
+    const double *restrict Lx = f->Lx, *restrict Ux = f->Ux, *restrict Fx = f->Fx,
+                 *restrict Rs = f->Rs;
+    double *restrict x = f->X;
+    for (int k = 0; k < n; k++)
+        x[k] = b[f->P[k]] / Rs[k];
+    for (int block = f->nblocks - 1; block >= 0; block--) {
+        int k1 = f->R[block], k2 = f->R[block + 1];
+        if (k2 - k1 == 1) {
+            x[k1] = x[k1] / Ux[Up[k1]];
+        } else {
+            for (int k = k1; k < k2; k++) {
+                double xk = x[k];
+                for (int p = Lp[k] + 1; p < Lp[k + 1]; p++)   // after the unit diagonal
+                    x[Li[p]] -= Lx[p] * xk;
+            }
+            for (int k = k2 - 1; k >= k1; k--) {
+                int diagonal = Up[k + 1] - 1;
+                double xk = x[k] / Ux[diagonal];
+                x[k] = xk;
+                for (int p = Up[k]; p < diagonal; p++)
+                    x[Ui[p]] -= Ux[p] * xk;
+            }
+        }
+        if (block > 0)
+            for (int k = k1; k < k2; k++) {
+                double xk = x[k];
+                for (int p = Fp[k]; p < Fp[k + 1]; p++)
+                    x[Fi[p]] -= Fx[p] * xk;
+            }
+    }
+    for (int k = 0; k < n; k++)
+        b[f->Q[k]] = x[k];
+}
+
 dirac_status linsolve_factor(linsolve *ls, int *bad_column)
 {
-    if (!ls->sparse)
-        memcpy(ls->assembled, ls->dense, (size_t)ls->size * (size_t)ls->size * sizeof *ls->dense);
-    ls->factored = false;
+    ls->factored = ls->kept = ls->lu.valid = false;
     dirac_status status = factor(ls, bad_column);
     if (status == DIRAC_OK) {
         ls->factored = true;
         ls->factorizations++;
     }
+    return status;
+}
+
+dirac_status linsolve_factor_keeping(linsolve *ls, int *bad_column)
+{
+    if (!ls->sparse)
+        memcpy(ls->assembled, ls->dense, (size_t)ls->size * (size_t)ls->size * sizeof *ls->dense);
+    dirac_status status = linsolve_factor(ls, bad_column);
+    ls->kept = status == DIRAC_OK && !ls->sparse;
+    if (status == DIRAC_OK && ls->sparse && !ls->diagonal)
+        compressed_extract(ls);
     return status;
 }
 
@@ -495,6 +608,8 @@ void linsolve_solve(linsolve *ls, double *b)
     else if (ls->diagonal)
         for (int i = 0; i < ls->size; i++)
             b[i] /= ls->values[i];
+    else if (ls->lu.valid)
+        compressed_solve(&ls->lu, ls->size, b);
     else
         klu_solve(ls->symbolic, ls->numeric, ls->size, 1, b, &ls->common);
 }
@@ -503,6 +618,16 @@ void linsolve_solve_pair(linsolve *ls, double *b, double *c)
 {
     if (!ls->sparse && ls->size <= 16) {
         small_solve_pair(ls->size, ls->dense, ls->pivots, b, c);
+    } else if (ls->sparse && !ls->diagonal && !ls->lu.valid && ls->pair) {
+        // KLU's solve with two right-hand sides makes one pass over the factors and does, for
+        // each, the operations of a solve with one (klu_solve, its cases for 1 and 2
+        // columns), so the numbers are the same
+        size_t n = (size_t)ls->size;
+        memcpy(ls->pair, b, n * sizeof *b);
+        memcpy(ls->pair + n, c, n * sizeof *c);
+        klu_solve(ls->symbolic, ls->numeric, ls->size, 2, ls->pair, &ls->common);
+        memcpy(b, ls->pair, n * sizeof *b);
+        memcpy(c, ls->pair + n, n * sizeof *c);
     } else {
         linsolve_solve(ls, b);
         linsolve_solve(ls, c);

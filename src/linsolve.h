@@ -2,13 +2,24 @@
 // dgetrf/dgetrs) for small systems, sparse LU (SuiteSparse KLU) for large ones. A sparse
 // matrix learns its pattern from one assembly in recording mode (every structurally possible
 // entry is added, whatever its value), then KLU analyses it once; later factorizations reuse
-// the analysis and, after the first, the pivot order (klu_refactor), so they do not allocate.
+// the analysis and, after the first, the pivot order (klu_refactor), so they do not allocate
+// (nor does the compressed copy of a kept factorization after its first: linsolve_factor_keeping).
 #ifndef DIRAC_SRC_LINSOLVE_H
 #define DIRAC_SRC_LINSOLVE_H
 
 #include <dirac/status.h>
 
 #include <stdbool.h>
+
+/// The sizes 1 to 16 get their own copy of a loop with n a constant (unrolled by the compiler:
+/// the loop overhead is most of the work of a 3 x 3 solve; dgrad's 14 x 14 system of the
+/// double pendulum runs 10 % faster): `switch (n) { LINSOLVE_SMALL_CASES(CALL); default: ... }`
+/// with CALL(k) the code for size k (ending in return or break).
+#define LINSOLVE_SMALL_CASES(call)                                                                \
+    case 1: call(1); case 2: call(2); case 3: call(3); case 4: call(4);                           \
+    case 5: call(5); case 6: call(6); case 7: call(7); case 8: call(8);                           \
+    case 9: call(9); case 10: call(10); case 11: call(11); case 12: call(12);                     \
+    case 13: call(13); case 14: call(14); case 15: call(15); case 16: call(16)
 
 /// A linear solver (opaque: the dense LU and KLU live in linsolve.c).
 typedef struct linsolve linsolve;
@@ -39,19 +50,38 @@ double *linsolve_dense_values(linsolve *ls);
 void linsolve_begin_pattern(linsolve *ls);
 dirac_status linsolve_end_pattern(linsolve *ls, dirac_error *err);
 
-/// out_i = Σ_j |A_ij| x_j of the assembled matrix (also after its factorization: the dense
-/// values are kept).
+/// Sparse only: out_i = Σ_j |A_ij| x_j of the assembled matrix (also after its factorization:
+/// KLU keeps the values). Dense matrices are read through linsolve_dense_matrix (newton.c
+/// measures them with the size a compile-time constant).
 void linsolve_row_magnitudes(const linsolve *ls, const double *x, double *out);
 
-/// out_j = max_i row_scale_i / |A_ij| over the entries of column j of at least 1e-8 of the
-/// column's largest (0 for an empty column): the change of unknown j that is at the scale of
-/// some equation it enters. Of the assembled matrix (also after its factorization).
-void linsolve_column_reach(const linsolve *ls, const double *row_scale, double *out);
+/// Entries below this fraction of their column's largest are weak couplings: their reach
+/// r / |a| says nothing about the unknown's rounding level (linsolve_column_reach).
+#define LINSOLVE_REACH_COUPLING 1e-8
 
-/// Factorizes the assembled matrix (a dense one is copied first, so that its magnitudes stay
-/// readable). DIRAC_ERR_SINGULAR with *bad_column (0-based) on a zero pivot; DIRAC_ERR_NOMEM
-/// if KLU could not allocate. Sets `factored` on success and counts `factorizations`.
+/// Sparse only: out_j = factor · max_i row_scale_i / |A_ij| over the entries of column j of at
+/// least LINSOLVE_REACH_COUPLING of the column's largest (0 for an empty column): the change of
+/// unknown j that is at the scale of some equation it enters. Of the assembled matrix (also
+/// after its factorization).
+void linsolve_column_reach(const linsolve *ls, const double *row_scale, double factor,
+                           double *out);
+
+/// A dense solver's assembled matrix (column-major, A[row][col] at col * size + row) for
+/// reading: before its factorization, or after linsolve_factor_keeping; NULL for a sparse
+/// solver and after linsolve_factor (the LU has overwritten it).
+const double *linsolve_dense_matrix(const linsolve *ls);
+
+/// Factorizes the assembled matrix in place (a dense one is overwritten by its LU).
+/// DIRAC_ERR_SINGULAR with *bad_column (0-based) on a zero pivot; DIRAC_ERR_NOMEM if KLU could
+/// not allocate. Sets `factored` on success and counts `factorizations`.
 dirac_status linsolve_factor(linsolve *ls, int *bad_column);
+
+/// linsolve_factor, keeping the matrix readable beside its LU (a dense one is copied first):
+/// for a factorization reused with its magnitudes later (Newton's constant Jacobians). A sparse
+/// one's factors are also copied into compressed columns (klu_extract; allocated at the first
+/// such factorization), from which linsolve_solve then substitutes in klu_solve's order of
+/// operations (the same numbers) without KLU's packed-storage dispatch.
+dirac_status linsolve_factor_keeping(linsolve *ls, int *bad_column);
 
 /// Solves A x = b in place (after a successful factorization).
 void linsolve_solve(linsolve *ls, double *b);

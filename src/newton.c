@@ -44,14 +44,56 @@ void newton_free(newton *nw)
     memset(nw, 0, sizeof *nw);
 }
 
+// d = s, n doubles: for the small sizes with n a constant, so that the compiler writes the
+// moves in place of a library call (most of the cost of copying three values).
+static inline void copy_doubles(double *restrict d, const double *restrict s, int n)
+{
+#define COPY_CASE(k)                                                                              \
+    memcpy(d, s, (k) * sizeof *d);                                                                \
+    return
+    switch (n) {
+        LINSOLVE_SMALL_CASES(COPY_CASE);
+    default:
+        memcpy(d, s, (size_t)n * sizeof *d);
+    }
+#undef COPY_CASE
+}
+
+// d = 0, n doubles (as copy_doubles).
+static inline void zero_doubles(double *d, int n)
+{
+#define ZERO_CASE(k)                                                                              \
+    memset(d, 0, (k) * sizeof *d);                                                                \
+    return
+    switch (n) {
+        LINSOLVE_SMALL_CASES(ZERO_CASE);
+    default:
+        memset(d, 0, (size_t)n * sizeof *d);
+    }
+#undef ZERO_CASE
+}
+
 // fmax without the library call (the NaN rule is the same: a NaN argument loses)
 static inline double larger(double a, double b)
 {
     return a > b || isnan(b) ? a : b;
 }
 
-static int all_finite(const double *x, int n, int *where)
+// No infinity or NaN among the n > 16 values x: a select the compiler vectorizes (|x| <= DBL_MAX
+// is false for infinities and NaN). Out of line, so that the short loop below stays small.
+static __attribute__((noinline)) bool long_finite(const double *restrict x, int n)
 {
+    double bad = 0.0;
+    for (int i = 0; i < n; i++)
+        bad = fabs(x[i]) <= DBL_MAX ? bad : 1.0;
+    return bad == 0.0;
+}
+
+// 1 when every x_i is finite; else 0 with the first non-finite one in *where.
+static inline int all_finite(const double *x, int n, int *where)
+{
+    if (n > 16 && long_finite(x, n))
+        return 1;
     for (int i = 0; i < n; i++)
         if (!isfinite(x[i])) {
             *where = i;
@@ -69,28 +111,33 @@ typedef struct update_ratios {
     double noise_primary, noise_multiplier;
 } update_ratios;
 
-// Measures nw->delta against z (already updated): an update δ_i is small when
+// Measures δ against z (already updated): an update δ_i is small when
 // |δ_i| <= max(rtol, 16ε) (|z_i| + the block's scale), the block's scale being the largest
 // magnitude of its unknowns now or at any earlier solve (so a block passing through zero, like
-// the momenta at a pendulum's turning point, keeps its scale). Records the worst unknown.
-static update_ratios measure(newton *nw, int size, const double *z, const int *block, double rtol)
+// the momenta at a pendulum's turning point, keeps its scale: into block_max). The worst
+// unknown's index into *worst_index. `relative` only when asked (stagnated reads it from the
+// third iteration on).
+static inline __attribute__((always_inline)) update_ratios
+measure_of_size(int n, const double *restrict block_floor, const double *restrict z,
+                const int *restrict block, const double *restrict delta,
+                const double *restrict floor, double tolerance, bool relative,
+                double *restrict block_max, int *worst_index)
 {
-    double block_max[NEWTON_MAX_BLOCKS];
-    memcpy(block_max, nw->block_floor, sizeof block_max);
-    for (int i = 0; i < size; i++)
+    memcpy(block_max, block_floor, NEWTON_MAX_BLOCKS * sizeof *block_max);
+    for (int i = 0; i < n; i++)
         if (fabs(z[i]) > block_max[block[i]])
             block_max[block[i]] = fabs(z[i]);
     update_ratios u = { 0.0, 0.0, 0.0, 0.0, 0.0 };
-    double worst = -1.0, tolerance = rtol > 16.0 * DBL_EPSILON ? rtol : 16.0 * DBL_EPSILON;
-    for (int i = 0; i < size; i++) {
-        double scale = fabs(z[i]) + block_max[block[i]];
-        double allowed = larger(tolerance * scale, nw->floor[i]);
-        double ratio = fabs(nw->delta[i]) / (allowed > 0.0 ? allowed : DBL_MIN);
+    double worst = -1.0;
+    for (int i = 0; i < n; i++) {
+        double scale = fabs(z[i]) + block_max[block[i]], size = fabs(delta[i]);
+        double allowed = larger(tolerance * scale, floor[i]);
+        double ratio = size / (allowed > 0.0 ? allowed : DBL_MIN);
         // rounding level: ε of the unknown's scale (multipliers too: their conditioning
         // limits their accuracy to ε/h², yet full Newton's end point is within ε of a smooth
         // function of the state, and runs that reach a step by different paths must agree)
         double rounding = DBL_EPSILON * scale;
-        double noise = fabs(nw->delta[i]) / (rounding > 0.0 ? rounding : DBL_MIN);
+        double noise = size / (rounding > 0.0 ? rounding : DBL_MIN);
         if (block[i] >= NEWTON_MULTIPLIER_BLOCK) {
             if (ratio > u.multiplier)
                 u.multiplier = ratio;
@@ -101,16 +148,41 @@ static update_ratios measure(newton *nw, int size, const double *z, const int *b
                 u.noise_primary = noise;
             if (ratio > u.primary)
                 u.primary = ratio;
-            double relative = fabs(nw->delta[i]) / (scale > 0.0 ? scale : DBL_MIN);
-            if (relative > u.relative)
-                u.relative = relative;
+            if (relative && size / (scale > 0.0 ? scale : DBL_MIN) > u.relative)
+                u.relative = size / (scale > 0.0 ? scale : DBL_MIN);
         }
-        if (ratio > worst) {
+        if (ratio > worst) {   // every ratio is >= 0 > -1: the first one sets the index
             worst = ratio;
-            nw->worst = i;
-            nw->worst_value = nw->residual[i];
+            *worst_index = i;
         }
     }
+    return u;
+}
+
+// measure_of_size on nw->delta with the size a compile-time constant for small systems;
+// records the worst unknown in nw->worst and its residual in nw->worst_value. `iteration`
+// says whether stagnated will read the relative updates.
+static update_ratios measure(newton *nw, int size, const double *z, const int *block, double rtol,
+                             int iteration)
+{
+    double tolerance = rtol > 16.0 * DBL_EPSILON ? rtol : 16.0 * DBL_EPSILON;
+    bool relative = iteration > 2;
+    int worst = 0;
+    update_ratios u;
+#define MEASURE_CASE(k)                                                                           \
+    u = measure_of_size(k, nw->block_floor, z, block, nw->delta, nw->floor, tolerance, relative, \
+                        nw->measured_block_max, &worst);                                          \
+    break
+    switch (size) {
+        LINSOLVE_SMALL_CASES(MEASURE_CASE);
+    default:
+        u = measure_of_size(size, nw->block_floor, z, block, nw->delta, nw->floor, tolerance,
+                            relative, nw->measured_block_max, &worst);
+    }
+#undef MEASURE_CASE
+    nw->worst = worst;
+    nw->worst_value = nw->residual[worst];
+    nw->measured = true;
     return u;
 }
 
@@ -123,11 +195,72 @@ static int converged(const update_ratios *u, int iteration, double previous_mult
             (iteration > 1 && u->multiplier > 0.25 * previous_multiplier));
 }
 
-// The magnitudes R_i of the equations' terms at z (from the assembled Jacobian behind ls):
-// R_i = Σ_j |J_ij| (|z_j| + block scale) + |r_i(guess)| (the guess's residual carries the
-// constant terms, e.g. −p_k, that the Jacobian does not see) + the hidden magnitude the
-// assembly reported (absolute positions behind increments), and from them the rounding
-// floor of each unknown (newton.h).
+// The rounding level of each row: ρ_i = NEWTON_ROUNDING ε R_i, the right-hand sides of
+// propagate_rounding (all +, and alternating signs).
+#define ROUNDING_FACTOR (NEWTON_ROUNDING * DBL_EPSILON)
+
+// R_i = terms_i + hidden_i, plus |r_i(guess)| (first) or at least the previous R_i, and the
+// two right-hand sides ±ρ_i of propagate_rounding: into `plus` and into `terms_alternating`
+// (which holds the terms on entry).
+static inline __attribute__((always_inline)) void
+row_scales(int n, const double *restrict hidden, const double *restrict residual, int first,
+           double *restrict row_scale, double *restrict plus, double *terms_alternating)
+{
+    for (int i = 0; i < n; i++) {
+        double r = terms_alternating[i] + hidden[i];
+        double scale = first ? r + fabs(residual[i]) : larger(r, row_scale[i]);
+        double rounding = ROUNDING_FACTOR * scale;
+        row_scale[i] = scale;
+        plus[i] = rounding;
+        terms_alternating[i] = (i & 1 ? -1.0 : 1.0) * rounding;
+    }
+}
+
+// measure_rows on a dense column-major matrix, with n a compile-time constant for small
+// systems: one pass over the columns for the row sums Σ_j |J_ij| scale_j and each column's
+// largest entry (kept in `floor` until its reach replaces it), the rows, then the column
+// reach max_i R_i / |J_ij| over the entries of at least LINSOLVE_REACH_COUPLING of the column's
+// largest (weaker ones are couplings that say nothing about the unknown's rounding).
+static inline __attribute__((always_inline)) void
+dense_rows(int n, const double *restrict a, const double *restrict hidden,
+           const double *restrict residual, int first, double *restrict scale_plus,
+           double *terms_alternating, double *restrict row_scale, double *restrict floor)
+{
+    for (int i = 0; i < n; i++)
+        terms_alternating[i] = 0.0;
+    for (int j = 0; j < n; j++) {
+        const double *restrict column = a + (size_t)j * (size_t)n;
+        double x = scale_plus[j], strongest = 0.0;
+        for (int i = 0; i < n; i++) {
+            double c = fabs(column[i]);
+            terms_alternating[i] += c * x;
+            if (c > strongest)   // NaN entries are skipped, as by fmax
+                strongest = c;
+        }
+        floor[j] = strongest;
+    }
+    row_scales(n, hidden, residual, first, row_scale, scale_plus, terms_alternating);
+    for (int j = 0; j < n; j++) {
+        const double *restrict column = a + (size_t)j * (size_t)n;
+        // c > 0 and c >= weakest in one test: weakest itself, or the least positive double
+        // when it is 0 (an empty column, or an underflow)
+        double weakest = LINSOLVE_REACH_COUPLING * floor[j], reach = 0.0;
+        double least = weakest > 0.0 ? weakest : DBL_TRUE_MIN;
+        for (int i = 0; i < n; i++) {
+            double c = fabs(column[i]), q = row_scale[i] / c;
+            if (c >= least && q > reach)
+                reach = q;
+        }
+        floor[j] = (isfinite(reach) ? reach : 0.0) * ROUNDING_FACTOR;
+    }
+}
+
+// The magnitudes R_i of the equations' terms at z (from the assembled Jacobian behind ls: before
+// its factorization, or one kept beside it): R_i = Σ_j |J_ij| (|z_j| + block scale) +
+// |r_i(guess)| (the guess's residual carries the constant terms, e.g. −p_k, that the Jacobian
+// does not see) + the hidden magnitude the assembly reported (absolute positions behind
+// increments), from them the rounding floor of each unknown (newton.h), and in nw->scale and
+// nw->delta the right-hand sides of propagate_rounding.
 static void measure_rows(newton *nw, const linsolve *ls, int size, const double *z,
                          const int *block, int first)
 {
@@ -138,49 +271,72 @@ static void measure_rows(newton *nw, const linsolve *ls, int size, const double 
             block_max[block[i]] = fabs(z[i]);
     for (int j = 0; j < size; j++)
         nw->scale[j] = fabs(z[j]) + block_max[block[j]];
-    // Σ_j |J_ij| scale_j into delta (free until the solve), then R_i with the hidden magnitude
-    // and |r_i(guess)| (first) or the larger of it and the previous R_i
-    double *terms = nw->delta;
-    linsolve_row_magnitudes(ls, nw->scale, terms);
-    for (int i = 0; i < size; i++) {
-        double r = terms[i] + nw->hidden_magnitude[i];
-        nw->row_scale[i] = first ? r + fabs(nw->residual[i]) : larger(r, nw->row_scale[i]);
+    const double *a = linsolve_dense_matrix(ls);
+    if (a) {
+#define ROWS_CASE(k)                                                                              \
+    dense_rows(k, a, nw->hidden_magnitude, nw->residual, first, nw->scale, nw->delta,             \
+               nw->row_scale, nw->floor);                                                         \
+    return
+        switch (size) {
+            LINSOLVE_SMALL_CASES(ROWS_CASE);
+        default:
+            dense_rows(size, a, nw->hidden_magnitude, nw->residual, first, nw->scale, nw->delta,
+                       nw->row_scale, nw->floor);
+            return;
+        }
+#undef ROWS_CASE
     }
-    linsolve_column_reach(ls, nw->row_scale, nw->floor);
-    for (int j = 0; j < size; j++)
-        nw->floor[j] *= NEWTON_ROUNDING * DBL_EPSILON;
+    // sparse: Σ_j |J_ij| scale_j into delta (free until the solve), the rows, the reach
+    linsolve_row_magnitudes(ls, nw->scale, nw->delta);
+    row_scales(size, nw->hidden_magnitude, nw->residual, first, nw->row_scale, nw->scale,
+               nw->delta);
+    linsolve_column_reach(ls, nw->row_scale, ROUNDING_FACTOR, nw->floor);
 }
 
 // Raises each unknown's floor to the rounding noise the equations pass to it through the
 // whole factorized Jacobian: x = J⁻¹ (±NEWTON_ROUNDING ε R) for two sign patterns (all +, and
-// alternating), floor_j = max(floor_j, |x_j|), an estimate of (|J⁻¹| ρ)_j that, unlike the
-// column reach, is invariant under any scaling of rows and unknowns: at tiny steps the
-// momentum rows' entries grow like 1/h and a holonomic constraint's stay O(1), yet the
-// constraint alone fixes the normal part of Δq to ε |q|. Uses nw->scale and nw->delta as its
-// buffers (free after measure_rows; the two patterns are solved in one pass).
+// alternating: measure_rows left them in nw->scale and nw->delta), floor_j = max(floor_j,
+// |x_j|), an estimate of (|J⁻¹| ρ)_j that, unlike the column reach, is invariant under any
+// scaling of rows and unknowns: at tiny steps the momentum rows' entries grow like 1/h and a
+// holonomic constraint's stay O(1), yet the constraint alone fixes the normal part of Δq to
+// ε |q|. The two patterns are solved in one pass.
 static void propagate_rounding(newton *nw, linsolve *ls, int size)
 {
-    double *all_plus = nw->scale, *alternating = nw->delta;
-    for (int i = 0; i < size; i++) {
-        double rounding = NEWTON_ROUNDING * DBL_EPSILON * nw->row_scale[i];
-        all_plus[i] = rounding;
-        alternating[i] = (i & 1 ? -1.0 : 1.0) * rounding;
-    }
+    double *restrict all_plus = nw->scale, *restrict alternating = nw->delta;
+    double *restrict floor = nw->floor;
     linsolve_solve_pair(ls, all_plus, alternating);
     for (int j = 0; j < size; j++) {
-        double a = fabs(all_plus[j]), b = fabs(alternating[j]), f = nw->floor[j];
+        double a = fabs(all_plus[j]), b = fabs(alternating[j]), f = floor[j];
         if (isfinite(a) && a > f)
             f = a;
         if (isfinite(b) && b > f)
             f = b;
-        nw->floor[j] = f;
+        floor[j] = f;
     }
 }
 
-// Assembles r and J at z into ls (recording a sparse pattern first), factorizes J and keeps
-// the assembly's hidden magnitudes beside it. On failure nw->worst and worst_value say where.
-static dirac_status assemble_and_factor(newton *nw, linsolve *ls, int size, const double *z,
-                                        newton_assemble_fn assemble, void *context)
+// ls holds the factorization of a constant Jacobian for this step size, with its matrix (the
+// LU of a constant Jacobian is a function of the model and h alone: it is exact at every iterate
+// of every solve, and runs stay reproducible).
+static bool kept_factorization(const newton *nw, const linsolve *ls)
+{
+    return nw->constant_jacobian && linsolve_is_factored(ls) &&
+           linsolve_kept_step_size(ls) == nw->step_size &&
+           (linsolve_is_sparse(ls) || linsolve_dense_matrix(ls));
+}
+
+// How a fresh Jacobian's floors are measured (fresh_jacobian).
+enum floors { FLOORS_NONE, FLOORS_RENEWAL, FLOORS_FIRST };
+
+// Assembles r and J at z into ls (recording a sparse pattern first) and factorizes J. With
+// floors, the equations' magnitudes are measured from the matrix before its LU overwrites it,
+// and the floors finished from the LU (measure_rows, propagate_rounding); FLOORS_FIRST at the
+// guess of a solve. A constant Jacobian's factorization is kept across solves with its matrix
+// and hidden magnitudes (simplified_newton measures its floors again at every solve); other
+// ones need no copies. On failure nw->worst and worst_value say where.
+static dirac_status fresh_jacobian(newton *nw, linsolve *ls, int size, const double *z,
+                                   const int *block, newton_assemble_fn assemble, void *context,
+                                   enum floors floors)
 {
     if (linsolve_is_sparse(ls) && !linsolve_has_pattern(ls)) {
         // one assembly records the Jacobian's pattern (first solve only)
@@ -190,7 +346,7 @@ static dirac_status assemble_and_factor(newton *nw, linsolve *ls, int size, cons
             return DIRAC_ERR_NOMEM;
     }
     linsolve_zero(ls);
-    memset(nw->hidden_magnitude, 0, (size_t)size * sizeof *nw->hidden_magnitude);
+    zero_doubles(nw->hidden_magnitude, size);
     nw->jacobians++;
     int where = 0;
     if (assemble(context, z, nw->residual, ls) != 0 || !all_finite(nw->residual, size, &where)) {
@@ -198,36 +354,23 @@ static dirac_status assemble_and_factor(newton *nw, linsolve *ls, int size, cons
         nw->worst_value = nw->residual[where];
         return DIRAC_ERR_NOT_FINITE;
     }
+    if (floors != FLOORS_NONE)
+        measure_rows(nw, ls, size, z, block, floors == FLOORS_FIRST);
     int bad = -1;
-    dirac_status factored = linsolve_factor(ls, &bad);
+    dirac_status factored = nw->constant_jacobian ? linsolve_factor_keeping(ls, &bad)
+                                                  : linsolve_factor(ls, &bad);
     if (factored != DIRAC_OK) {
         nw->worst = bad >= 0 ? bad : 0;
         nw->worst_value = 0.0;
         return factored;
     }
-    memcpy(linsolve_kept_hidden(ls), nw->hidden_magnitude, (size_t)size * sizeof(double));
-    linsolve_set_kept_step_size(ls, nw->step_size);
+    if (nw->constant_jacobian) {
+        memcpy(linsolve_kept_hidden(ls), nw->hidden_magnitude, (size_t)size * sizeof(double));
+        linsolve_set_kept_step_size(ls, nw->step_size);
+    }
+    if (floors != FLOORS_NONE)
+        propagate_rounding(nw, ls, size);
     return DIRAC_OK;
-}
-
-// The equations' magnitudes and the unknowns' rounding floors from the factorization in ls
-// (measure_rows, then propagate_rounding); `first` at the guess of a solve.
-static void measure_floors(newton *nw, linsolve *ls, int size, const double *z, const int *block,
-                           int first)
-{
-    measure_rows(nw, ls, size, z, block, first);
-    propagate_rounding(nw, ls, size);
-}
-
-// A fresh Jacobian at z: assembled, factorized, and the floors measured from it.
-static dirac_status fresh_jacobian(newton *nw, linsolve *ls, int size, const double *z,
-                                   const int *block, newton_assemble_fn assemble, void *context,
-                                   int first)
-{
-    dirac_status status = assemble_and_factor(nw, ls, size, z, assemble, context);
-    if (status == DIRAC_OK)
-        measure_floors(nw, ls, size, z, block, first);
-    return status;
 }
 
 // Stagnation a little above the requested level: updates made of rounding noise (e.g. the
@@ -254,9 +397,10 @@ static int residual_at(newton *nw, int size, const double *z, newton_assemble_fn
 }
 
 // δ = J⁻¹ r with the factorization in ls, z ← z − δ; 0 if δ is not finite.
-static int correct(newton *nw, linsolve *ls, int size, double *z)
+static inline __attribute__((always_inline)) int correct(newton *nw, linsolve *ls, int size,
+                                                        double *z)
 {
-    memcpy(nw->delta, nw->residual, (size_t)size * sizeof *nw->delta);
+    copy_doubles(nw->delta, nw->residual, size);
     linsolve_solve(ls, nw->delta);
     int where = 0;
     if (!all_finite(nw->delta, size, &where)) {
@@ -266,6 +410,7 @@ static int correct(newton *nw, linsolve *ls, int size, double *z)
     }
     for (int i = 0; i < size; i++)
         z[i] -= nw->delta[i];
+    nw->measured = false;
     nw->iterations++;
     return 1;
 }
@@ -278,18 +423,19 @@ static dirac_status full_newton(newton *nw, linsolve *ls, int size, double *z, c
 {
     double previous_multiplier = HUGE_VAL, previous_primary = HUGE_VAL;
     for (int it = 1; it <= max_iterations; it++) {
-        dirac_status status = fresh_jacobian(nw, ls, size, z, block, assemble, context, it == 1);
+        dirac_status status = fresh_jacobian(nw, ls, size, z, block, assemble, context,
+                                             it == 1 ? FLOORS_FIRST : FLOORS_RENEWAL);
         if (status != DIRAC_OK)
             return status;
         if (!correct(nw, ls, size, z))
             return DIRAC_ERR_NOT_FINITE;
-        update_ratios ratios = measure(nw, size, z, block, rtol);
+        update_ratios ratios = measure(nw, size, z, block, rtol, it);
         if (converged(&ratios, it, previous_multiplier))
             return DIRAC_OK;
         // a cheap look ahead with the same factorization: the residual at the new point and
         // the correction it asks for; near the solution that correction is already small
         if (residual_at(nw, size, z, assemble, context) && correct(nw, ls, size, z)) {
-            update_ratios next = measure(nw, size, z, block, rtol);
+            update_ratios next = measure(nw, size, z, block, rtol, it);
             if (converged(&next, it + 1, ratios.multiplier))
                 return DIRAC_OK;
             ratios = next;
@@ -379,7 +525,7 @@ static dirac_status kept_linear_newton(newton *nw, linsolve *ls, int size, doubl
         // rounding of one solve (unless rounding level itself is asked for)
         if (nw->affine && rtol > NEWTON_FULL_RTOL)
             return DIRAC_OK;
-        update_ratios u = measure(nw, size, z, block, rtol);
+        update_ratios u = measure(nw, size, z, block, rtol, it);
         contraction_measure(&c, &u, previous_primary);
         if (accepted(&u, it, &c))
             return DIRAC_OK;
@@ -398,28 +544,31 @@ static dirac_status simplified_newton(newton *nw, linsolve *ls, int size, double
     // a constant Jacobian factorized for this step size is exact and kept across solves
     // (its factors are a function of the model and h alone, so runs stay reproducible);
     // otherwise a solve starts with a Newton step from the guess
-    bool kept = linsolve_is_factored(ls) && nw->constant_jacobian &&
-                linsolve_kept_step_size(ls) == nw->step_size;
+    bool kept = kept_factorization(nw, ls);
     int renewals = 0;
     dirac_status status;
     if (kept) {
         if (kept_linear_newton(nw, ls, size, z, block, assemble, context, rtol) == DIRAC_OK)
             return DIRAC_OK;
         memcpy(z, nw->guess, (size_t)size * sizeof *z);
+        nw->measured = false;
         nw->iterations = 0;
         if (!residual_at(nw, size, z, assemble, context))
             return DIRAC_ERR_NOT_FINITE;
         memcpy(nw->hidden_magnitude, linsolve_kept_hidden(ls), (size_t)size * sizeof(double));
-        measure_floors(nw, ls, size, z, block, 1);
+        measure_rows(nw, ls, size, z, block, 1);
+        propagate_rounding(nw, ls, size);
     } else {
         // affine equations: one correction, as with a kept factorization (a run split
         // anywhere repeats the whole run's numbers)
         if (nw->constant_jacobian && nw->affine && rtol > NEWTON_FULL_RTOL) {
-            if ((status = assemble_and_factor(nw, ls, size, z, assemble, context)) != DIRAC_OK)
+            if ((status = fresh_jacobian(nw, ls, size, z, block, assemble, context,
+                                         FLOORS_NONE)) != DIRAC_OK)
                 return status;
             return correct(nw, ls, size, z) ? DIRAC_OK : DIRAC_ERR_NOT_FINITE;
         }
-        if ((status = fresh_jacobian(nw, ls, size, z, block, assemble, context, 1)) != DIRAC_OK)
+        if ((status = fresh_jacobian(nw, ls, size, z, block, assemble, context, FLOORS_FIRST)) !=
+            DIRAC_OK)
             return status;
     }
     contraction c = { 0.0, -1.0, HUGE_VAL, HUGE_VAL, HUGE_VAL };
@@ -431,7 +580,7 @@ static dirac_status simplified_newton(newton *nw, linsolve *ls, int size, double
         have_residual = false;
         if (!correct(nw, ls, size, z))
             return DIRAC_ERR_NOT_FINITE;
-        update_ratios u = measure(nw, size, z, block, rtol);
+        update_ratios u = measure(nw, size, z, block, rtol, it);
         contraction_measure(&c, &u, previous_primary);
         if (accepted(&u, it, &c))
             return DIRAC_OK;
@@ -448,8 +597,8 @@ static dirac_status simplified_newton(newton *nw, linsolve *ls, int size, double
                          u.noise_primary * theta * theta * theta / (1.0 - theta) > 1.0)) {
             if (++renewals > 2)
                 return DIRAC_ERR_NEWTON;
-            if ((status = fresh_jacobian(nw, ls, size, z, block, assemble, context, 0)) !=
-                DIRAC_OK)
+            if ((status = fresh_jacobian(nw, ls, size, z, block, assemble, context,
+                                         FLOORS_RENEWAL)) != DIRAC_OK)
                 return status;
             have_residual = fresh = true;
             c = (contraction){ 0.0, -1.0, HUGE_VAL, HUGE_VAL, c.previous_multiplier };
@@ -459,21 +608,56 @@ static dirac_status simplified_newton(newton *nw, linsolve *ls, int size, double
     return DIRAC_ERR_NEWTON;
 }
 
+// Affine equations with their exact Jacobian factorized for this step size (kept from an
+// earlier solve): the one correction z ← z − J⁻¹ r(z) of kept_linear_newton, in three passes
+// over the vectors (the residual, solved in place, checked finite, then the update with the
+// blocks' scales of newton_solve) where the general path makes eight (a copy of the guess,
+// the floors zeroed, the residual checked, copied and solved, the correction checked, the
+// update, the scales). The same operations on the same numbers, so the same solution. 0 when
+// the residual is outside the domain or the correction is not finite (a non-finite residual
+// gives a non-finite correction: J⁻¹ has no zero column): z is then still the guess, and the
+// general path repeats the solve and reports where it failed.
+static int kept_affine_correction(newton *nw, linsolve *ls, int size, double *restrict z,
+                                  const int *restrict block, newton_assemble_fn assemble,
+                                  void *context)
+{
+    double *restrict delta = nw->residual;
+    if (assemble(context, z, delta, NULL) != 0)
+        return 0;
+    linsolve_solve(ls, delta);
+    int where = 0;
+    if (!all_finite(delta, size, &where))
+        return 0;
+    double *restrict block_floor = nw->block_floor;
+    for (int i = 0; i < size; i++) {
+        double updated = z[i] - delta[i], magnitude = fabs(updated);
+        z[i] = updated;
+        if (magnitude > block_floor[block[i]])
+            block_floor[block[i]] = magnitude;
+    }
+    nw->iterations = 1;
+    return 1;
+}
+
 dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const int *block,
                           newton_assemble_fn assemble, void *context, double rtol,
                           int max_iterations)
 {
     nw->size = size;
     nw->iterations = 0;
+    nw->measured = false;
     nw->worst = -1;
     nw->worst_value = 0.0;
     if (size <= 0)
         return DIRAC_OK;
     if (!ls)
         return DIRAC_ERR_NOMEM;
+    if (!nw->full && nw->affine && rtol > NEWTON_FULL_RTOL && kept_factorization(nw, ls) &&
+        kept_affine_correction(nw, ls, size, z, block, assemble, context))
+        return DIRAC_OK;
     dirac_status status = DIRAC_ERR_NEWTON;
     if (!nw->full && (nw->constant_jacobian || (nw->simplified && rtol > NEWTON_FULL_RTOL))) {
-        memcpy(nw->guess, z, (size_t)size * sizeof *z);
+        copy_doubles(nw->guess, z, size);
         status = simplified_newton(nw, ls, size, z, block, assemble, context, rtol,
                                    max_iterations);
         if (status == DIRAC_ERR_NOMEM)
@@ -481,13 +665,18 @@ dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const i
         if (status != DIRAC_OK) {
             // retry with full Newton from the guess before declaring failure
             memcpy(z, nw->guess, (size_t)size * sizeof *z);
+            nw->measured = false;
             nw->worst = -1;
             nw->worst_value = 0.0;
         }
     }
     if (status != DIRAC_OK)
         status = full_newton(nw, ls, size, z, block, assemble, context, rtol, max_iterations);
-    if (status == DIRAC_OK)
+    // the blocks' scales grow to the solution's magnitudes (measured with the last update when
+    // it was the last change of z: the same maxima)
+    if (status == DIRAC_OK && nw->measured)
+        memcpy(nw->block_floor, nw->measured_block_max, sizeof nw->block_floor);
+    else if (status == DIRAC_OK)
         for (int i = 0; i < size; i++)
             if (fabs(z[i]) > nw->block_floor[block[i]])
                 nw->block_floor[block[i]] = fabs(z[i]);

@@ -29,6 +29,10 @@ typedef struct newton {
     // assembly (zeroed before each Jacobian assembly); see newton_solve
     double *hidden_magnitude;
     double block_floor[NEWTON_MAX_BLOCKS];   // largest magnitude seen per block (scales)
+    // the blocks' largest magnitudes at the last measured update, and whether z is still
+    // that update (the solve's end then takes them as its new block_floor)
+    double measured_block_max[NEWTON_MAX_BLOCKS];
+    bool measured;
     double *guess;          // the start of the solve (the full-Newton retry starts there again)
     // reuse of factorizations (simplified Newton; newton_solve)
     bool full;              // full Newton only: a fresh Jacobian every iteration, and the

@@ -29,6 +29,12 @@ static const char *const models[] = {
     "lagrangian (x1'^2 + y1'^2 + x2'^2 + y2'^2)/2 - 9.81*(y1 + y2)\n"
     "constraint rod1: x1^2 + y1^2 = 1\nconstraint rod2: (x2 - x1)^2 + (y2 - y1)^2 = 1\n"
     "initial x1 = 1, x2 = 2\noutput a2 = x2'' + y2'', tension = mu.rod2\n",
+    // a linear chain (constant Jacobian: its factorization kept, and with KLU its compressed
+    // copy, made in the first step), dense, then sparse
+    "model chain\ncoordinate x[6]\nlagrangian sum(i = 1..6, x[i]'^2/2) - x[1]^2/2"
+    " - sum(i = 2..6, (x[i] - x[i-1])^2/2)\ninitial x[1] = 0.1\n",
+    "model chain\ncoordinate x[6]\nlagrangian sum(i = 1..6, x[i]'^2/2) - x[1]^2/2"
+    " - sum(i = 2..6, (x[i] - x[i-1])^2/2)\ninitial x[1] = 0.1\n",
 };
 
 static void steps_do_not_allocate(void)
