@@ -23,7 +23,8 @@ cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Release -DDIRAC_BUILD_BENCH=ON \
 cmake --build "$build" -j"$(nproc 2>/dev/null || echo 2)" --target bench_expr > /dev/null
 "$build/bench/bench_expr" "$@"
 
-# Time steppers: every method vs a hand-written RATTLE (bench/bench_simulate.c).
+# Time steppers: every method vs a hand-written RATTLE, lobatto4 and dgrad vs hand-written codes
+# of their schemes (bench/bench_simulate.c; instructions per step: bench/step_instructions.sh).
 cmake --build "$build" -j"$(nproc 2>/dev/null || echo 2)" --target bench_simulate > /dev/null
 "$build/bench/bench_simulate" "$@"
 

@@ -12,6 +12,9 @@
 //   φ_a(q_{k+1}, t_{k+1}) = 0 (holonomic; ω̄_a = D̄φ_a, the same average of ∇φ_a),
 //   ⟨ω_a, v̄⟩ + b_a = 0 at x̄ (nonholonomic)
 // Then E_{k+1} − E_k = h F̄^ext·v̄ + h ΣP̄ − h D̄L_t − h Σ λ_a (driving terms), with E = ⟨p, v⟩ − L.
+// The first two equations give q_{k+1} = q_k + h v̄ and p_{k+1} = 2 D̄L_v − p_k explicitly, so
+// Newton solves for (v_{k+1}, S_{k+1}, λ) alone (the Schur complement of the full system on
+// its q and p rows, whose pivots are I and I/2: nonsingular exactly when the full one is).
 #include "sim.h"
 
 #include <float.h>
@@ -22,23 +25,36 @@
 // new node's constraints
 enum { START = SIM_EVAL_STEP_A, MID = SIM_EVAL_STEP_B, END = SIM_EVAL_STEP_C };
 
-// Offsets of the blocks of the unknowns.
+// Offsets of the blocks of the unknowns (and of the equations: momentum balances, entropy
+// balances, constraints).
 typedef struct dgrad_layout {
     int n, ns, m, d;            // d = 2n + ns + 1: the dimension of x = (q, v, S, t)
-    int zq, zv, zp, zs, zl, size;
+    int zv, zs, zl, size;
 } dgrad_layout;
 
 // Workspace of one step.
 typedef struct dgrad_state {
-    double *z;                        // Newton unknowns [q | v | p | S | λ] at t_{k+1}
+    double *z;                        // Newton unknowns [v | S | λ] at t_{k+1}
     int *block;                       // their blocks
+    double *q1, *p1;                  // q_{k+1} = q_k + h v̄, p_{k+1} = 2 D̄L_v − p_k (n each)
+    // history: the velocity at the node before and the step from it (0: none kept yet)
+    double *previous_v, *previous_h;
     double *x0, *x1, *xbar, *dx;      // x_k, x_{k+1}, x̄, Δx (d each)
     double *dg;                       // the discrete gradient D̄L (d)
     double *xs;                       // a quadrature point (d)
     double *vbar, *temperature;       // v̄ (n), T̄ = −D̄L_S (ns)
     double *avf_forms, *avf_rates;    // averaged constraint forms and rates (D̄φ)
     bool midpoint_rule;               // the averaged fields are affine: D̄L = ∇L(x̄), D̄φ = ∇φ(x̄)
+    // dense Jacobians (small systems): the additions of the sparse blocks, unrolled once per
+    // step size (plan_h; 0: none) into (source value, column-major place, factor), in the
+    // order of the block-by-block assembly; sources point into the evaluations' values
+    int plan_capacity, plan_count;    // capacity 0: systems too large for a dense solver
+    const double **plan_source;
+    int *plan_place;
+    double *plan_factor, plan_h;
 } dgrad_state;
+
+#define DGRAD_PLAN_MAX_SIZE 64
 
 // The assembly callback's context.
 typedef struct dgrad_ctx {
@@ -53,11 +69,9 @@ static dgrad_layout layout_of(const dirac_sim *sim)
     l.ns = sim->ns;
     l.m = sim->mc;
     l.d = 2 * l.n + l.ns + 1;
-    l.zq = 0;
-    l.zv = l.n;
-    l.zp = 2 * l.n;
-    l.zs = 3 * l.n;
-    l.zl = 3 * l.n + l.ns;
+    l.zv = 0;
+    l.zs = l.n;
+    l.zl = l.n + l.ns;
     l.size = l.zl + l.m;
     return l;
 }
@@ -68,6 +82,10 @@ static void dgrad_state_layout(const dirac_sim *sim, void *state, sim_layout *l)
     dgrad_layout d = layout_of(sim);
     st->z = sim_layout_doubles(l, (size_t)d.size);
     st->block = sim_layout_ints(l, (size_t)d.size);
+    st->q1 = sim_layout_doubles(l, (size_t)d.n);
+    st->p1 = sim_layout_doubles(l, (size_t)d.n);
+    st->previous_v = sim_layout_doubles(l, (size_t)d.n);
+    st->previous_h = sim_layout_doubles(l, 1);
     double **points[] = { &st->x0, &st->x1, &st->xbar, &st->dx, &st->dg, &st->xs };
     for (size_t k = 0; k < sizeof points / sizeof points[0]; k++)
         *points[k] = sim_layout_doubles(l, (size_t)d.d);
@@ -77,6 +95,24 @@ static void dgrad_state_layout(const dirac_sim *sim, void *state, sim_layout *l)
     st->avf_rates = sim_layout_doubles(l, (size_t)d.m);
     sim_layout_newton(l, d.size);
     sim_layout_solver(l, SIM_SOLVER_STAGE1, d.size);
+    if (d.size <= DGRAD_PLAN_MAX_SIZE) {
+        // each entry of a sparse matrix lies in at most one block; ω enters thrice (Λ's columns,
+        // holonomic or nonholonomic rows)
+        const dirac_model *m = sim->model;
+        size_t capacity = (size_t)m->hessian.nnz + (size_t)m->force_jacobian.nnz +
+                          (size_t)m->form_curvature.nnz + (size_t)m->constraint_jacobian.nnz +
+                          3 * (size_t)m->constraint_forms.nnz;
+        st->plan_capacity = (int)capacity;
+        st->plan_source = mem_plan_take(&l->plan, capacity, sizeof *st->plan_source);
+        st->plan_place = sim_layout_ints(l, capacity);
+        st->plan_factor = sim_layout_doubles(l, capacity);
+    }
+}
+
+static void dgrad_history(const dirac_sim *sim, void *state, sim_history *out)
+{
+    dgrad_state *st = state;
+    *out = (sim_history){ 2, { st->previous_v, st->previous_h }, { (size_t)sim->n, 1 } };
 }
 
 static void pack(const dgrad_layout *l, const double *q, const double *v, const double *s,
@@ -105,7 +141,8 @@ static const double gauss_s[4] = { 0.0694318442029737, 0.3300094782075719, 0.669
 static const double gauss_w[4] = { 0.1739274225687269, 0.3260725774312731, 0.3260725774312731,
                                    0.1739274225687269 };
 
-// Everything the residual and the Jacobian need at z: the midpoint evaluation (forces,
+// Everything the residual and the Jacobian need at z (with q_{k+1} = q_k + h v̄ into st->q1):
+// the midpoint evaluation (forces,
 // nonholonomic constraints, Hessian for the Jacobian, thermal values), the discrete gradient of
 // L into st->dg (d entries), and the averaged forms and rates of the constraints
 // (st->avf_forms, st->avf_rates), and the constraints at the new node (eval[END]).
@@ -114,7 +151,9 @@ static void evaluate_step(dirac_sim *sim, dgrad_state *st, const dgrad_layout *l
 {
     const dirac_model *m = sim->model;
     double *x0 = st->x0, *x1 = st->x1, *xbar = st->xbar, *dx = st->dx, *dg = st->dg, *xs = st->xs;
-    pack(l, z + l->zq, z + l->zv, z + l->zs, sim->t + sim->h, x1);
+    for (int i = 0; i < l->n; i++)
+        st->q1[i] = sim->q[i] + sim->h * (0.5 * (sim->v[i] + z[l->zv + i]));
+    pack(l, st->q1, z + l->zv, z + l->zs, sim->t + sim->h, x1);
     for (int i = 0; i < l->d; i++) {
         xbar[i] = 0.5 * (x0[i] + x1[i]);
         dx[i] = x1[i] - x0[i];
@@ -153,6 +192,78 @@ static void evaluate_step(dirac_sim *sim, dgrad_state *st, const dgrad_layout *l
     sim_evaluate(sim, end, x1, x1 + l->n, x1 + 2 * l->n, x1[l->d - 1], NULL, EVAL_CONSTRAINTS);
 }
 
+// Adds scale × the block (rows row_first.., columns col_first..) of the sparse matrix sp with
+// values `values` at (r0, c0): into jac, or (jac NULL) as entries of the dense plan.
+static void add_block(dgrad_state *st, int size, const model_sparse *sp, const double *values,
+                      int row_first, int rows, int col_first, int cols, double scale,
+                      linsolve *jac, int r0, int c0)
+{
+    if (jac) {
+        sim_add_sparse_block(sp, values, row_first, rows, col_first, cols, scale, jac, r0, c0);
+        return;
+    }
+    if (rows <= 0 || cols <= 0 || sp->nnz == 0)
+        return;
+    for (int r = 0; r < rows; r++)
+        for (int k = sp->row_start[row_first + r]; k < sp->row_start[row_first + r + 1]; k++) {
+            int c = sp->col[k] - col_first;
+            if (c >= 0 && c < cols) {
+                st->plan_source[st->plan_count] = values + k;
+                st->plan_place[st->plan_count] = (c0 + c) * size + r0 + r;
+                st->plan_factor[st->plan_count] = scale;
+                st->plan_count++;
+            }
+        }
+}
+
+// The Jacobian's blocks that are fixed multiples of evaluated values, into jac or (jac NULL)
+// the dense plan. Approximate Jacobian: derivatives at the midpoint, discrete-gradient
+// corrections ignored; ∂x̄/∂v_{k+1} = (h/4 in q, 1/2 in v), ∂x̄/∂S_{k+1} = 1/2 in S.
+static void jacobian_blocks(const dirac_sim *sim, dgrad_state *st, const dgrad_layout *l,
+                            linsolve *jac)
+{
+    const dirac_model *m = sim->model;
+    const model_sparse *f = &m->constraint_forms, *hs = &m->hessian, *fj = &m->force_jacobian;
+    const sim_eval *mid = &sim->eval[MID], *end = &sim->eval[END];
+    int n = l->n, ns = l->ns, size = l->size, zv = l->zv, zs = l->zs, zl = l->zl;
+    int yS = 2 * n;   // column offset of S in the Hessian's y = (q, v, S, t)
+    double h = sim->h, h2 = 0.5 * h, h4 = 0.25 * h * h;
+    // 2 L_v: H_vv + h/2 H_vq, H_vS; −h (L_q + F): −h/2 (H_qv + F_v) − h²/4 (H_qq + F_q + C_λ),
+    // −h/2 (H_qS + F_S); −h ω̄ᵀ
+    add_block(st, size, hs, mid->hessian, n, n, n, n, 1.0, jac, zv, zv);
+    add_block(st, size, hs, mid->hessian, n, n, 0, n, h2, jac, zv, zv);
+    add_block(st, size, hs, mid->hessian, n, n, yS, ns, 1.0, jac, zv, zs);
+    add_block(st, size, hs, mid->hessian, 0, n, n, n, -h2, jac, zv, zv);
+    add_block(st, size, hs, mid->hessian, 0, n, 0, n, -h4, jac, zv, zv);
+    add_block(st, size, hs, mid->hessian, 0, n, yS, ns, -h2, jac, zv, zs);
+    add_block(st, size, fj, mid->force_jac, 0, n, n, n, -h2, jac, zv, zv);
+    add_block(st, size, fj, mid->force_jac, 0, n, 0, n, -h4, jac, zv, zv);
+    add_block(st, size, fj, mid->force_jac, 0, n, yS, ns, -h2, jac, zv, zs);
+    add_block(st, size, &m->form_curvature, mid->curvature, 0, n, 0, n, -h4, jac, zv, zv);
+    for (int a = 0; a < l->m; a++) {
+        bool holonomic = m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC;
+        const double *forms = holonomic ? st->avf_forms : mid->forms;
+        // Λ's column: −h ω̄_a (one row of the forms, transposed)
+        for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++) {
+            if (jac) {
+                linsolve_add(jac, zv + f->col[k], zl + a, -h * forms[k]);
+                continue;
+            }
+            st->plan_source[st->plan_count] = forms + k;
+            st->plan_place[st->plan_count] = (zl + a) * size + zv + f->col[k];
+            st->plan_factor[st->plan_count] = -h;
+            st->plan_count++;
+        }
+        if (holonomic) {   // ∂(φ(q_{k+1})/h)/∂v_{k+1} = ω(q_{k+1})/2
+            add_block(st, size, f, end->forms, a, 1, 0, n, 0.5, jac, zl + a, zv);
+        } else {
+            add_block(st, size, &m->constraint_jacobian, mid->constraint_jac, a, 1, 0, n,
+                      0.25 * h, jac, zl + a, zv);
+            add_block(st, size, f, mid->forms, a, 1, 0, n, 0.5, jac, zl + a, zv);
+        }
+    }
+}
+
 static int assemble_dgrad(void *context, const double *z, double *r, linsolve *jac)
 {
     dgrad_ctx *cx = context;
@@ -171,19 +282,21 @@ static int assemble_dgrad(void *context, const double *z, double *r, linsolve *j
         vbar[i] = 0.5 * (sim->v[i] + z[l.zv + i]);
     for (int j = 0; j < l.ns; j++)
         temp[j] = -dg[2 * n + j];
+    // momentum balance with p_{k+1} = 2 D̄L_v − p_k: 2 D̄L_v − 2 p_k − h (D̄L_q + F̄ + ω̄ᵀλ)
     for (int i = 0; i < n; i++) {
-        r[l.zq + i] = z[l.zq + i] - sim->q[i] - h * vbar[i];
-        r[l.zv + i] = 0.5 * (sim->p[i] + z[l.zp + i]) - dg[n + i];
-        r[l.zp + i] = z[l.zp + i] - sim->p[i] - h * (dg[i] + mid->forces[i]);
+        st->p1[i] = 2.0 * dg[n + i] - sim->p[i];
+        r[l.zv + i] = st->p1[i] - sim->p[i] - h * (dg[i] + mid->forces[i]);
     }
-    // constraint forces h Σ λ_a ω̄_a (ω̄_a = D̄φ_a for holonomic ones) and the constraints
+    // constraint forces h Σ λ_a ω̄_a (ω̄_a = D̄φ_a for holonomic ones) and the constraints:
+    // holonomic ones as φ(q_{k+1})/h (its derivative in v_{k+1} is ω/2, as the momentum rows'
+    // are O(1)), rounded at the scale of the absolute positions q_{k+1} (newton.h)
     for (int a = 0; a < l.m; a++) {
         int holonomic = m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC;
         const double *forms = holonomic ? st->avf_forms : mid->forms;
         for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
-            r[l.zp + f->col[k]] -= h * lambda[a] * forms[k];
+            r[l.zv + f->col[k]] -= h * lambda[a] * forms[k];
         if (holonomic) {
-            r[l.zl + a] = end->values[a];
+            r[l.zl + a] = end->values[a] / h;
         } else {
             double g = mid->rates[a];
             for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
@@ -195,47 +308,35 @@ static int assemble_dgrad(void *context, const double *z, double *r, linsolve *j
     sim_entropy_residual(sim, temp, thermal, vbar, z + l.zs, h, r + l.zs);
     if (!jac)
         return 0;
-    // approximate Jacobian: derivatives at the midpoint, discrete-gradient corrections ignored
-    int yS = 2 * n;   // column offset of S in the Hessian's y = (q, v, S, t)
-    for (int i = 0; i < n; i++) {
-        linsolve_add(jac, (l.zq + i), (l.zq + i), 1.0);
-        linsolve_add(jac, (l.zq + i), (l.zv + i), -0.5 * h);
-        linsolve_add(jac, (l.zv + i), (l.zp + i), 0.5);
-        linsolve_add(jac, (l.zp + i), (l.zp + i), 1.0);
-    }
-    // E2 = p̄ − L_v: −½ (H_vq, H_vv, H_vS)
-    sim_add_hessian_block(sim, mid, n, n, 0, n, -0.5, jac, l.zv, l.zq);
-    sim_add_hessian_block(sim, mid, n, n, n, n, -0.5, jac, l.zv, l.zv);
-    sim_add_hessian_block(sim, mid, n, n, yS, l.ns, -0.5, jac, l.zv, l.zs);
-    // E3 = Δp − h (L_q + F + ωᵀλ): −h/2 (H_qq + F_q + C_λ, H_qv + F_v, H_qS + F_S), −h ωᵀ
-    sim_add_hessian_block(sim, mid, 0, n, 0, n, -0.5 * h, jac, l.zp, l.zq);
-    sim_add_hessian_block(sim, mid, 0, n, n, n, -0.5 * h, jac, l.zp, l.zv);
-    sim_add_hessian_block(sim, mid, 0, n, yS, l.ns, -0.5 * h, jac, l.zp, l.zs);
-    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, 0, n, -0.5 * h, jac, l.zp, l.zq);
-    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, n, n, -0.5 * h, jac, l.zp, l.zv);
-    sim_add_sparse_block(&m->force_jacobian, mid->force_jac, 0, n, yS, l.ns, -0.5 * h, jac, l.zp, l.zs);
-    sim_add_sparse_block(&m->form_curvature, mid->curvature, 0, n, 0, n, -0.5 * h, jac, l.zp, l.zq);
-    for (int a = 0; a < l.m; a++) {
-        const double *forms =
-            m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC ? st->avf_forms : mid->forms;
-        for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++)
-            linsolve_add(jac, l.zp + f->col[k], l.zl + a, -h * forms[k]);
-        if (m->constraints[a].kind == DIRAC_CONSTRAINT_HOLONOMIC) {
-            sim_add_sparse_block(f, end->forms, a, 1, 0, n, 1.0, jac, l.zl + a, l.zq);
-        } else {
-            sim_add_sparse_block(&m->constraint_jacobian, mid->constraint_jac, a, 1, 0, n, 0.5,
-                                 jac, l.zl + a, l.zq);
-            sim_add_sparse_block(f, mid->forms, a, 1, 0, n, 0.5, jac, l.zl + a, l.zv);
+    if (st->plan_capacity > 0 && linsolve_dense_values(jac)) {
+        if (st->plan_h != h) {
+            st->plan_count = 0;
+            jacobian_blocks(sim, st, &l, NULL);
+            st->plan_h = h;
         }
+        double *dense = linsolve_dense_values(jac);
+        for (int x = 0; x < st->plan_count; x++)
+            dense[st->plan_place[x]] += st->plan_factor[x] * *st->plan_source[x];
+    } else {
+        jacobian_blocks(sim, st, &l, jac);
     }
+    // the magnitudes of the momentum rows' terms that J |v| does not show (p_k; D̄L_v of
+    // Lagrangians linear in v)
+    double *hidden = sim->nw.hidden_magnitude;
+    for (int i = 0; i < n; i++)
+        hidden[l.zv + i] += 2.0 * fabs(dg[n + i]) + 2.0 * fabs(sim->p[i]) +
+                            h * (fabs(dg[i]) + fabs(mid->forces[i]));
+    sim_add_position_magnitude(sim, end, st->q1, 1.0 / h, hidden + l.zl);
     // E4: T̄_j on the diagonal, −½ H_SS ΔS_j, and the friction power's dependence on v
+    int yS = 2 * n;   // column offset of S in the Hessian's y = (q, v, S, t)
     for (int j = 0; j < l.ns; j++)
         linsolve_add(jac, (l.zs + j), (l.zs + j), temp[j]);
     for (int j = 0; j < l.ns; j++)
         for (int k = m->hessian.row_start[yS + j]; k < m->hessian.row_start[yS + j + 1]; k++) {
             int col = m->hessian.col[k] - yS;
             if (col >= 0 && col < l.ns)
-                linsolve_add(jac, (l.zs + j), (l.zs + col), -0.5 * mid->hessian[k] * (z[l.zs + j] - sim->s[j]));
+                linsolve_add(jac, l.zs + j, l.zs + col,
+                             -0.5 * mid->hessian[k] * (z[l.zs + j] - sim->s[j]));
         }
     for (int k = 0; k < m->friction_count; k++)
         linsolve_add(jac, l.zs + m->friction_entropy[k], l.zv + m->friction_coord[k],
@@ -247,12 +348,8 @@ static void name_dgrad_rows(const dirac_sim *sim, int index, char *buf, size_t s
 {
     dgrad_layout l = layout_of(sim);
     const dirac_model *m = sim->model;
-    if (index < l.zv)
-        snprintf(buf, size, "the velocity of %s", m->coord_names[index]);
-    else if (index < l.zp)
-        snprintf(buf, size, "the Legendre map p.%s", m->coord_names[index - l.zv]);
-    else if (index < l.zs)
-        snprintf(buf, size, "the momentum balance of %s", m->coord_names[index - l.zp]);
+    if (index < l.zs)
+        snprintf(buf, size, "the momentum balance of %s", m->coord_names[index - l.zv]);
     else if (index < l.zl)
         snprintf(buf, size, "the entropy balance of %s", m->entropy_names[index - l.zs]);
     else
@@ -269,13 +366,12 @@ static dirac_status dgrad_step(dirac_sim *sim, void *state)
     int *block = st->block;
     // the fixed start point x_k
     pack(&l, sim->q, sim->v, sim->s, sim->t, st->x0);
+    // the guess: v_{k+1} extrapolated linearly from the last two nodes (error O(h²), where
+    // v_k's O(h) cost a second factorization per step), v_k at the first step
+    double ratio = *st->previous_h > 0.0 && !sim->nw.full ? h / *st->previous_h : 0.0;
     for (int i = 0; i < l.n; i++) {
-        z[l.zq + i] = sim->q[i] + h * sim->v[i];
-        z[l.zv + i] = sim->v[i];
-        z[l.zp + i] = sim->p[i];
-        block[l.zq + i] = 0;
+        z[l.zv + i] = sim->v[i] + ratio * (sim->v[i] - st->previous_v[i]);
         block[l.zv + i] = 1;
-        block[l.zp + i] = 2;
     }
     for (int j = 0; j < l.ns; j++) {
         z[l.zs + j] = sim->s[j];
@@ -294,10 +390,12 @@ static dirac_status dgrad_step(dirac_sim *sim, void *state)
     sim->newton_iterations = sim->nw.iterations;
     evaluate_step(sim, st, &l, z, 0);
     const double *dx = st->dx, *dg = st->dg;
+    for (int i = 0; i < l.n; i++)
+        st->p1[i] = 2.0 * dg[l.n + i] - sim->p[i];
     // temperatures must stay positive: the discrete ones and those at the new node (its own
     // slot: the step's evaluation in MID and END stays valid for the work below)
     if (l.ns > 0) {
-        sim_evaluate(sim, &sim->eval[START], z + l.zq, z + l.zv, z + l.zs, sim->t + h, NULL,
+        sim_evaluate(sim, &sim->eval[START], st->q1, z + l.zv, z + l.zs, sim->t + h, NULL,
                      EVAL_GRADIENT);
         for (int j = 0; j < l.ns; j++) {
             double discrete = -dg[2 * l.n + j], node = -sim->eval[START].gradient[2 * l.n + j];
@@ -320,10 +418,12 @@ static dirac_status dgrad_step(dirac_sim *sim, void *state)
                              : mid->rates[a];
         work -= h * lambda[a] * driving;
     }
+    memcpy(st->previous_v, sim->v, (size_t)l.n * sizeof *sim->v);
+    *st->previous_h = h;
     for (int i = 0; i < l.n; i++) {
-        sim->q[i] = z[l.zq + i];
+        sim->q[i] = st->q1[i];
         sim->v[i] = z[l.zv + i];
-        sim->p[i] = z[l.zp + i];
+        sim->p[i] = st->p1[i];
     }
     memcpy(sim->s, z + l.zs, (size_t)l.ns * sizeof *sim->s);
     memcpy(sim->mu, lambda, (size_t)l.m * sizeof *sim->mu);
@@ -341,5 +441,6 @@ const sim_method sim_method_dgrad = {
     .layout = dgrad_state_layout,
     .init = dgrad_init,
     .step = dgrad_step,
+    .history = dgrad_history,
     .unconstrained_node_velocity = true,
 };

@@ -72,6 +72,19 @@ typedef struct stage_targets {
     block_targets vv, vq, fv, fq, cq;
 } stage_targets;
 
+// Dense stage Jacobians (the small systems): the additions of the block targets, unrolled once
+// per step size into (source value, place in the column-major matrix, factor), stage by stage
+// in the order the targets add them (so every entry's sum is formed in the same order). Sources
+// point into the stage evaluation's values (its arrays stay in place for the simulation's life).
+#define LOBATTO_PLAN_MAX_SIZE 64
+typedef struct dense_plan {
+    int capacity;           // entries allocated (0: stage systems too large to plan)
+    int *start;             // stage j's entries: start[j] .. start[j + 1] − 1
+    const double **source;
+    int *place;
+    double *factor;
+} dense_plan;
+
 // Workspace and history of one method of the pair.
 typedef struct lobatto_state {
     double *z;                    // stage unknowns [V_1 .. V_s | Λ_1 .. Λ_{s−1}] (stage_size)
@@ -89,6 +102,7 @@ typedef struct lobatto_state {
     // for targets_h (0: none yet)
     stage_targets *targets;
     double targets_h;
+    dense_plan plan;   // made with the targets, for dense solvers
 } lobatto_state;
 
 // One step's context for the assembly callbacks.
@@ -129,6 +143,21 @@ static void lobatto_layout(const dirac_sim *sim, void *state, sim_layout *l)
     st->guess_t = sim_layout_doubles(l, 1);
     st->guess_h = sim_layout_doubles(l, 1);
     st->targets = mem_plan_take(&l->plan, (size_t)s, sizeof *st->targets);
+    if (size <= LOBATTO_PLAN_MAX_SIZE) {
+        // at most: H_vv once, H_vq s times, the stage forces' ∂/∂V s and ∂/∂Q s² times, the
+        // curvature s² times, ω s times in the constraint rows and s times in Λ's columns
+        const dirac_model *m = sim->model;
+        size_t per_stage = (size_t)m->hessian.nnz * (size_t)(1 + 2 * s + s * s) +
+                           (size_t)m->force_jacobian.nnz * (size_t)(s + s * s) +
+                           (size_t)m->form_curvature.nnz * (size_t)(s * s) +
+                           (size_t)m->constraint_forms.nnz * (size_t)(2 * s);
+        size_t capacity = per_stage * (size_t)s;
+        st->plan.capacity = (int)capacity;
+        st->plan.start = sim_layout_ints(l, (size_t)s + 1);
+        st->plan.source = mem_plan_take(&l->plan, capacity, sizeof *st->plan.source);
+        st->plan.place = sim_layout_ints(l, capacity);
+        st->plan.factor = sim_layout_doubles(l, capacity);
+    }
     sim_layout_newton(l, (int)size);
     sim_layout_newton(l, (int)(n + mc));
     sim_layout_solver(l, SIM_SOLVER_STAGE1, (int)size);
@@ -169,6 +198,74 @@ static void add_targets(const model_sparse *sp, const double *values, int row_fi
             for (int x = 0; x < t->count; x++)
                 linsolve_add(jac, t->r0[x] + r, t->c0[x] + c, t->scale[x] * values[k]);
         }
+}
+
+// The entries add_targets would add, appended to the plan (values: the block's matrix in the
+// stage evaluation; size: the Jacobian's).
+static void plan_targets(const model_sparse *sp, const double *values, int row_first, int rows,
+                         int col_first, int cols, const block_targets *t, int size,
+                         dense_plan *plan, int *count)
+{
+    if (t->count == 0)
+        return;
+    for (int r = 0; r < rows; r++)
+        for (int k = sp->row_start[row_first + r]; k < sp->row_start[row_first + r + 1]; k++) {
+            int c = sp->col[k] - col_first;
+            if (c < 0 || c >= cols)
+                continue;
+            for (int x = 0; x < t->count; x++) {
+                plan->source[*count] = values + k;
+                plan->place[*count] = (t->c0[x] + c) * size + t->r0[x] + r;
+                plan->factor[*count] = t->scale[x];
+                (*count)++;
+            }
+        }
+}
+
+// The dense plan of every stage, in the order of assemble_stages's sparse path.
+static void make_dense_plan(const dirac_sim *sim, const lobatto_tableau *tb, lobatto_state *st)
+{
+    const dirac_model *m = sim->model;
+    const model_sparse *forms = &m->constraint_forms;
+    const sim_eval *e = &sim->eval[STAGE];
+    int n = sim->n, mc = sim->mc, s = tb->s, zl = s * n, size = stage_size(sim, s);
+    dense_plan *plan = &st->plan;
+    int count = 0;
+    for (int j = 0; j < s; j++) {
+        const stage_targets *t = &st->targets[j];
+        plan->start[j] = count;
+        plan_targets(&m->hessian, e->hessian, n, n, n, n, &t->vv, size, plan, &count);
+        plan_targets(&m->hessian, e->hessian, n, n, 0, n, &t->vq, size, plan, &count);
+        plan_targets(&m->hessian, e->hessian, 0, n, n, n, &t->fv, size, plan, &count);
+        plan_targets(&m->force_jacobian, e->force_jac, 0, n, n, n, &t->fv, size, plan, &count);
+        plan_targets(&m->hessian, e->hessian, 0, n, 0, n, &t->fq, size, plan, &count);
+        plan_targets(&m->force_jacobian, e->force_jac, 0, n, 0, n, &t->fq, size, plan, &count);
+        if (mc > 0 && t->fq.count > 0)
+            plan_targets(&m->form_curvature, e->curvature, 0, n, 0, n, &t->fq, size, plan,
+                         &count);
+        if (j > 0)
+            plan_targets(forms, e->forms, 0, mc, 0, n, &t->cq, size, plan, &count);
+        for (int row = 0; j < s - 1 && row < s; row++) {   // Λ_j's columns: −h â_ij ω(Q_j)ᵀ
+            double w = -sim->h * tb->ahat[row][j];
+            if (w == 0.0)
+                continue;
+            for (int a = 0; a < mc; a++)
+                for (int k = forms->row_start[a]; k < forms->row_start[a + 1]; k++) {
+                    plan->source[count] = e->forms + k;
+                    plan->place[count] = (zl + j * mc + a) * size + row * n + forms->col[k];
+                    plan->factor[count] = w;
+                    count++;
+                }
+        }
+    }
+    plan->start[s] = count;
+}
+
+// Adds stage j's planned entries (of its evaluation) to the dense matrix.
+static void add_dense_plan(const dense_plan *plan, int j, double *dense)
+{
+    for (int x = plan->start[j]; x < plan->start[j + 1]; x++)
+        dense[plan->place[x]] += plan->factor[x] * *plan->source[x];
 }
 
 // Where stage j's blocks go in the stage Jacobian for step size h (assemble_stages).
@@ -214,9 +311,12 @@ static int assemble_stages(void *context, const double *z, double *r, linsolve *
         for (int i = 0; i < n; i++)
             r[j * n + i] = -sim->p[i];
     cx->work = 0.0;
+    double *dense = jac && cx->st->plan.capacity > 0 ? linsolve_dense_values(jac) : NULL;
     if (jac && cx->st->targets_h != h) {   // a new step size: its block targets, once
         for (int j = 0; j < s; j++)
             make_stage_targets(sim, tb, j, h, &cx->st->targets[j]);
+        if (dense)
+            make_dense_plan(sim, tb, cx->st);
         cx->st->targets_h = h;
     }
     for (int j = 0; j < s; j++) {
@@ -257,6 +357,13 @@ static int assemble_stages(void *context, const double *z, double *r, linsolve *
         }
         if (!jac)
             continue;
+        if (j > 0)   // φ(Q_j) is rounded at the scale of the absolute positions Q_j (newton.h)
+            sim_add_position_magnitude(sim, e, Qj, 1.0 / h,
+                                       sim->nw.hidden_magnitude + zl + (j - 1) * mc);
+        if (dense) {
+            add_dense_plan(&cx->st->plan, j, dense);
+            continue;
+        }
         const stage_targets *t = &cx->st->targets[j];
         add_targets(&m->hessian, e->hessian, n, n, n, n, &t->vv, jac);
         add_targets(&m->hessian, e->hessian, n, n, 0, n, &t->vq, jac);
@@ -266,13 +373,9 @@ static int assemble_stages(void *context, const double *z, double *r, linsolve *
         add_targets(&m->force_jacobian, e->force_jac, 0, n, 0, n, &t->fq, jac);
         if (mc > 0 && t->fq.count > 0)
             add_targets(&m->form_curvature, e->curvature, 0, n, 0, n, &t->fq, jac);
-        // constraint rows of stage j: ∂(φ(Q_j)/h)/∂V_k = a_jk ω(Q_j); φ(Q_j) is rounded at the
-        // scale of the absolute positions Q_j, not of the stage velocities (newton.h)
-        if (j > 0) {
+        // constraint rows of stage j: ∂(φ(Q_j)/h)/∂V_k = a_jk ω(Q_j)
+        if (j > 0)
             add_targets(forms, e->forms, 0, mc, 0, n, &t->cq, jac);
-            sim_add_position_magnitude(sim, e, Qj, 1.0 / h,
-                                       sim->nw.hidden_magnitude + zl + (j - 1) * mc);
-        }
         // Λ_j's columns: −h â_ij ω(Q_j)ᵀ
         for (int row = 0; lambda && row < s; row++) {
             double w = -h * tb->ahat[row][j];
@@ -341,7 +444,9 @@ static void name_end_rows(const dirac_sim *sim, int index, char *buf, size_t siz
 
 // The guess for the stages: the previous step's stage velocities extrapolated along their
 // interpolation polynomial, V_i ≈ Σ_j ℓ_j(θ_i) V_j^prev with θ_i = (t_k + c_i h − t_prev)/h_prev
-// (1 + c_i for equal steps; error O(h^s)), and its Λ_j; at the first step V_j = v_k, Λ_j = μ_k.
+// (1 + c_i for equal steps; error O(h^s)), and its Λ_j likewise along theirs (nodes
+// c_1 .. c_{s−1}; error O(h^{s−1}), where the last step's Λ_j were O(h) off and cost the
+// pendulum a second Newton correction); at the first step V_j = v_k, Λ_j = μ_k.
 // t_prev, h_prev: start and size of the step whose stages are kept (adaptive runs change h, and
 // a rejected trial leaves stages that start at t_k itself).
 static void stage_guess(const dirac_sim *sim, const lobatto_tableau *tb, const lobatto_state *st,
@@ -359,8 +464,9 @@ static void stage_guess(const dirac_sim *sim, const lobatto_tableau *tb, const l
     for (int i = 0; i < s; i++) {
         double theta = (sim->t + tb->c[i] * sim->h - *st->guess_t) / *st->guess_h;
         lagrange_interpolate(tb->c, s, theta, pv, (size_t)n, n, z + i * n);
+        if (i < s - 1)
+            lagrange_interpolate(tb->c, s - 1, theta, pv + zl, (size_t)mc, mc, z + zl + i * mc);
     }
-    memcpy(z + zl, pv + zl, (size_t)((s - 1) * mc) * sizeof *z);
 }
 
 static dirac_status lobatto_step(dirac_sim *sim, void *state)
