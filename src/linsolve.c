@@ -52,6 +52,8 @@ struct linsolve {
     double *assembled;          // dense: its values when kept (linsolve_factor_keeping; the LU
                                 // overwrites `dense`); sparse: NULL (KLU keeps `values`)
     bool kept;                  // dense: `assembled` holds the factorized matrix
+    bool overwritten;           // dense: a factorization (even a failed one) has overwritten
+                                // `dense` since the last linsolve_zero
     double *hidden;             // the assembly's hidden magnitudes (newton.h), size entries
     bool factored;              // holds the LU of the last assembled matrix
     double step_size;           // the step size it was assembled for (newton.c)
@@ -124,28 +126,19 @@ const double *linsolve_dense_matrix(const linsolve *ls)
 {
     if (ls->sparse)
         return NULL;
-    return !ls->factored ? ls->dense : ls->kept ? ls->assembled : NULL;
+    return !ls->overwritten ? ls->dense : ls->kept ? ls->assembled : NULL;
 }
 
 void linsolve_zero(linsolve *ls)
 {
-    ls->factored = ls->kept = ls->lu.valid = false;
+    ls->factored = ls->kept = ls->overwritten = ls->lu.valid = false;
     if (ls->sparse) {
         ls->add_next = 0;
         if (ls->values)
             memset(ls->values, 0, (size_t)ls->nnz * sizeof *ls->values);
         return;
     }
-    // small sizes with n a constant: the compiler writes the stores (no library call)
-#define ZERO_CASE(k)                                                                              \
-    memset(ls->dense, 0, (k) * (k) * sizeof *ls->dense);                                          \
-    return
-    switch (ls->size) {
-        LINSOLVE_SMALL_CASES(ZERO_CASE);
-    default:
-        memset(ls->dense, 0, (size_t)ls->size * (size_t)ls->size * sizeof *ls->dense);
-    }
-#undef ZERO_CASE
+    linsolve_zero_doubles(ls->dense, ls->size, true);
 }
 
 static void record(linsolve *ls, int row, int col)
@@ -235,21 +228,33 @@ void linsolve_column_reach(const linsolve *ls, const double *row_scale, double f
         for (int k = begin; k < end; k++)
             if (fabs(column[k]) > strongest)   // NaN entries are skipped, as by fmax
                 strongest = fabs(column[k]);
-        // a > 0 and a >= the coupling limit in one test: the limit itself, or the least
-        // positive double when it is 0 (an empty column, or an underflow)
-        double weakest = LINSOLVE_REACH_COUPLING * strongest, reach = 0.0;
-        double least = weakest > 0.0 ? weakest : DBL_TRUE_MIN;
-        for (int k = begin; k < end; k++) {
-            double a = fabs(column[k]), q = row_scale[row[k]] / a;
-            if (a >= least && q > reach)
-                reach = q;
-        }
-        out[j] = (isfinite(reach) ? reach : 0.0) * factor;
+        out[j] = linsolve_reach(column + begin, row + begin, end - begin, row_scale, strongest) *
+                 factor;
     }
 }
 
 void linsolve_begin_pattern(linsolve *ls)
 {
+    // a pattern recorded again (after linsolve_end_pattern failed) starts from nothing: the
+    // structures of an earlier recording are released and its sequence of additions forgotten
+    compressed_free(&ls->lu);
+    if (ls->numeric)
+        klu_free_numeric(&ls->numeric, &ls->common);
+    if (ls->symbolic)
+        klu_free_symbolic(&ls->symbolic, &ls->common);
+    free(ls->col_start);
+    free(ls->row_index);
+    free(ls->values);
+    free(ls->pair);
+    free(ls->add_row);
+    free(ls->add_col);
+    free(ls->add_position);
+    ls->col_start = ls->row_index = NULL;
+    ls->values = ls->pair = NULL;
+    ls->add_row = ls->add_col = ls->add_position = NULL;
+    ls->add_count = ls->add_next = 0;
+    ls->nnz = 0;
+    ls->has_pattern = ls->diagonal = ls->factored = false;
     ls->recording = true;
     ls->trip_count = 0;
     ls->pattern_misses = 0;
@@ -303,8 +308,12 @@ dirac_status linsolve_end_pattern(linsolve *ls, dirac_error *err)
     ls->values = calloc((size_t)(nnz > 0 ? nnz : 1), sizeof *ls->values);
     // the recorded additions become the sequence linsolve_add expects (without it, every
     // addition searches)
-    ls->add_row = ls->trip_row;
-    ls->add_col = ls->trip_col;
+    // (shrunk from their grown capacity to the count; kept as they are if that fails)
+    size_t kept_calls = (size_t)(calls > 0 ? calls : 1);
+    int *add_rows = realloc(ls->trip_row, kept_calls * sizeof *add_rows);
+    int *add_cols = realloc(ls->trip_col, kept_calls * sizeof *add_cols);
+    ls->add_row = add_rows ? add_rows : ls->trip_row;
+    ls->add_col = add_cols ? add_cols : ls->trip_col;
     ls->add_position = malloc((size_t)(calls > 0 ? calls : 1) * sizeof *ls->add_position);
     ls->trip_row = ls->trip_col = NULL;
     ls->trip_cap = ls->trip_count = 0;
@@ -439,13 +448,16 @@ static void small_solve_pair(int n, const double *a, const lapack_int *pivots, d
 
 static dirac_status factor(linsolve *ls, int *bad_column);
 
-// Makes room for `count` entries (at least 1) in the index and value arrays of one factor;
-// 0 when out of memory.
+// Makes room for `count` entries, and at least 1, in the index and value arrays of one factor
+// (klu_extract fills a factor's column pointers only when all three arrays exist: a factor
+// without entries, such as F of a block-diagonal matrix, still needs them); 0 when out of
+// memory.
 static int reserve(int **index, double **value, int *capacity, int count)
 {
-    if (count <= *capacity)
+    if (count <= *capacity && *index && *value)
         return 1;
-    size_t c = (size_t)(count > 0 ? count : 1);
+    int wanted = count > *capacity ? count : *capacity;
+    size_t c = (size_t)(wanted > 0 ? wanted : 1);
     int *i = realloc(*index, c * sizeof *i);
     if (i)
         *index = i;
@@ -454,7 +466,7 @@ static int reserve(int **index, double **value, int *capacity, int count)
         *value = v;
     if (!i || !v)
         return 0;
-    *capacity = count;
+    *capacity = (int)c;
     return 1;
 }
 
@@ -558,6 +570,7 @@ dirac_status linsolve_factor_keeping(linsolve *ls, int *bad_column)
 static dirac_status factor(linsolve *ls, int *bad_column)
 {
     *bad_column = -1;
+    ls->overwritten = !ls->sparse;   // dense: the LU overwrites the matrix, also when it fails
     if (!ls->sparse && ls->size <= LINSOLVE_SMALL) {
         *bad_column = small_lu(ls->size, ls->dense, ls->pivots);
         return *bad_column >= 0 ? DIRAC_ERR_SINGULAR : DIRAC_OK;

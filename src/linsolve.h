@@ -2,14 +2,22 @@
 // dgetrf/dgetrs) for small systems, sparse LU (SuiteSparse KLU) for large ones. A sparse
 // matrix learns its pattern from one assembly in recording mode (every structurally possible
 // entry is added, whatever its value), then KLU analyses it once; later factorizations reuse
-// the analysis and, after the first, the pivot order (klu_refactor), so they do not allocate
-// (nor does the compressed copy of a kept factorization after its first: linsolve_factor_keeping).
+// the analysis and, after the first, the pivot order (klu_refactor), so they do not allocate.
+// The exception, in any step: when the kept pivot order turns unstable (klu_refactor fails, or
+// its reciprocal condition estimate is at most 1e-14), klu_factor chooses a new one and
+// allocates new factors, and the compressed copy of a kept factorization
+// (linsolve_factor_keeping) grows if the new order has more entries. Reserving a worst case
+// in advance would not avoid it: KLU's own factors are allocated anew either way, and the fill
+// of a new pivot order is not bounded by the analysis's estimate.
 #ifndef DIRAC_SRC_LINSOLVE_H
 #define DIRAC_SRC_LINSOLVE_H
 
 #include <dirac/status.h>
 
+#include <float.h>
+#include <math.h>
 #include <stdbool.h>
+#include <string.h>
 
 /// The sizes 1 to 16 get their own copy of a loop with n a constant (unrolled by the compiler:
 /// the loop overhead is most of the work of a 3 x 3 solve; dgrad's 14 x 14 system of the
@@ -20,6 +28,22 @@
     case 5: call(5); case 6: call(6); case 7: call(7); case 8: call(8);                           \
     case 9: call(9); case 10: call(10); case 11: call(11); case 12: call(12);                     \
     case 13: call(13); case 14: call(14); case 15: call(15); case 16: call(16)
+
+/// d = 0 for n doubles (square: n x n doubles), with n from 1 to 16 a compile-time constant in
+/// its own case, so that the compiler writes the stores in place of a library call (most of
+/// the cost of clearing three values).
+static inline void linsolve_zero_doubles(double *d, int n, bool square)
+{
+#define LINSOLVE_ZERO_CASE(k)                                                                     \
+    memset(d, 0, (square ? (k) * (k) : (k)) * sizeof *d);                                         \
+    return
+    switch (n) {
+        LINSOLVE_SMALL_CASES(LINSOLVE_ZERO_CASE);
+    default:
+        memset(d, 0, (size_t)n * (square ? (size_t)n : 1) * sizeof *d);
+    }
+#undef LINSOLVE_ZERO_CASE
+}
 
 /// A linear solver (opaque: the dense LU and KLU live in linsolve.c).
 typedef struct linsolve linsolve;
@@ -58,6 +82,25 @@ void linsolve_row_magnitudes(const linsolve *ls, const double *x, double *out);
 /// Entries below this fraction of their column's largest are weak couplings: their reach
 /// r / |a| says nothing about the unknown's rounding level (linsolve_column_reach).
 #define LINSOLVE_REACH_COUPLING 1e-8
+
+/// A column's reach max_i row_scale_i / |a_i| over its `count` entries a (of the rows row[i],
+/// or i when row is NULL) of at least LINSOLVE_REACH_COUPLING of its largest magnitude
+/// `strongest`; 0 when none is, or when the reach is not finite. a > 0 and a >= the coupling
+/// limit are one test: the limit itself, or the least positive double when the limit is 0
+/// (an empty column, or an underflow). NaN entries fail it.
+static inline __attribute__((always_inline)) double
+linsolve_reach(const double *restrict a, const int *restrict row, int count,
+               const double *restrict row_scale, double strongest)
+{
+    double weakest = LINSOLVE_REACH_COUPLING * strongest, reach = 0.0;
+    double least = weakest > 0.0 ? weakest : DBL_TRUE_MIN;
+    for (int i = 0; i < count; i++) {
+        double magnitude = fabs(a[i]), q = row_scale[row ? row[i] : i] / magnitude;
+        if (magnitude >= least && q > reach)
+            reach = q;
+    }
+    return isfinite(reach) ? reach : 0.0;
+}
 
 /// Sparse only: out_j = factor · max_i row_scale_i / |A_ij| over the entries of column j of at
 /// least LINSOLVE_REACH_COUPLING of the column's largest (0 for an empty column): the change of

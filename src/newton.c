@@ -59,20 +59,6 @@ static inline void copy_doubles(double *restrict d, const double *restrict s, in
 #undef COPY_CASE
 }
 
-// d = 0, n doubles (as copy_doubles).
-static inline void zero_doubles(double *d, int n)
-{
-#define ZERO_CASE(k)                                                                              \
-    memset(d, 0, (k) * sizeof *d);                                                                \
-    return
-    switch (n) {
-        LINSOLVE_SMALL_CASES(ZERO_CASE);
-    default:
-        memset(d, 0, (size_t)n * sizeof *d);
-    }
-#undef ZERO_CASE
-}
-
 // fmax without the library call (the NaN rule is the same: a NaN argument loses)
 static inline double larger(double a, double b)
 {
@@ -242,16 +228,7 @@ dense_rows(int n, const double *restrict a, const double *restrict hidden,
     row_scales(n, hidden, residual, first, row_scale, scale_plus, terms_alternating);
     for (int j = 0; j < n; j++) {
         const double *restrict column = a + (size_t)j * (size_t)n;
-        // c > 0 and c >= weakest in one test: weakest itself, or the least positive double
-        // when it is 0 (an empty column, or an underflow)
-        double weakest = LINSOLVE_REACH_COUPLING * floor[j], reach = 0.0;
-        double least = weakest > 0.0 ? weakest : DBL_TRUE_MIN;
-        for (int i = 0; i < n; i++) {
-            double c = fabs(column[i]), q = row_scale[i] / c;
-            if (c >= least && q > reach)
-                reach = q;
-        }
-        floor[j] = (isfinite(reach) ? reach : 0.0) * ROUNDING_FACTOR;
+        floor[j] = linsolve_reach(column, NULL, n, row_scale, floor[j]) * ROUNDING_FACTOR;
     }
 }
 
@@ -346,7 +323,7 @@ static dirac_status fresh_jacobian(newton *nw, linsolve *ls, int size, const dou
             return DIRAC_ERR_NOMEM;
     }
     linsolve_zero(ls);
-    zero_doubles(nw->hidden_magnitude, size);
+    linsolve_zero_doubles(nw->hidden_magnitude, size, false);
     nw->jacobians++;
     int where = 0;
     if (assemble(context, z, nw->residual, ls) != 0 || !all_finite(nw->residual, size, &where)) {
@@ -608,6 +585,21 @@ static dirac_status simplified_newton(newton *nw, linsolve *ls, int size, double
     return DIRAC_ERR_NEWTON;
 }
 
+// z ← z − δ (with δ NULL: z as it is), and each block's scale grown to the largest |z_i| of
+// the block (the scales of newton_solve), in one pass.
+static inline __attribute__((always_inline)) void
+grow_block_scales(newton *nw, int size, double *restrict z, const double *restrict delta,
+                  const int *restrict block)
+{
+    double *restrict block_floor = nw->block_floor;
+    for (int i = 0; i < size; i++) {
+        double updated = delta ? z[i] - delta[i] : z[i], magnitude = fabs(updated);
+        z[i] = updated;
+        if (magnitude > block_floor[block[i]])
+            block_floor[block[i]] = magnitude;
+    }
+}
+
 // Affine equations with their exact Jacobian factorized for this step size (kept from an
 // earlier solve): the one correction z ← z − J⁻¹ r(z) of kept_linear_newton, in three passes
 // over the vectors (the residual, solved in place, checked finite, then the update with the
@@ -628,13 +620,7 @@ static int kept_affine_correction(newton *nw, linsolve *ls, int size, double *re
     int where = 0;
     if (!all_finite(delta, size, &where))
         return 0;
-    double *restrict block_floor = nw->block_floor;
-    for (int i = 0; i < size; i++) {
-        double updated = z[i] - delta[i], magnitude = fabs(updated);
-        z[i] = updated;
-        if (magnitude > block_floor[block[i]])
-            block_floor[block[i]] = magnitude;
-    }
+    grow_block_scales(nw, size, z, delta, block);
     nw->iterations = 1;
     return 1;
 }
@@ -677,8 +663,6 @@ dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const i
     if (status == DIRAC_OK && nw->measured)
         memcpy(nw->block_floor, nw->measured_block_max, sizeof nw->block_floor);
     else if (status == DIRAC_OK)
-        for (int i = 0; i < size; i++)
-            if (fabs(z[i]) > nw->block_floor[block[i]])
-                nw->block_floor[block[i]] = fabs(z[i]);
+        grow_block_scales(nw, size, z, NULL, block);
     return status;
 }

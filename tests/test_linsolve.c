@@ -6,8 +6,10 @@
 //   klu_solve of the same factorization bit for bit (the same operations in the same order),
 //   through a refactorization with new values too (assembled in another order than the
 //   recorded one), and solve A x = b to backward rounding (ensure_backward_stable);
+// - block-diagonal matrices (no entries between KLU's diagonal blocks) as well;
 // - a dense solver's assembled matrix stays readable until a plain factorization (which
-//   overwrites it with the LU) and beside a kept one (Newton measures its magnitudes there).
+//   overwrites it with the LU, also when it fails) and beside a kept one (Newton measures its
+//   magnitudes there).
 #include "harness.h"
 
 #include "linsolve.h"
@@ -20,10 +22,11 @@
 #define N 40
 
 // A reducible N x N matrix: diagonal blocks of the sizes below (dense within, diagonally
-// dominant), entries above them in block order (the off-diagonal blocks of the block triangular
-// form), rows scaled by 10^-6 … 10^6, then rows and columns permuted at random. Column-major
-// dense copy in a (for the reference check); `present` marks the pattern.
-static void random_reducible(test_rng *rng, double *a, bool *present)
+// dominant), entries above them in block order with probability `coupling` each (the
+// off-diagonal blocks of the block triangular form; none at 0: decoupled subsystems), rows
+// scaled by 10^-6 … 10^6, then rows and columns permuted at random. Column-major dense copy in
+// a (for the reference check); `present` marks the pattern.
+static void random_reducible(test_rng *rng, double coupling, double *a, bool *present)
 {
     static const int sizes[] = { 1, 5, 1, 10, 3, 1, 19 };
     int block_of[N], count = (int)(sizeof sizes / sizeof sizes[0]), k = 0;
@@ -35,7 +38,7 @@ static void random_reducible(test_rng *rng, double *a, bool *present)
     for (int j = 0; j < N; j++)
         for (int i = 0; i < N; i++) {
             bool same = block_of[i] == block_of[j];
-            bool above = block_of[i] < block_of[j] && test_rng_uniform(rng, 0.0, 1.0) < 0.1;
+            bool above = block_of[i] < block_of[j] && test_rng_uniform(rng, 0.0, 1.0) < coupling;
             if (i == j)
                 t[j * N + i] = 8.0 + test_rng_uniform(rng, 0.0, 4.0);
             else if (same && test_rng_uniform(rng, 0.0, 1.0) < 0.6)
@@ -119,10 +122,12 @@ static void ensure_backward_stable(const double *a, const double *x, const doubl
 static void kept_sparse_solve_equals_klu(void)
 {
     test_rng rng = { 15 };
-    for (int instance = 0; instance < 20; instance++) {
+    // 20 instances with off-diagonal blocks, then 5 block-diagonal ones (KLU's factor F of the
+    // entries between the blocks is empty)
+    for (int instance = 0; instance < 25; instance++) {
         double a[N * N], x_klu[N], x_kept[N], b[N];
         bool present[N * N];
-        random_reducible(&rng, a, present);
+        random_reducible(&rng, instance < 20 ? 0.1 : 0.0, a, present);
         linsolve *plain = NULL, *kept = NULL;
         ENSURE(linsolve_create(N, true, &plain, NULL) == DIRAC_OK);
         ENSURE(linsolve_create(N, true, &kept, NULL) == DIRAC_OK);
@@ -198,6 +203,16 @@ static void dense_matrix_readable_until_factorized(void)
         for (int i = 0; i < n; i++)
             ENSURE_NEAR(x[i], i + 1.0, 64.0 * DBL_EPSILON * 3.0);
         linsolve_zero(ls);   // a new assembly makes the matrix readable again
+        ENSURE(linsolve_dense_matrix(ls) != NULL);
+        // a factorization that fails (a zero column) has overwritten part of the matrix too
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++)
+                linsolve_add(ls, i, j, j == 1 ? 0.0 : values[j * n + i]);
+        ENSURE((keep ? linsolve_factor_keeping(ls, &bad) : linsolve_factor(ls, &bad)) ==
+               DIRAC_ERR_SINGULAR);
+        ENSURE_EQ_INT(bad, 1);
+        ENSURE(linsolve_dense_matrix(ls) == NULL);
+        linsolve_zero(ls);
         ENSURE(linsolve_dense_matrix(ls) != NULL);
         linsolve_destroy(ls);
     }

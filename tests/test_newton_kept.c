@@ -5,6 +5,9 @@
 //   correction each; the solution satisfies the equations to rounding: |A z − b|_i <=
 //   8 ε Σ_j |a_ij| |z_j| + |b_i| ε (one LU solve of a 3 x 3 system with condition number below
 //   10: backward error a few ε, Higham, Thm 9.4);
+// - those later solves take the fast path (kept_affine_correction), which leaves the rounding
+//   floors alone: a sentinel written into nw.floor before the solve survives it (the general
+//   path, kept_linear_newton, sets every floor to 0);
 // - the blocks' scales (nw.block_floor, part of a run's snapshot) are the largest magnitudes seen
 //   per block, as after any solve;
 // - a residual outside the domain or not finite fails with DIRAC_ERR_NOT_FINITE naming the
@@ -71,8 +74,14 @@ static void kept_affine_solves(void)
         for (int solve = 0; solve < 20; solve++) {
             for (int i = 0; i < 3; i++)
                 s.b[i] = test_rng_uniform(&rng, -10.0, 10.0);
+            const double sentinel = -1.0;   // no floor is negative
+            for (int i = 0; i < 3; i++)
+                nw.floor[i] = sentinel;
             ENSURE(newton_solve(&nw, ls, 3, z, block, assemble, &s, 1e-10, 25) == DIRAC_OK);
             ENSURE_EQ_INT(nw.iterations, 1);
+            if (solve > 0)   // the first solve factorizes: the general path
+                for (int i = 0; i < 3; i++)
+                    ENSURE(nw.floor[i] == sentinel);
             ensure_solves(&s, z);
             largest[0] = fmax(largest[0], fmax(fabs(z[0]), fabs(z[1])));
             largest[1] = fmax(largest[1], fabs(z[2]));
