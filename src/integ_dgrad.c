@@ -418,17 +418,25 @@ static dirac_status dgrad_step(dirac_sim *sim, void *state)
                              : mid->rates[a];
         work -= h * lambda[a] * driving;
     }
-    memcpy(st->previous_v, sim->v, (size_t)l.n * sizeof *sim->v);
-    *st->previous_h = h;
+    sim_node *next = &sim->next;   // the new node (writes_next; dgrad_accept records v_k, h)
     for (int i = 0; i < l.n; i++) {
-        sim->q[i] = st->q1[i];
-        sim->v[i] = z[l.zv + i];
-        sim->p[i] = st->p1[i];
+        next->q[i] = st->q1[i];
+        next->v[i] = z[l.zv + i];
+        next->p[i] = st->p1[i];
     }
-    memcpy(sim->s, z + l.zs, (size_t)l.ns * sizeof *sim->s);
-    memcpy(sim->mu, lambda, (size_t)l.m * sizeof *sim->mu);
+    memcpy(next->s, z + l.zs, (size_t)l.ns * sizeof *next->s);
+    memcpy(next->mu, lambda, (size_t)l.m * sizeof *next->mu);
     sim->work += work;
     return DIRAC_OK;
+}
+
+// The step just taken becomes the velocity guess's history (v_k and h) once its node passed its
+// checks (sim_raw_step): the node it started from is the spare one now (sim.h, writes_next).
+static void dgrad_accept(dirac_sim *sim, void *state)
+{
+    dgrad_state *st = state;
+    memcpy(st->previous_v, sim->next.v, (size_t)sim->n * sizeof *st->previous_v);
+    *st->previous_h = sim->h;
 }
 
 const sim_method sim_method_dgrad = {
@@ -442,5 +450,7 @@ const sim_method sim_method_dgrad = {
     .init = dgrad_init,
     .step = dgrad_step,
     .history = dgrad_history,
+    .writes_next = true,
+    .accept = dgrad_accept,
     .unconstrained_node_velocity = true,
 };

@@ -129,12 +129,14 @@ static dirac_status dirac1_step(dirac_sim *sim, void *state)
     const sim_eval *e = &sim->eval[NODE];
     const double *vt = st->vt;
     sim->work += node_work(sim, e, vt, z + n);
+    sim_node *next = &sim->next;   // the new node (writes_next)
     for (int i = 0; i < n; i++) {
-        sim->p[i] = e->gradient[n + i];
-        sim->v[i] = vt[i];
-        sim->q[i] += z[i];
+        next->p[i] = e->gradient[n + i];
+        next->v[i] = vt[i];
+        next->q[i] = sim->q[i] + z[i];
     }
-    memcpy(sim->mu, z + n, (size_t)mc * sizeof *sim->mu);
+    memcpy(next->mu, z + n, (size_t)mc * sizeof *next->mu);
+    memcpy(next->s, sim->s, (size_t)sim->ns * sizeof *next->s);
     return DIRAC_OK;
 }
 
@@ -147,6 +149,7 @@ const sim_method sim_method_dirac1 = {
     .state_size = sizeof(dirac1_state),
     .layout = dirac1_layout,
     .step = dirac1_step,
+    .writes_next = true,
     .lagged_velocity = true,
     .unconstrained_node_velocity = true,
 };

@@ -84,22 +84,25 @@ static dirac_status node_acceleration(dirac_sim *sim, explicit_state *st, double
     return sim_acceleration(sim, sim->q, sim->v, sim->t, a, mu, power);
 }
 
-// Finishes a step: new q, v given; p = ∂L/∂v, μ from the KKT system at the new node (time
-// sim->t_next, where the next step starts), whose acceleration goes to st->a_new.
+// Finishes a step: the new q, v given in sim->next (writes_next); there p = ∂L/∂v, μ from
+// the KKT system at the new node (time sim->t_next, where the next step starts), whose
+// acceleration goes to st->a_new, and S unchanged.
 static dirac_status finish(dirac_sim *sim, explicit_state *st)
 {
     int n = sim->n;
     double t_new = sim->t_next;
+    sim_node *next = &sim->next;
     st->node_valid = false;
     dirac_status status =
-        sim_acceleration(sim, sim->q, sim->v, t_new, st->a_new, st->mu_new, &st->power_new);
+        sim_acceleration(sim, next->q, next->v, t_new, st->a_new, st->mu_new, &st->power_new);
     if (status != DIRAC_OK)
         return fail_singular(sim, status, t_new);
-    memcpy(sim->mu, st->mu_new, (size_t)sim->mc * sizeof *sim->mu);
+    memcpy(next->mu, st->mu_new, (size_t)sim->mc * sizeof *next->mu);
     memcpy(st->node_point, sim->eval[SIM_EVAL_KKT].x,
            (size_t)sim->model->n_inputs * sizeof *st->node_point);
     st->node_valid = true;
-    memcpy(sim->p, sim->eval[SIM_EVAL_KKT].gradient + n, (size_t)n * sizeof *sim->p);
+    memcpy(next->p, sim->eval[SIM_EVAL_KKT].gradient + n, (size_t)n * sizeof *next->p);
+    memcpy(next->s, sim->s, (size_t)sim->ns * sizeof *next->s);
     sim->newton_iterations = 0;
     return DIRAC_OK;
 }
@@ -115,17 +118,18 @@ static dirac_status euler_step(dirac_sim *sim, void *state)
     dirac_status status = node_acceleration(sim, st, a, mu, &power);
     if (status != DIRAC_OK)
         return fail_singular(sim, status, sim->t);
+    double *q1 = sim->next.q, *v1 = sim->next.v;
     for (int i = 0; i < n; i++) {
         err[i] = sim->v[i];
         err[n + i] = a[i];
-        sim->q[i] += h * sim->v[i];
-        sim->v[i] += h * a[i];
+        q1[i] = sim->q[i] + h * sim->v[i];
+        v1[i] = sim->v[i] + h * a[i];
     }
     sim->work += h * power;
     status = finish(sim, st);
     const double *a_new = st->a_new;
     for (int i = 0; status == DIRAC_OK && i < n; i++) {
-        err[i] = 0.5 * h * (sim->v[i] - err[i]);
+        err[i] = 0.5 * h * (v1[i] - err[i]);
         err[n + i] = 0.5 * h * (a_new[i] - err[n + i]);
     }
     return status;
@@ -165,9 +169,10 @@ static dirac_status rk4_step(dirac_sim *sim, void *state)
             vs[i] = sim->v[i] + next * slope_v;
         }
     }
+    double *q1 = sim->next.q, *v1 = sim->next.v;
     for (int i = 0; i < n; i++) {
-        sim->q[i] += h * kq[i];
-        sim->v[i] += h * kv[i];
+        q1[i] = sim->q[i] + h * kq[i];
+        v1[i] = sim->v[i] + h * kv[i];
     }
     sim->work += h * power_sum;
     // embedded third-order companion b̂ = (1/6, 1/3, 1/3, 0, 1/6) with the stage
@@ -176,7 +181,7 @@ static dirac_status rk4_step(dirac_sim *sim, void *state)
     // docs/methods.md, "Adaptive step size")
     dirac_status status = finish(sim, st);
     for (int i = 0; status == DIRAC_OK && i < n; i++) {
-        trial[i] = h / 6.0 * (trial[i] - sim->v[i]);
+        trial[i] = h / 6.0 * (trial[i] - v1[i]);
         trial[n + i] = h / 6.0 * (trial[n + i] - st->a_new[i]);
     }
     return status;
@@ -207,6 +212,7 @@ const sim_method sim_method_euler = {
     .state_size = sizeof(explicit_state),
     .layout = euler_layout,
     .step = euler_step,
+    .writes_next = true,
     .check = explicit_check,
     .estimate_order = 1,
 };
@@ -217,6 +223,7 @@ const sim_method sim_method_rk4 = {
     .state_size = sizeof(explicit_state),
     .layout = rk4_layout,
     .step = rk4_step,
+    .writes_next = true,
     .check = explicit_check,
     .estimate_order = 3,
 };

@@ -22,6 +22,14 @@
 // evaluation points: q_k; the midpoint; q_{k+1}
 enum { START = SIM_EVAL_STEP_A, MID = SIM_EVAL_STEP_B, END = SIM_EVAL_STEP_C };
 
+// to[0 .. count) = from[0 .. count): a loop, since most of these copies are a few values,
+// for which memcpy's call costs more than the copy.
+static void copy_values(double *to, const double *from, int count)
+{
+    for (int i = 0; i < count; i++)
+        to[i] = from[i];
+}
+
 // The assembly callbacks' context.
 typedef struct midpoint_ctx {
     dirac_sim *sim;
@@ -35,12 +43,9 @@ void midpoint_layout(const dirac_sim *sim, void *state, sim_layout *l)
     size_t stage1 = n + ns + mc;
     st->z = sim_layout_doubles(l, stage1);
     st->block = sim_layout_ints(l, stage1);
-    st->qbar = sim_layout_doubles(l, n);
-    st->vbar = sim_layout_doubles(l, n);
-    st->q1 = sim_layout_doubles(l, n);
-    st->pstar = sim_layout_doubles(l, n);
+    st->q1 = st->q1_own = sim_layout_doubles(l, n);
+    st->pstar = st->pstar_own = sim_layout_doubles(l, n);
     st->lambda = sim_layout_doubles(l, mc);
-    st->sbar = sim_layout_doubles(l, ns);
     st->temperature = sim_layout_doubles(l, ns);
     st->s_old = sim_layout_doubles(l, ns);
     st->dq = sim_layout_doubles(l, n);
@@ -73,14 +78,6 @@ dirac_status midpoint_init(dirac_sim *sim, void *state)
         !sim_dense_solver(sim, SIM_SOLVER_NODE, sim->n + sim->mc))
         status = DIRAC_ERR_NOMEM;
     return status;
-}
-
-// dst ← src (count doubles): a loop, since the vectors of small models are shorter than
-// memcpy's call
-static void copy(double *dst, const double *src, int count)
-{
-    for (int i = 0; i < count; i++)
-        dst[i] = src[i];
 }
 
 // Midpoint data from the increment Δq = q_{k+1} − q_k: q̄, v̄ = Δq/h (no cancellation
@@ -342,9 +339,9 @@ static dirac_status solve_positions(midpoint_ctx *cx, int *iterations)
     midpoint_state *st = cx->st;
     int n = sim->n, ns = sim->ns, mc = sim->mc, *block = st->block;
     double h = sim->h, *z = st->z;
-    if (st->kernels)
+    if (mc > 0 && st->kernels)   // ω(q_k) of the constraint forces (nothing else reads it)
         run_point_kernel(sim, CODEGEN_STAGE_START, START, sim->v);
-    else
+    else if (mc > 0)
         sim_evaluate(sim, &sim->eval[START], sim->q, sim->v, sim->s, sim->t, NULL,
                      EVAL_CONSTRAINTS);
     for (int i = 0; i < n; i++) {
@@ -367,7 +364,7 @@ static dirac_status solve_positions(midpoint_ctx *cx, int *iterations)
                           predicted) > 0) {
         for (int i = 0; i < n; i++)
             z[i] = h * predicted[i];
-        copy(z + n, predicted + n, ns + mc);
+        copy_values(z + n, predicted + n, ns + mc);
     }
     dirac_status status =
         newton_solve(&sim->nw, sim_solver(sim, SIM_SOLVER_STAGE1, n + ns + mc), n + ns + mc, z,
@@ -375,9 +372,9 @@ static dirac_status solve_positions(midpoint_ctx *cx, int *iterations)
     *iterations += sim->nw.iterations;
     if (status != DIRAC_OK)
         return sim_fail_newton(sim, status, "positions", name_position_rows);
-    copy(st->dq, z, n);
-    copy(st->lambda, z + n + ns, mc);
-    copy(st->s_old, sim->s, ns);
+    copy_values(st->dq, z, n);
+    copy_values(st->lambda, z + n + ns, mc);
+    copy_values(st->s_old, sim->s, ns);
     return DIRAC_OK;
 }
 
@@ -413,7 +410,7 @@ static dirac_status midpoint_momentum(midpoint_ctx *cx, double *work_out)
     if (ns > 0) {
         model_group_eval(&m->thermal, mid->x, sim->tape_work, sim->thermal_values);
         work += sim_thermal_work(sim, sim->thermal_values, st->dq, h);
-        copy(sim->s, st->z + n, ns);
+        copy_values(sim->s, st->z + n, ns);
     }
     *work_out = work;
     return DIRAC_OK;
@@ -472,7 +469,7 @@ static dirac_status solve_velocities(midpoint_ctx *cx, int *iterations)
     if (status == DIRAC_ERR_SINGULAR && mc == 0) {
         // L linear in some velocities: the Legendre map does not determine v_{k+1}; report the
         // step's mean velocity and keep p_{k+1} = D2 L_d (docs/methods.md)
-        copy(st->z, st->vbar, n);
+        copy_values(st->z, st->vbar, n);
         status = DIRAC_OK;
     }
     if (status != DIRAC_OK)
@@ -480,9 +477,9 @@ static dirac_status solve_velocities(midpoint_ctx *cx, int *iterations)
     return DIRAC_OK;
 }
 
-dirac_status midpoint_step(dirac_sim *sim, void *state)
+// One step from the current node into `out`; the predictors record it in midpoint_accept.
+static dirac_status step_into(dirac_sim *sim, midpoint_state *st, const sim_node *out)
 {
-    midpoint_state *st = state;
     midpoint_ctx cx = { sim, st };
     const dirac_model *m = sim->model;
     st->kernels = codegen_stage(m->codegen, CODEGEN_STAGE_POSITIONS) != NULL;   // all or none
@@ -506,7 +503,7 @@ dirac_status midpoint_step(dirac_sim *sim, void *state)
         }
     }
     if (status != DIRAC_OK) {
-        copy(sim->s, st->s_old, ns);   // back to S_k
+        copy_values(sim->s, st->s_old, ns);   // back to S_k
         return status;
     }
     // accept: p_{k+1} = p* + h/2 ω(q_{k+1})ᵀ ν (ω at q_{k+1} is in eval[END])
@@ -515,24 +512,79 @@ dirac_status midpoint_step(dirac_sim *sim, void *state)
     for (int a = 0; a < mc; a++)
         if (m->constraints[a].time_dependent)
             work -= h * 0.5 * (st->lambda[a] + nu[a]) * mid->rates[a];
-    copy(sim->q, st->q1, n);
-    copy(sim->v, z, n);
-    copy(sim->p, st->pstar, n);
-    sim_add_forms_transposed(sim, &sim->eval[END], nu, 0.5 * h, sim->p);
-    copy(sim->mu, nu, mc);
+    // q_{k+1} and p* were made in place when `out` is the next node
+    if (out->q != st->q1)
+        copy_values(out->q, st->q1, n);
+    copy_values(out->v, z, n);
+    if (out->p != st->pstar)
+        copy_values(out->p, st->pstar, n);
+    sim_add_forms_transposed(sim, &sim->eval[END], nu, 0.5 * h, out->p);
+    copy_values(out->mu, nu, mc);
     sim->work += work;
     sim->newton_iterations = iterations;
-    // the predictor's history: stage 1 as [v̄ | S_{k+1} | λ] at the midpoint, stage 2 at the end
-    double *record = st->residual;
-    for (int i = 0; i < n; i++)
-        record[i] = st->dq[i] / h;
-    copy(record + n, sim->s, ns);
-    copy(record + n + ns, st->lambda, mc);
+    // the predictor's record: stage 1 as [v̄ | S_{k+1} | λ] at the midpoint (here), stage 2
+    // as [v | ν] at the end (z)
     if (!sim->nw.affine) {
-        predictor_push(&st->positions, n + ns + mc, sim->t + 0.5 * h, record, sim->t, sim->t + h);
-        predictor_push(&st->velocities, n + mc, sim->t + h, z, sim->t, sim->t + h);
+        double *record = st->residual;
+        for (int i = 0; i < n; i++)
+            record[i] = st->dq[i] / h;
+        copy_values(record + n, sim->s, ns);
+        copy_values(record + n + ns, st->lambda, mc);
+        st->record_t = sim->t;
+        st->record_h = h;
+    }
+    if (out->s != sim->s) {   // S_{k+1} to the next node, S_k back
+        copy_values(out->s, sim->s, ns);
+        copy_values(sim->s, st->s_old, ns);
     }
     return DIRAC_OK;
+}
+
+// The step just taken joins the predictors' histories (stage 1 at the midpoint, stage 2 at
+// the end; records made by step_into).
+static void midpoint_accept(dirac_sim *sim, void *state)
+{
+    midpoint_state *st = state;
+    if (sim->nw.affine)
+        return;
+    int n = sim->n, ns = sim->ns, mc = sim->mc;
+    double t = st->record_t, h = st->record_h;
+    predictor_push(&st->positions, n + ns + mc, t + 0.5 * h, st->residual, t, t + h);
+    predictor_push(&st->velocities, n + mc, t + h, st->z, t, t + h);
+}
+
+// q̄, v̄ and S̄ are made where the midpoint's evaluation reads them, in its slot's point x
+// (sim_evaluate then copies nothing).
+static void midpoint_in_slot(const dirac_sim *sim, midpoint_state *st)
+{
+    double *x = sim->eval[MID].x;
+    st->qbar = x;
+    st->vbar = x + sim->model->first_v;
+    st->sbar = x + sim->model->first_s;
+}
+
+// midpoint: the new node is assembled where it stays, in the simulation's next node (q_{k+1}
+// by the stage-1 assembly, p* by midpoint_momentum).
+static dirac_status midpoint_step_next(dirac_sim *sim, void *state)
+{
+    midpoint_state *st = state;
+    midpoint_in_slot(sim, st);
+    st->q1 = sim->next.q;
+    st->pstar = sim->next.p;
+    return step_into(sim, st, &sim->next);
+}
+
+dirac_status midpoint_step(dirac_sim *sim, void *state)
+{
+    midpoint_state *st = state;
+    midpoint_in_slot(sim, st);
+    st->q1 = st->q1_own;
+    st->pstar = st->pstar_own;
+    sim_node node = { sim->q, sim->v, sim->p, sim->mu, sim->s };
+    dirac_status status = step_into(sim, st, &node);
+    if (status == DIRAC_OK)
+        midpoint_accept(sim, st);
+    return status;
 }
 
 // The predictors' histories go with the node into snapshots and the failed-step backup.
@@ -559,6 +611,8 @@ const sim_method sim_method_midpoint = {
     .state_size = sizeof(midpoint_state),
     .layout = midpoint_layout,
     .init = midpoint_init,
-    .step = midpoint_step,
+    .step = midpoint_step_next,
     .history = midpoint_history,
+    .writes_next = true,
+    .accept = midpoint_accept,
 };

@@ -9,10 +9,14 @@
 typedef struct midpoint_state {
     double *z;                    // Newton unknowns: stage 1 [Δq | S_{k+1} | λ], stage 2 [v | ν]
     int *block;                   // their blocks
-    double *qbar, *vbar, *q1;     // q̄, v̄ = Δq/h, q_{k+1} (n each)
+    double *qbar, *vbar, *q1;     // q̄, v̄ = Δq/h (in the midpoint slot's x), q_{k+1} (n each)
     double *pstar;                // p* (n)
+    // q1 and pstar: the simulation's next node for the method (sim.h, writes_next), these
+    // arrays of the workspace for dirac2's first step, which updates the node in place
+    double *q1_own, *pstar_own;
+    double record_t, record_h;    // the step the predictors record once it is accepted
     double *lambda;               // λ of stage 1 (m)
-    double *sbar, *temperature;   // S̄ and T̄ at the midpoint (ns each)
+    double *sbar, *temperature;   // S̄ (in the midpoint slot's x) and T̄ (ns each)
     double *s_old;                // S_k (ns)
     double *dq;                   // Δq = q_{k+1} − q_k of the last step (n)
     double *residual;             // stage 1's residual at the converged solution
@@ -32,6 +36,8 @@ typedef struct midpoint_state {
 
 void midpoint_layout(const dirac_sim *sim, void *state, sim_layout *l);
 dirac_status midpoint_init(dirac_sim *sim, void *state);
+/// One midpoint step that updates the node in place and records it in the predictors
+/// (dirac2's first step; the method itself writes the simulation's next node).
 dirac_status midpoint_step(dirac_sim *sim, void *state);
 
 #endif

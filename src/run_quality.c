@@ -91,26 +91,24 @@ static void observe_node(dirac_sim *sim, int first)
             rq->energy_error_time = sim->t;
         rq->energy_error_max = max_or_nan(rq->energy_error_max, error);
     }
-    double pv = 0.0;
-    for (int i = 0; i < sim->n; i++) {
-        pv += sim->p[i] * sim->v[i];
-        rq->length_model = max_or_nan(rq->length_model, fabs(sim->q[i]));
-        rq->speed_model = max_or_nan(rq->speed_model, fabs(sim->v[i]));
-    }
-    rq->pv_max = max_or_nan(rq->pv_max, fabs(pv));
+    // ⟨p, v⟩ and the largest |q_i|, |v_i| from the node's pass (sim_node.c)
+    const node_sums *sums = &sim->node_sums;
+    rq->length_model = max_or_nan(rq->length_model, sums->q_max);
+    rq->speed_model = max_or_nan(rq->speed_model, sums->v_max);
+    rq->pv_max = max_or_nan(rq->pv_max, fabs(sums->pv));
     rq->work_variation += fabs(sim->work - rq->work_previous);
     rq->work_previous = sim->work;
 
-    // the node slot holds the constraints at this node (sim_update_diagnostics evaluated them
-    // when the node was accepted)
+    // the node slot holds the constraints at this node, and sim->node_velocity_constraint
+    // their velocity level ⟨ω, v⟩ + b (sim_update_diagnostics evaluated them when the node was
+    // accepted)
     const sim_eval *e = &sim->eval[SIM_EVAL_NODE];
     const model_sparse *f = &m->constraint_forms;
     for (int a = 0; a < sim->mc; a++) {
-        double norm2 = 0.0, g = e->rates[a], length = 0.0, speed = 0.0;
+        double norm2 = 0.0, g = sim->node_velocity_constraint[a], length = 0.0, speed = 0.0;
         for (int k = f->row_start[a]; k < f->row_start[a + 1]; k++) {
             int i = f->col[k];
             norm2 += e->forms[k] * e->forms[k];
-            g += e->forms[k] * sim->v[i];
             length = max_or_nan(length, fabs(sim->q[i]));
             speed = max_or_nan(speed, fabs(sim->v[i]));
         }

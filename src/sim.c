@@ -46,14 +46,18 @@ static const sim_method *auto_method(dirac_sim *sim, const char **reason, dirac_
 
 // ---- creation ----------------------------------------------------------------------------
 
-// The arrays of one evaluation slot.
-static void eval_layout(mem_plan *p, sim_eval *e, const dirac_model *m)
+// The arrays of one evaluation slot; of the spare node slot only its point (it holds the next
+// node and is never evaluated: sim.h).
+static void eval_layout(mem_plan *p, sim_eval *e, const dirac_model *m, bool point_only)
 {
     size_t sizes[] = { (size_t)m->n_inputs, (size_t)m->gradient.count,
                        (size_t)m->hessian.nnz, (size_t)m->m,
                        (size_t)m->constraint_forms.nnz, (size_t)m->m,
                        (size_t)m->constraint_jacobian.nnz, (size_t)m->form_curvature.nnz,
                        (size_t)m->n, (size_t)m->force_jacobian.nnz };
+    if (point_only)
+        for (size_t k = 1; k < sizeof sizes / sizeof sizes[0]; k++)
+            sizes[k] = 0;
     double **fields[] = { &e->x, &e->gradient, &e->hessian, &e->values, &e->forms, &e->rates,
                           &e->constraint_jac, &e->curvature, &e->forces, &e->force_jac };
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
@@ -77,8 +81,8 @@ static void common_layout(mem_plan *p, dirac_sim *sim)
     const dirac_model *m = sim->model;
     size_t n = (size_t)sim->n, mc = (size_t)sim->mc, ns = (size_t)sim->ns;
     struct { double **array; size_t count; } arrays[] = {
-        { &sim->q, n }, { &sim->v, n }, { &sim->p, n }, { &sim->mu, mc }, { &sim->s, ns },
-        { &sim->temperature, ns }, { &sim->node_velocity_constraint, mc },
+        { &sim->p, n }, { &sim->next.p, n }, { &sim->temperature, ns },
+        { &sim->node_velocity_constraint, mc },
         { &sim->outputs, (size_t)m->output_count },
         { &sim->wedge_values, (size_t)m->wedge_count },
         { &sim->tape_work, (size_t)m->work_size },
@@ -90,7 +94,23 @@ static void common_layout(mem_plan *p, dirac_sim *sim)
         *arrays[k].array = mem_plan_take(p, arrays[k].count, sizeof(double));
     sim->constrained = mem_plan_take(p, n, 1);
     for (int k = 0; k < SIM_EVAL_SLOTS; k++)
-        eval_layout(p, &sim->eval[k], m);
+        eval_layout(p, &sim->eval[k], m, k == SIM_EVAL_NODE_NEXT);
+}
+
+// The node's q, v, S and μ are blocks of the node slot's point, the next node's of the spare
+// node slot's (sim.h).
+static void node_in_slots(dirac_sim *sim)
+{
+    const dirac_model *m = sim->model;
+    double *x = sim->eval[SIM_EVAL_NODE].x, *y = sim->eval[SIM_EVAL_NODE_NEXT].x;
+    sim->q = x;
+    sim->v = x + m->first_v;
+    sim->s = x + m->first_s;
+    sim->mu = x + m->first_mu;
+    sim->next.q = y;
+    sim->next.v = y + m->first_v;
+    sim->next.s = y + m->first_s;
+    sim->next.mu = y + m->first_mu;
 }
 
 // One block for the common arrays (mem.h, mem_plan: a sizing pass, then a placing pass).
@@ -104,6 +124,7 @@ static dirac_status alloc_common(dirac_sim *sim, dirac_error *err)
     common_layout(&plan, sim);
     for (int k = 0; k < SIM_EVAL_SLOTS; k++)   // inputs live in every x (sim_input.c)
         model_set_default_inputs(sim->model, sim->eval[k].x);
+    node_in_slots(sim);
     return DIRAC_OK;
 }
 
@@ -430,20 +451,42 @@ void sim_restore_state(dirac_sim *sim)
     sim_update_diagnostics(sim);
 }
 
+// The new node a method wrote into sim->next becomes the current one, and the node the step
+// started from the spare: the two node slots' points and p trade places (pointers only; the
+// node slot's values are those of the node once sim_update_diagnostics has run).
+static void swap_nodes(dirac_sim *sim)
+{
+    double *x = sim->eval[SIM_EVAL_NODE].x;
+    sim->eval[SIM_EVAL_NODE].x = sim->eval[SIM_EVAL_NODE_NEXT].x;
+    sim->eval[SIM_EVAL_NODE_NEXT].x = x;
+    double *p = sim->p;
+    sim->p = sim->next.p;
+    sim->next.p = p;
+    node_in_slots(sim);
+}
+
 dirac_status sim_raw_step(dirac_sim *sim, double t_after)
 {
+    const sim_method *method = sim->method;
     double t_before = sim->t;
     sim->nw.step_size = sim->h;   // kept factorizations are for one step size (newton.h)
     sim->t_next = t_after;
-    dirac_status status = sim->method->step(sim, sim->method_state);
+    dirac_status status = method->step(sim, sim->method_state);
     if (status == DIRAC_OK) {
+        if (method->writes_next)
+            swap_nodes(sim);
         sim->t = t_after;
         sim_update_diagnostics(sim);
         status = sim_check_finite(sim, t_before, t_after);
         if (status == DIRAC_OK)
             status = run_quality_check_outputs(sim);
-        if (status != DIRAC_OK)
+        if (status != DIRAC_OK) {
             sim->t = t_before;
+            if (method->writes_next)
+                swap_nodes(sim);   // back to the node the step started from
+        } else if (method->accept) {
+            method->accept(sim, sim->method_state);
+        }
     }
     return status;
 }
@@ -453,7 +496,14 @@ dirac_status dirac_sim_step(dirac_sim *sim)
     if (!sim)
         return DIRAC_ERR_ARGUMENT;
     sim->errmsg[0] = '\0';
-    sim_save_state(sim);
+    // a fixed-size step of a method that writes next leaves the node it starts from in place
+    // (sim_raw_step): only the work is kept; the adaptive controller restores the start of
+    // its trials from the copy
+    bool copied = sim->adapt.on || !sim->method->writes_next;
+    if (copied)
+        sim_save_state(sim);
+    else
+        sim->backup_work = sim->work;
     dirac_status status;
     if (sim->adapt.on) {
         status = sim_adaptive_step(sim);
@@ -461,7 +511,12 @@ dirac_status dirac_sim_step(dirac_sim *sim)
         status = sim_raw_step(sim, sim->t0 + (double)(sim->steps + 1) * sim->h);
     }
     if (status != DIRAC_OK) {
-        sim_restore_state(sim);
+        if (copied) {
+            sim_restore_state(sim);
+        } else {
+            sim->work = sim->backup_work;
+            sim_update_diagnostics(sim);
+        }
         return status;
     }
     sim->steps++;

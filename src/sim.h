@@ -30,34 +30,54 @@ typedef struct sim_eval {
     double *forces;             // F
     double *force_jac;          // values of model->force_jacobian
     double *out[CODEGEN_MAX_GROUPS];   // the arrays above by the generated code's group index
+    bool mu_zero;               // x's μ block holds zeros (sim_evaluate without μ wrote them)
 } sim_eval;
 
-/// What to evaluate (bit flags).
+/// What to evaluate: bit flags that are the generated code's group bits (1 << MODEL_CG_*), so
+/// sim_evaluate hands them on as they are.
 enum {
-    EVAL_LAGRANGIAN = 1 << 0,
-    EVAL_GRADIENT = 1 << 1,
-    EVAL_HESSIAN = 1 << 2,
-    EVAL_CONSTRAINTS = 1 << 3,      // values, forms, rates
-    EVAL_CONSTRAINT_JAC = 1 << 4,
-    EVAL_CURVATURE = 1 << 5,
-    EVAL_FORCES = 1 << 6,           // forces and their Jacobian
-    EVAL_ALL = (1 << 7) - 1,
+    EVAL_LAGRANGIAN = 1 << MODEL_CG_LAGRANGIAN,
+    EVAL_GRADIENT = 1 << MODEL_CG_GRADIENT,
+    EVAL_HESSIAN = 1 << MODEL_CG_HESSIAN,
+    EVAL_CONSTRAINTS = 1 << MODEL_CG_CONSTRAINT_VALUES | 1 << MODEL_CG_CONSTRAINT_FORMS |
+                       1 << MODEL_CG_CONSTRAINT_RATES,      // values, forms, rates
+    EVAL_CONSTRAINT_JAC = 1 << MODEL_CG_CONSTRAINT_JACOBIAN,
+    EVAL_CURVATURE = 1 << MODEL_CG_CURVATURE,
+    EVAL_FORCES = 1 << MODEL_CG_FORCES | 1 << MODEL_CG_FORCE_JACOBIAN,   // and their Jacobian
+    EVAL_ALL = EVAL_LAGRANGIAN | EVAL_GRADIENT | EVAL_HESSIAN | EVAL_CONSTRAINTS |
+               EVAL_CONSTRAINT_JAC | EVAL_CURVATURE | EVAL_FORCES,
 };
 
 /// The evaluation slots of a simulation, each with one owner. The three step slots belong to
 /// the running method (each names them after its points: start, midpoint, end; stages) and,
 /// outside a step, to creation and the quality measures; sim_acceleration has its own; the node
-/// slot holds the accepted node (sim_update_diagnostics) and is read by the accessors.
+/// slot holds the accepted node (sim_update_diagnostics) and is read by the accessors. The
+/// node's q, v, S and μ live in the node slot's point x (so its evaluation copies nothing), the
+/// next node's in the spare node slot's, which the two exchange when a step is taken (sim.c);
+/// the spare slot has only its point and is never evaluated.
 enum {
     SIM_EVAL_STEP_A,
     SIM_EVAL_STEP_B,
     SIM_EVAL_STEP_C,
     SIM_EVAL_KKT,
     SIM_EVAL_NODE,
+    SIM_EVAL_NODE_NEXT,
     SIM_EVAL_SLOTS
 };
 
 typedef struct sim_method sim_method;
+
+/// The arrays of one node: q, v, p (n each), μ (m), S (ns).
+typedef struct sim_node {
+    double *q, *v, *p, *mu, *s;
+} sim_node;
+
+/// What one pass over the accepted node's q, v, p yields besides its energy (sim_node.c):
+/// ⟨p, v⟩, the largest |q_i| and |v_i|, and a probe that is NaN when some q_i, v_i or p_i is
+/// not finite (and when ⟨p, v⟩ overflows), 0 otherwise.
+typedef struct node_sums {
+    double pv, q_max, v_max, nonfinite_probe;
+} node_sums;
 
 /// Linear systems a method solves each step (each keeps its own sparse pattern).
 enum { SIM_SOLVER_STAGE1, SIM_SOLVER_STAGE2, SIM_SOLVER_KKT, SIM_SOLVER_EXTRA, SIM_SOLVER_NODE,
@@ -120,10 +140,15 @@ struct dirac_sim {
     long steps;
     double rtol;
     int max_iterations;
-    // the current node
+    // the current node (q, v, S, μ: in eval[SIM_EVAL_NODE].x; p its own)
     double *q, *v, *p, *mu, *s, *temperature;
+    sim_node next;                  // where a method that writes next puts the new node
+                                    // (in eval[SIM_EVAL_NODE_NEXT].x, and p)
     double energy, energy0, work;
     double constraint_residual, velocity_residual;
+    // sums over the node's q, v, p from the pass that computes the energy (sim_node.c), read
+    // by the finiteness check and the run's quality measures instead of passes of their own
+    node_sums node_sums;
     int newton_iterations;
     double projection_distance;
     // quantities derived at the node (sim_node.c): read by the const accessors
@@ -141,6 +166,7 @@ struct dirac_sim {
     linsolve *solver[SIM_SOLVER_SLOTS];  // one per kind of linear system a method solves
     sim_degenerate degenerate;    // node velocities of degenerate Lagrangians
     // the last good node, restored when a step fails: [q | v | p | μ | S | method history]
+    // (copied before the steps of methods that update in place, and of adaptive steps)
     double *backup, backup_work;
     size_t backup_size;
     sim_adaptive adapt;
@@ -195,6 +221,15 @@ struct sim_method {
     dirac_status (*check)(dirac_sim *sim, void *state);
     /// Optional: what the method keeps between steps (see sim_history).
     void (*history)(const dirac_sim *sim, void *state, sim_history *out);
+    /// The step writes the new node into sim->next (every entry of q, v, p, μ, S) and leaves
+    /// the node it starts from as it was, whether it succeeds or fails; sim_raw_step swaps the
+    /// two once the step succeeded, so a fixed-size step keeps no copy of the node to restore
+    /// (double buffering). Methods without it update the node in place after a copy of it.
+    bool writes_next;
+    /// Optional (methods that write next): records the step just taken in the method's
+    /// history, once the new node has passed the step's checks (sim_raw_step); a step that
+    /// fails its checks leaves the history as it was.
+    void (*accept)(dirac_sim *sim, void *state);
 };
 
 /// The stage Jacobians of every implicit method are constant for this model (its expressions
@@ -346,8 +381,10 @@ void sim_save_state(dirac_sim *sim);
 void sim_restore_state(dirac_sim *sim);
 void sim_restore_node(dirac_sim *sim);
 
-/// One step of size sim->h from sim->t (the caller saved the state); on success the time is
-/// t_after and the node's diagnostics are up to date, on failure the time is unchanged.
+/// One step of size sim->h from sim->t (the caller saved the state, or the method writes
+/// next); on success the time is t_after, the node's diagnostics are up to date and the method
+/// has recorded the step (accept), on failure the time is unchanged and the node of a method
+/// that writes next is the one the step started from.
 dirac_status sim_raw_step(dirac_sim *sim, double t_after);
 
 /// One accepted step of the error-controlled size (src/sim_adapt.c).

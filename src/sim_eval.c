@@ -5,47 +5,39 @@
 #include <math.h>
 #include <string.h>
 
-// The generated code's groups of the EVAL_ flags in `what` (model.h, MODEL_CG_).
-static unsigned codegen_groups(int what)
-{
-    unsigned groups = 0;
-    if (what & EVAL_LAGRANGIAN)
-        groups |= 1u << MODEL_CG_LAGRANGIAN;
-    if (what & EVAL_GRADIENT)
-        groups |= 1u << MODEL_CG_GRADIENT;
-    if (what & EVAL_HESSIAN)
-        groups |= 1u << MODEL_CG_HESSIAN;
-    if (what & EVAL_CONSTRAINTS)
-        groups |= 1u << MODEL_CG_CONSTRAINT_VALUES | 1u << MODEL_CG_CONSTRAINT_FORMS |
-                  1u << MODEL_CG_CONSTRAINT_RATES;
-    if (what & EVAL_CONSTRAINT_JAC)
-        groups |= 1u << MODEL_CG_CONSTRAINT_JACOBIAN;
-    if (what & EVAL_CURVATURE)
-        groups |= 1u << MODEL_CG_CURVATURE;
-    if (what & EVAL_FORCES)
-        groups |= 1u << MODEL_CG_FORCES | 1u << MODEL_CG_FORCE_JACOBIAN;
-    return groups;
-}
-
 void sim_evaluate(dirac_sim *sim, sim_eval *e, const double *q, const double *v, const double *s,
                   double t, const double *mu, int what)
 {
     const dirac_model *m = sim->model;
     int n = sim->n;
     double *x = e->x, *xv = x + m->first_v, *xs = x + m->first_s, *xmu = x + m->first_mu;
-    for (int i = 0; i < n; i++) {   // loops: small models pay memcpy's call more than the copy
-        x[i] = q[i];
-        xv[i] = v[i];
-    }
-    for (int j = 0; j < sim->ns; j++)
-        xs[j] = s[j];
+    // loops: small models pay memcpy's call more than the copy; a caller that keeps its
+    // point in x already (q == x: the node, midpoint's q̄ and v̄) copies nothing
+    if (q != x)
+        for (int i = 0; i < n; i++)
+            x[i] = q[i];
+    if (v != xv)
+        for (int i = 0; i < n; i++)
+            xv[i] = v[i];
+    if (s != xs)
+        for (int j = 0; j < sim->ns; j++)
+            xs[j] = s[j];
     x[m->index_t] = t;
-    for (int a = 0; a < sim->mc; a++)
-        xmu[a] = mu ? mu[a] : 0.0;
+    if (mu) {
+        if (mu != xmu)
+            for (int a = 0; a < sim->mc; a++)
+                xmu[a] = mu[a];
+        e->mu_zero = false;
+    } else if (!e->mu_zero) {   // μ = 0 is written once, not at every point without μ
+        for (int a = 0; a < sim->mc; a++)
+            xmu[a] = 0.0;
+        e->mu_zero = true;
+    }
     if (m->codegen) {   // the groups of this point in one call, sharing subexpressions
-        unsigned groups = codegen_groups(what), taped = m->codegen_report.tape_groups;
+        // (the EVAL_ flags are the group bits: sim.h)
+        unsigned groups = (unsigned)what, taped = m->codegen_report.tape_groups;
         // groups the generated code leaves to their tapes (a long sum: codegen_families.h)
-        for (int g = 0; g < MODEL_CG_COUNT; g++)
+        for (int g = 0; (groups & taped) && g < MODEL_CG_COUNT; g++)
             if (groups & taped & (1u << g))
                 model_group_eval(model_codegen_group_of(m, (model_codegen_group)g), e->x,
                                  sim->tape_work, e->out[g]);

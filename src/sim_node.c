@@ -39,12 +39,25 @@ void sim_update_diagnostics(dirac_sim *sim)
 {
     const dirac_model *m = sim->model;
     sim_eval *e = &sim->eval[SIM_EVAL_NODE];
+    // ∂L/∂S for the temperatures: the rest of the gradient is not read at the node
     sim_evaluate(sim, e, sim->q, sim->v, sim->s, sim->t, sim->mu,
-                 EVAL_LAGRANGIAN | EVAL_GRADIENT | EVAL_CONSTRAINTS);
-    double energy = -e->lagrangian;
-    for (int i = 0; i < sim->n; i++)
-        energy += sim->p[i] * sim->v[i];
+                 EVAL_LAGRANGIAN | EVAL_CONSTRAINTS | (sim->ns > 0 ? EVAL_GRADIENT : 0));
+    // one pass over q, v, p for E = ⟨p, v⟩ − L and the sums the finiteness check and the
+    // run's quality read (node_sums)
+    const double *q = sim->q, *v = sim->v, *p = sim->p;
+    double energy = -e->lagrangian, pv = 0.0, q_max = 0.0, v_max = 0.0;
+    for (int i = 0; i < sim->n; i++) {
+        energy += p[i] * v[i];
+        pv += p[i] * v[i];
+        double aq = fabs(q[i]), av = fabs(v[i]);
+        q_max = aq > q_max || isnan(aq) ? aq : q_max;   // NaN sticks, as in run_quality.c
+        v_max = av > v_max || isnan(av) ? av : v_max;
+    }
     sim->energy = energy;
+    // a non-finite p_i or v_i makes its term p_i v_i, and so ⟨p, v⟩, NaN or ±∞ (∞·0 is NaN),
+    // and a non-finite q_i makes q_max so; 0·x is NaN exactly for those (an overflowing
+    // ⟨p, v⟩ of finite values only sends sim_check_finite to its full scan)
+    sim->node_sums = (node_sums){ pv, q_max, v_max, 0.0 * pv + 0.0 * q_max };
     for (int j = 0; j < sim->ns; j++)
         sim->temperature[j] = -e->gradient[m->first_s + j];
     double position = 0.0, velocity = 0.0;
@@ -68,8 +81,18 @@ void sim_node_refresh(dirac_sim *sim)
     derive(sim, e);
 }
 
+// Whether the node is finite; if not, the first value that is not (what, index).
 static int state_finite(const dirac_sim *sim, const char **what, int *index)
 {
+    // the node's pass found q, v, p finite (node_sums): only μ, S and E are left; else the
+    // full scan names the first value that is not
+    bool probed = isfinite(sim->node_sums.nonfinite_probe);
+    for (int a = 0; probed && a < sim->mc; a++)
+        probed = isfinite(sim->mu[a]);
+    for (int j = 0; probed && j < sim->ns; j++)
+        probed = isfinite(sim->s[j]);
+    if (probed && isfinite(sim->energy))
+        return 1;
     const double *arrays[] = { sim->q, sim->v, sim->p, sim->mu, sim->s };
     const int counts[] = { sim->n, sim->n, sim->n, sim->mc, sim->ns };
     static const char *const names[] = { "coordinate", "velocity", "momentum", "multiplier",
