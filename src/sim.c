@@ -456,9 +456,13 @@ void sim_restore_state(dirac_sim *sim)
 // node slot's values are those of the node once sim_update_diagnostics has run).
 static void swap_nodes(dirac_sim *sim)
 {
-    double *x = sim->eval[SIM_EVAL_NODE].x;
-    sim->eval[SIM_EVAL_NODE].x = sim->eval[SIM_EVAL_NODE_NEXT].x;
-    sim->eval[SIM_EVAL_NODE_NEXT].x = x;
+    sim_eval *node = &sim->eval[SIM_EVAL_NODE], *next = &sim->eval[SIM_EVAL_NODE_NEXT];
+    double *x = node->x;
+    node->x = next->x;
+    next->x = x;
+    bool mu_zero = node->mu_zero;   // what the flag says belongs to the buffer, which moves
+    node->mu_zero = next->mu_zero;
+    next->mu_zero = mu_zero;
     double *p = sim->p;
     sim->p = sim->next.p;
     sim->next.p = p;

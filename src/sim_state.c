@@ -27,8 +27,9 @@ typedef struct state_array {
     size_t count;
 } state_array;
 
-// The node, the method's history (sim_history), the backup of the last good node, the adaptive
-// controller's arrays and the inputs.
+// The node, the method's history (sim_history), the backup of the last good node (current only
+// for the methods and adaptive steps that copy it; a restored copy is overwritten before it is
+// read), the adaptive controller's arrays and the inputs.
 static int arrays_of(const dirac_sim *sim, state_array *a)
 {
     size_t n = (size_t)sim->n, ns = (size_t)sim->ns, mc = (size_t)sim->mc;
