@@ -195,7 +195,7 @@ static void bench_generated(const expr_pool *pool, const group *g, int n)
     int counts[1] = { g->count };
     codegen_module *module = NULL;
     codegen_report report;
-    codegen_build(pool, 1, ids, counts, &module, &report);
+    codegen_build(pool, 1, ids, counts, NULL, &module, &report);
     if (!module) {
         printf("  generated C (%s): not built: %s\n", g->name, report.reason);
         return;

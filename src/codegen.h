@@ -80,9 +80,13 @@ void codegen_source_free(codegen_source *src);
 #define CODEGEN_MAX_STATEMENTS 10000L
 
 /// Emits, compiles (or finds in the cache) and loads the code for the groups. Never fails:
-/// *out is NULL when the tapes must be used, with the reason in report->reason.
+/// *out is NULL when the tapes must be used, with the reason in report->reason. `appendix`
+/// (NULL: none) is more C appended to the source, which may call the source's static
+/// evaluation function dg_eval(DG_ARGS) (the stage kernels of codegen_stage.h); it is left out
+/// when some group stays on its tape.
 void codegen_build(const expr_pool *pool, int n_groups, const expr_id *const *ids,
-                   const int *counts, codegen_module **out, codegen_report *report);
+                   const int *counts, const char *appendix, codegen_module **out,
+                   codegen_report *report);
 
 /// Evaluates the groups of `what` at x (see the function above); work: codegen_work_size().
 void codegen_eval(const codegen_module *module, unsigned what, const double *x,

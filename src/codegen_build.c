@@ -9,6 +9,8 @@
 // a foreign or stale file is compiled again rather than used.
 #define _GNU_SOURCE   // mkdtemp, environ
 #include "codegen.h"
+#include "codegen_stage.h"
+#include "text.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -42,6 +44,7 @@ typedef struct loaded_object {
     char key[33];       // the source's hash and what finds the compiler and the cache
     void *handle;
     codegen_fn eval;
+    codegen_stage_fn stage[CODEGEN_STAGE_COUNT];   // midpoint's kernels, NULL when not emitted
     int users;          // modules holding it
     struct loaded_object *next;
 } loaded_object;
@@ -85,6 +88,7 @@ static const char *const codegen_flags[] = { "-O2", "-fno-tree-vectorize",
 struct codegen_module {
     loaded_object *object;
     codegen_fn eval;
+    codegen_stage_fn stage[CODEGEN_STAGE_COUNT];
     double *constants;
     int *index;
     int work_size;
@@ -94,6 +98,17 @@ void codegen_eval(const codegen_module *module, unsigned what, const double *x,
                   double *const *out, double *work)
 {
     module->eval(x, module->constants, what, out, work, module->index);
+}
+
+codegen_stage_fn codegen_stage(const codegen_module *module, int stage)
+{
+    return module ? module->stage[stage] : NULL;
+}
+
+void codegen_stage_run(const codegen_module *module, int stage, const codegen_stage_args *a,
+                       const double *z, double *r, double *J, double *work)
+{
+    module->stage[stage](a, z, r, J, module->constants, work, module->index);
 }
 
 int codegen_work_size(const codegen_module *module)
@@ -387,6 +402,15 @@ static int load(const char *object, const char *source_hash, const char *key,
         o->handle = handle;
         // POSIX: dlsym's object pointer converts to the function pointer it names
         memcpy(&o->eval, &eval, sizeof o->eval);
+        static const char *const stage_names[CODEGEN_STAGE_COUNT] = {
+            "dirac_stage_positions", "dirac_stage_velocities", "dirac_stage_start",
+            "dirac_stage_midpoint"
+        };
+        for (int i = 0; i < CODEGEN_STAGE_COUNT; i++) {
+            void *stage = dlsym(handle, stage_names[i]);
+            if (stage)
+                memcpy(&o->stage[i], &stage, sizeof o->stage[i]);
+        }
         o->users = 1;
         o->next = loaded_objects;
         loaded_objects = o;
@@ -404,6 +428,7 @@ static int load(const char *object, const char *source_hash, const char *key,
     }
     module->object = o;
     module->eval = o->eval;
+    memcpy(module->stage, o->stage, sizeof module->stage);
     return 1;
 }
 
@@ -462,7 +487,8 @@ static int compile_into_cache(const compiler *cc, const codegen_source *src, con
 }
 
 void codegen_build(const expr_pool *pool, int n_groups, const expr_id *const *ids,
-                   const int *counts, codegen_module **out, codegen_report *report)
+                   const int *counts, const char *appendix, codegen_module **out,
+                   codegen_report *report)
 {
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
@@ -477,6 +503,15 @@ void codegen_build(const expr_pool *pool, int n_groups, const expr_id *const *id
         snprintf(reason, size, "%.250s", err.message);
         report->seconds = seconds_since(&start);
         return;
+    }
+    // the appendix calls dg_eval for its groups: only when the generated code computes them all
+    if (appendix && src.tape_groups == 0) {
+        char *last = src.files[src.file_count - 1];
+        char *grown = text_concat(last, appendix, NULL);
+        if (grown) {
+            free(last);
+            src.files[src.file_count - 1] = grown;
+        }
     }
     report->statements = src.statements;
     report->tape_groups = src.tape_groups;
@@ -512,6 +547,7 @@ void codegen_build(const expr_pool *pool, int n_groups, const expr_id *const *id
         if (o) {
             module->object = o;
             module->eval = o->eval;
+            memcpy(module->stage, o->stage, sizeof module->stage);
             report->cached = 1;
         }
     }

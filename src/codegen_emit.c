@@ -376,19 +376,28 @@ static const char prelude[] =
     "#define DG_ARGS const double *restrict x, const double *restrict k, unsigned what, "
     "double *const *restrict o, double *restrict w, const int *restrict ix\n";
 
-static void put_function_head(text_buffer *b, int function, int exported)
+// How a function is declared: called from another file (hidden), kept out of line (static
+// noinline) or, in a small source (INLINE_STATEMENTS, no loops), inlinable into the entry
+// dg_eval and the stage kernels (codegen_stage.h), which then compute only the groups of their
+// constant `what` (larger sources stay out of line, so the compiler's time stays linear).
+enum { LINKAGE_STATIC, LINKAGE_EXPORTED, LINKAGE_INLINE };
+#define INLINE_STATEMENTS 400
+
+static void put_function_head(text_buffer *b, int function, int linkage)
 {
-    put(b, exported ? "__attribute__((noinline, visibility(\"hidden\"))) void dg_f"
-                    : "__attribute__((noinline)) static void dg_f");
+    put(b, linkage == LINKAGE_EXPORTED
+               ? "__attribute__((noinline, visibility(\"hidden\"))) void dg_f"
+           : linkage == LINKAGE_INLINE ? "static inline void dg_f"
+                                        : "__attribute__((noinline)) static void dg_f");
     put_long(b, function);
     put(b, "(DG_ARGS)\n{\n    (void)x, (void)k, (void)what, (void)o, (void)w, (void)ix;\n");
 }
 
 // one function: statements first .. last-1
 static void emit_chunk(emitter *em, text_buffer *b, int chunk, int32_t first, int32_t last,
-                       int exported)
+                       int linkage)
 {
-    put_function_head(b, chunk, exported);
+    put_function_head(b, chunk, linkage);
     uint32_t written = 0;
     for (int32_t s = first; s < last; s++)
         for (int32_t r = em->first_output[em->nodes[s].id]; r >= 0; r = em->next_output[r])
@@ -434,9 +443,9 @@ static void emit_chunk(emitter *em, text_buffer *b, int chunk, int32_t first, in
 
 // one function writing the outputs first .. last-1 that are inputs or constants
 static void emit_leaf_chunk(emitter *em, text_buffer *b, int function, int32_t first,
-                            int32_t last, int exported)
+                            int32_t last, int linkage)
 {
-    put_function_head(b, function, exported);
+    put_function_head(b, function, linkage);
     uint32_t written = 0;
     for (int32_t r = first; r < last; r++)
         written |= 1u << em->leaf_group[r];
@@ -526,9 +535,9 @@ static int put_loop(emitter *em, text_buffer *b, const codegen_family *f,
 
 // one function: the loop over the members of a family, its body the shape's operations
 static void emit_family(emitter *em, text_buffer *b, int function, const codegen_family *f,
-                        int exported)
+                        int linkage)
 {
-    put_function_head(b, function, exported);
+    put_function_head(b, function, linkage);
     put(b, "    if (!(what & ");
     put_mask(b, 1u << f->group);
     put(b, "))\n        return;\n    double *restrict out = o[");
@@ -667,9 +676,9 @@ static void put_value(emitter *em, text_buffer *b, expr_id id)
 
 // one function: output `index` of group g, a long sum (its chain)
 static void emit_sum_output(emitter *em, text_buffer *b, int function, int g, int index,
-                            expr_id root, int exported)
+                            expr_id root, int linkage)
 {
-    put_function_head(b, function, exported);
+    put_function_head(b, function, linkage);
     put(b, "    if (!(what & ");
     put_mask(b, 1u << g);
     put(b, "))\n        return;\n");
@@ -932,8 +941,11 @@ dirac_status codegen_emit(const expr_pool *pool, int n_groups, const expr_id *co
         status = error_set(err, DIRAC_ERR_NOMEM, "out of memory");
         goto done;
     }
-    int exported = file_count > 1;   // functions called from the last file
     int large = em.count + em.leaf_count + families.nodes > CODEGEN_LARGE_STATEMENTS;
+    int linkage = file_count > 1 ? LINKAGE_EXPORTED   // functions called from the last file
+                   : em.count + em.leaf_count <= INLINE_STATEMENTS && !looped
+                       ? LINKAGE_INLINE
+                       : LINKAGE_STATIC;
     for (int f = 0; f < functions; f++) {
         text_buffer *b = &files[f / FILE_CHUNKS];
         if (f % FILE_CHUNKS == 0) {
@@ -944,37 +956,38 @@ dirac_status codegen_emit(const expr_pool *pool, int n_groups, const expr_id *co
         if (f < chunks) {
             int32_t first = f * CHUNK_STATEMENTS;
             int32_t last = first + CHUNK_STATEMENTS < em.count ? first + CHUNK_STATEMENTS : em.count;
-            emit_chunk(&em, b, f, first, last, exported);
+            emit_chunk(&em, b, f, first, last, linkage);
         } else if (f >= chunks + leaf_chunks + families.count) {
             int g = 0, i = sum_output[f - chunks - leaf_chunks - families.count];
             while (i >= counts[g])
                 i -= counts[g++];
-            emit_sum_output(&em, b, f, g, i, ids[g][i], exported);
+            emit_sum_output(&em, b, f, g, i, ids[g][i], linkage);
         } else if (f >= chunks + leaf_chunks) {
-            emit_family(&em, b, f, &families.family[f - chunks - leaf_chunks], exported);
+            emit_family(&em, b, f, &families.family[f - chunks - leaf_chunks], linkage);
         } else {
             int32_t first = (f - chunks) * CHUNK_STATEMENTS;
             int32_t last = first + CHUNK_STATEMENTS < em.leaf_count ? first + CHUNK_STATEMENTS
                                                                     : em.leaf_count;
-            emit_leaf_chunk(&em, b, f, first, last, exported);
+            emit_leaf_chunk(&em, b, f, first, last, linkage);
         }
     }
     // the entry: the functions in order
     text_buffer *b = &files[file_count - 1];
     if (b->length == 0)   // no statements at all
         put(b, prelude);
-    for (int f = 0; exported && f < functions; f++) {
+    for (int f = 0; linkage == LINKAGE_EXPORTED && f < functions; f++) {
         put(b, "__attribute__((visibility(\"hidden\"))) void dg_f");
         put_long(b, f);
         put(b, "(DG_ARGS);\n");
     }
-    put(b, "__attribute__((visibility(\"default\"))) void dirac_generated_eval(DG_ARGS)\n{\n");
+    put(b, "static inline void dg_eval(DG_ARGS)\n{\n");
     for (int f = 0; f < functions; f++) {
         put(b, "    dg_f");
         put_long(b, f);
         put(b, "(x, k, what, o, w, ix);\n");
     }
-    put(b, "}\n");
+    put(b, "}\n__attribute__((visibility(\"default\"))) void dirac_generated_eval(DG_ARGS)\n{\n"
+           "    dg_eval(x, k, what, o, w, ix);\n}\n");
 
     int failed = em.failed;
     for (int f = 0; f < file_count; f++)

@@ -1,7 +1,9 @@
 // Generated code for a compiled model: every group of model.h in one module (src/codegen.h),
 // bit MODEL_CG_* each, so that sim_evaluate computes the groups of one point in one call.
+#include "codegen_stage.h"
 #include "model.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static model_group *group_of(dirac_model *m, model_codegen_group g)
@@ -44,7 +46,11 @@ void model_codegen_attach(dirac_model *m, int enabled)
         ids[g] = group->ids;
         counts[g] = group->ids ? group->count : 0;
     }
-    codegen_build(m->pool, MODEL_CG_COUNT, ids, counts, &m->codegen, &m->codegen_report);
+    // midpoint's stage kernels of a small model (codegen_stage.h) join the model's source
+    char *kernels = codegen_stage_source(m);
+    codegen_build(m->pool, MODEL_CG_COUNT, ids, counts, kernels, &m->codegen,
+                  &m->codegen_report);
+    free(kernels);
     if (!m->codegen)
         return;
     for (int g = 0; g < MODEL_CG_COUNT; g++) {

@@ -14,6 +14,8 @@
 // entropy produced is ≥ 0 by construction; the energy balance holds to O(h²) (dgrad: exactly).
 #include "integ_midpoint.h"
 
+#include "codegen_stage.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -149,14 +151,53 @@ static void add_position_jacobian(dirac_sim *sim, midpoint_state *st, const sim_
     }
 }
 
+// The generated kernel of `stage` (codegen_stage.h) when it can assemble this call: the model
+// has kernels, the Jacobian (if asked for) is dense, and stage 2's Lagrangian is regular here.
+static bool use_kernel(const dirac_sim *sim, const midpoint_state *st, int stage, linsolve *jac)
+{
+    return st->kernels && (!jac || linsolve_dense_values(jac)) &&
+           (stage == CODEGEN_STAGE_POSITIONS || sim->degenerate.dim == 0);
+}
+
+// The kernel's arguments: the step's data, the slots of the midpoint and the end.
+static codegen_stage_args kernel_args(dirac_sim *sim, const double *q, const double *p)
+{
+    return (codegen_stage_args){ q,
+                                 p,
+                                 sim->eval[START].forms,
+                                 sim->nw.hidden_magnitude,
+                                 sim->eval[MID].x,
+                                 sim->eval[END].x,
+                                 sim->eval[MID].out,
+                                 sim->eval[END].out,
+                                 sim->t,
+                                 sim->h };
+}
+
+// A point kernel (codegen_stage.h) into the evaluation slot `slot`: z = v_k or Δq.
+static void run_point_kernel(dirac_sim *sim, int stage, int slot, const double *z)
+{
+    codegen_stage_args args = kernel_args(sim, sim->q, sim->p);
+    args.x_mid = sim->eval[slot].x;
+    args.out_mid = sim->eval[slot].out;
+    codegen_stage_run(sim->model->codegen, stage, &args, z, NULL, NULL, sim->tape_work);
+}
+
 // Stage 1 unknowns: [Δq = q_{k+1} − q_k (n) | S_{k+1} (ns) | λ (m)]; rows in the same order.
 // Solving for the increment keeps Newton's stopping error relative to |Δq| ~ |v| h, not |q|.
+// Generated code assembles the same numbers in one call when it can (use_kernel).
 static int assemble_positions(void *context, const double *z, double *r, linsolve *jac)
 {
     midpoint_ctx *cx = context;
     dirac_sim *sim = cx->sim;
     midpoint_state *st = cx->st;
     const dirac_model *m = sim->model;
+    if (use_kernel(sim, st, CODEGEN_STAGE_POSITIONS, jac)) {
+        codegen_stage_args args = kernel_args(sim, sim->q, sim->p);
+        codegen_stage_run(m->codegen, CODEGEN_STAGE_POSITIONS, &args, z, r,
+                          jac ? linsolve_dense_values(jac) : NULL, sim->tape_work);
+        return 0;
+    }
     int n = sim->n, ns = sim->ns, mc = sim->mc, zs = n, zl = n + ns;
     double h = sim->h, *qbar = st->qbar, *vbar = st->vbar, *q1 = st->q1, *sbar = st->sbar;
     const double *s1 = z + zs, *lambda = z + zl;
@@ -233,6 +274,12 @@ static int assemble_velocities(void *context, const double *z, double *r, linsol
     int n = sim->n, mc = sim->mc;
     double h = sim->h;
     const double *q1 = cx->st->q1, *pstar = cx->st->pstar, *v1 = z, *nu = z + n;
+    if (use_kernel(sim, cx->st, CODEGEN_STAGE_VELOCITIES, jac)) {
+        codegen_stage_args args = kernel_args(sim, q1, pstar);
+        codegen_stage_run(m->codegen, CODEGEN_STAGE_VELOCITIES, &args, z, r,
+                          jac ? linsolve_dense_values(jac) : NULL, sim->tape_work);
+        return 0;
+    }
     sim_eval *end = &sim->eval[END];
     int degenerate = sim->degenerate.dim > 0;
     sim_evaluate(sim, end, q1, v1, sim->s, sim->t + h, NULL,
@@ -292,7 +339,9 @@ static dirac_status solve_positions(midpoint_ctx *cx, int *iterations)
     midpoint_state *st = cx->st;
     int n = sim->n, ns = sim->ns, mc = sim->mc, *block = st->block;
     double h = sim->h, *z = st->z;
-    if (mc > 0)   // ω(q_k) of the constraint forces (nothing else reads this point)
+    if (mc > 0 && st->kernels)   // ω(q_k) of the constraint forces (nothing else reads it)
+        run_point_kernel(sim, CODEGEN_STAGE_START, START, sim->v);
+    else if (mc > 0)
         sim_evaluate(sim, &sim->eval[START], sim->q, sim->v, sim->s, sim->t, NULL,
                      EVAL_CONSTRAINTS);
     for (int i = 0; i < n; i++) {
@@ -343,8 +392,11 @@ static dirac_status midpoint_momentum(midpoint_ctx *cx, double *work_out)
     for (int j = 0; j < ns; j++)
         st->sbar[j] = 0.5 * (sim->s[j] + st->z[n + j]);
     sim_eval *mid = &sim->eval[MID];
-    sim_evaluate(sim, mid, st->qbar, st->vbar, st->sbar, sim->t + 0.5 * h, NULL,
-                 EVAL_GRADIENT | EVAL_FORCES | EVAL_CONSTRAINTS);
+    if (st->kernels)
+        run_point_kernel(sim, CODEGEN_STAGE_MIDPOINT, MID, st->dq);
+    else
+        sim_evaluate(sim, mid, st->qbar, st->vbar, st->sbar, sim->t + 0.5 * h, NULL,
+                     EVAL_GRADIENT | EVAL_FORCES | EVAL_CONSTRAINTS);
     for (int j = 0; j < ns; j++) {
         double temperature = -mid->gradient[2 * n + j];
         if (!(temperature > 0.0))
@@ -417,7 +469,7 @@ static dirac_status solve_velocities(midpoint_ctx *cx, int *iterations)
     if (status == DIRAC_ERR_SINGULAR && mc == 0) {
         // L linear in some velocities: the Legendre map does not determine v_{k+1}; report the
         // step's mean velocity and keep p_{k+1} = D2 L_d (docs/methods.md)
-        memcpy(st->z, st->vbar, (size_t)n * sizeof *st->z);
+        copy_values(st->z, st->vbar, n);
         status = DIRAC_OK;
     }
     if (status != DIRAC_OK)
@@ -430,6 +482,7 @@ static dirac_status step_into(dirac_sim *sim, midpoint_state *st, const sim_node
 {
     midpoint_ctx cx = { sim, st };
     const dirac_model *m = sim->model;
+    st->kernels = codegen_stage(m->codegen, CODEGEN_STAGE_POSITIONS) != NULL;   // all or none
     int n = sim->n, ns = sim->ns, mc = sim->mc, iterations = 0;
     double h = sim->h, *z = st->z;
     dirac_status status = solve_positions(&cx, &iterations);

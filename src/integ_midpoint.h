@@ -30,6 +30,8 @@ typedef struct midpoint_state {
     int *dense_source, *dense_place, *dense_coefficient;
     int dense_count;
     bool dense_ready;
+    bool kernels;                 // the model's generated stage kernels (codegen_stage.h) exist
+                                  // (set by each step: dirac2 shares the state, not the init)
 } midpoint_state;
 
 void midpoint_layout(const dirac_sim *sim, void *state, sim_layout *l);
