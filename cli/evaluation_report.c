@@ -21,9 +21,10 @@ void cli_print_evaluation(FILE *f, const dirac_model *model)
     dirac_model_evaluation e;
     dirac_model_evaluation_info(model, &e);
     if (e.compiled)
-        fprintf(f, "evaluation: compiled C (%ld statements in %d functions, %s in %.3f s)\n",
+        fprintf(f, "evaluation: compiled C (%ld statements in %d functions, %s in %.3f s)%s%s\n",
                 e.statements, e.functions, e.cached ? "loaded from the cache" : "compiled",
-                e.compile_seconds);
+                e.compile_seconds, e.reason && e.reason[0] ? "; " : "",
+                e.reason ? e.reason : "");
     else
         fprintf(f, "evaluation: tapes (%s)\n", e.reason);
 }
@@ -37,6 +38,6 @@ void cli_json_evaluation(json_writer *w, const dirac_model *model)
     json_bool(w, "cached", e.cached);
     json_number(w, "compile_seconds", e.compile_seconds);
     json_integer(w, "statements", e.statements);
-    json_string(w, "reason", e.compiled ? NULL : e.reason);
+    json_string(w, "reason", e.compiled && !(e.reason && e.reason[0]) ? NULL : e.reason);
     json_end(w);
 }

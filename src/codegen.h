@@ -47,7 +47,8 @@ typedef struct codegen_report {
     long statements;       // statements emitted
     int functions, files;  // functions and source files of the generated code
     unsigned tape_groups;  // groups the generated code leaves to the tapes (bit g)
-    char reason[256];      // why the tapes evaluate the model ("" when compiled)
+    char reason[256];      // why the tapes evaluate the model; when compiled, why the stage
+                           // kernels were left out ("" when all went in)
 } codegen_report;
 
 /// A source in memory: the generated files, each a zero-terminated string.

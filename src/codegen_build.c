@@ -406,11 +406,17 @@ static int load(const char *object, const char *source_hash, const char *key,
             "dirac_stage_positions", "dirac_stage_velocities", "dirac_stage_start",
             "dirac_stage_midpoint"
         };
+        // all four kernels or none: step_into decides from the positions kernel alone
+        int all_stages = 1;
         for (int i = 0; i < CODEGEN_STAGE_COUNT; i++) {
             void *stage = dlsym(handle, stage_names[i]);
             if (stage)
                 memcpy(&o->stage[i], &stage, sizeof o->stage[i]);
+            else
+                all_stages = 0;
         }
+        if (!all_stages)
+            memset(o->stage, 0, sizeof o->stage);
         o->users = 1;
         o->next = loaded_objects;
         loaded_objects = o;
@@ -486,9 +492,10 @@ static int compile_into_cache(const compiler *cc, const codegen_source *src, con
     return ok;
 }
 
-void codegen_build(const expr_pool *pool, int n_groups, const expr_id *const *ids,
-                   const int *counts, const char *appendix, codegen_module **out,
-                   codegen_report *report)
+// One build; returns 1 when the appendix went into the source.
+static int build_once(const expr_pool *pool, int n_groups, const expr_id *const *ids,
+                      const int *counts, const char *appendix, codegen_module **out,
+                      codegen_report *report)
 {
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
@@ -502,15 +509,17 @@ void codegen_build(const expr_pool *pool, int n_groups, const expr_id *const *id
     if (codegen_emit(pool, n_groups, ids, counts, &src, &err) != DIRAC_OK) {
         snprintf(reason, size, "%.250s", err.message);
         report->seconds = seconds_since(&start);
-        return;
+        return 0;
     }
     // the appendix calls dg_eval for its groups: only when the generated code computes them all
+    int appended = 0;
     if (appendix && src.tape_groups == 0) {
         char *last = src.files[src.file_count - 1];
         char *grown = text_concat(last, appendix, NULL);
         if (grown) {
             free(last);
             src.files[src.file_count - 1] = grown;
+            appended = 1;
         }
     }
     report->statements = src.statements;
@@ -608,4 +617,21 @@ void codegen_build(const expr_pool *pool, int n_groups, const expr_id *const *id
     free(dir);
     free(object);
     report->seconds = seconds_since(&start);
+    return appended;
+}
+
+void codegen_build(const expr_pool *pool, int n_groups, const expr_id *const *ids,
+                   const int *counts, const char *appendix, codegen_module **out,
+                   codegen_report *report)
+{
+    if (!build_once(pool, n_groups, ids, counts, appendix, out, report) || *out)
+        return;
+    // a broken appendix (an emission bug, a compiler quirk) must not cost the model its compiled
+    // evaluation: retry once without it, and say why the kernels are missing
+    codegen_report first = *report;
+    build_once(pool, n_groups, ids, counts, NULL, out, report);
+    report->seconds += first.seconds;
+    if (*out)
+        snprintf(report->reason, sizeof report->reason, "stage kernels left out: %.200s",
+                 first.reason);
 }

@@ -6,6 +6,7 @@
 #include "text.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +24,13 @@ __attribute__((format(printf, 2, 3))) static void put(text_buffer *b, const char
     va_start(ap, format);
     int length = vsnprintf(line, sizeof line, format, ap);
     va_end(ap);
-    if (length > 0)
-        text_buffer_append(b, line, (size_t)length < sizeof line ? (size_t)length
-                                                                 : sizeof line - 1);
+    if (length < 0 || (size_t)length >= sizeof line) {
+        // a truncated line would be wrong code: fail the emission (no kernels) instead
+        if (b->status == DIRAC_OK)
+            b->status = DIRAC_ERR_SIZE;
+        return;
+    }
+    text_buffer_append(b, line, (size_t)length);
 }
 
 static unsigned bit(model_codegen_group g)
@@ -119,6 +124,23 @@ static const char prelude[] =
     "#define DG_STAGE_ARGS const dg_stage_args *restrict a, const double *restrict z, "
     "double *restrict r, double *restrict J, const double *restrict k, double *restrict w, "
     "const int *restrict ix\n";
+
+// the prelude's dg_stage_args repeats codegen_stage_args field by field: eight pointers, then
+// two doubles, without padding
+#define STAGE_POINTER sizeof(double *)
+_Static_assert(offsetof(codegen_stage_args, q) == 0, "prelude layout");
+_Static_assert(offsetof(codegen_stage_args, p) == 1 * STAGE_POINTER, "prelude layout");
+_Static_assert(offsetof(codegen_stage_args, start_forms) == 2 * STAGE_POINTER, "prelude layout");
+_Static_assert(offsetof(codegen_stage_args, hidden) == 3 * STAGE_POINTER, "prelude layout");
+_Static_assert(offsetof(codegen_stage_args, x_mid) == 4 * STAGE_POINTER, "prelude layout");
+_Static_assert(offsetof(codegen_stage_args, x_end) == 5 * STAGE_POINTER, "prelude layout");
+_Static_assert(offsetof(codegen_stage_args, out_mid) == 6 * STAGE_POINTER, "prelude layout");
+_Static_assert(offsetof(codegen_stage_args, out_end) == 7 * STAGE_POINTER, "prelude layout");
+_Static_assert(offsetof(codegen_stage_args, t) == 8 * STAGE_POINTER, "prelude layout");
+_Static_assert(offsetof(codegen_stage_args, h) == 8 * STAGE_POINTER + sizeof(double),
+               "prelude layout");
+_Static_assert(sizeof(codegen_stage_args) == 8 * STAGE_POINTER + 2 * sizeof(double),
+               "prelude layout");
 
 // stage 1 (integ_midpoint.c, assemble_positions without entropies)
 static void put_positions(text_buffer *b, const dirac_model *m)

@@ -63,7 +63,7 @@ enum {
     CODEGEN_STAGE_COUNT
 };
 
-/// The C source of both kernels of the model (to be appended to its generated source), or
+/// The C source of the model's four kernels (to be appended to its generated source), or
 /// NULL when the model gets none (see above) or out of memory.
 char *codegen_stage_source(const struct dirac_model *m);
 

@@ -181,6 +181,7 @@ static void run_point_kernel(dirac_sim *sim, int stage, int slot, const double *
     args.x_mid = sim->eval[slot].x;
     args.out_mid = sim->eval[slot].out;
     codegen_stage_run(sim->model->codegen, stage, &args, z, NULL, NULL, sim->tape_work);
+    sim->stage_kernel_calls++;
 }
 
 // Stage 1 unknowns: [Δq = q_{k+1} − q_k (n) | S_{k+1} (ns) | λ (m)]; rows in the same order.
@@ -196,6 +197,7 @@ static int assemble_positions(void *context, const double *z, double *r, linsolv
         codegen_stage_args args = kernel_args(sim, sim->q, sim->p);
         codegen_stage_run(m->codegen, CODEGEN_STAGE_POSITIONS, &args, z, r,
                           jac ? linsolve_dense_values(jac) : NULL, sim->tape_work);
+        sim->stage_kernel_calls++;
         return 0;
     }
     int n = sim->n, ns = sim->ns, mc = sim->mc, zs = n, zl = n + ns;
@@ -278,6 +280,7 @@ static int assemble_velocities(void *context, const double *z, double *r, linsol
         codegen_stage_args args = kernel_args(sim, q1, pstar);
         codegen_stage_run(m->codegen, CODEGEN_STAGE_VELOCITIES, &args, z, r,
                           jac ? linsolve_dense_values(jac) : NULL, sim->tape_work);
+        sim->stage_kernel_calls++;
         return 0;
     }
     sim_eval *end = &sim->eval[END];
@@ -388,15 +391,18 @@ static dirac_status midpoint_momentum(midpoint_ctx *cx, double *work_out)
     const dirac_model *m = sim->model;
     int n = sim->n, ns = sim->ns;
     double h = sim->h;
-    midpoint_of(sim, st->dq, st->qbar, st->vbar, st->q1);
-    for (int j = 0; j < ns; j++)
-        st->sbar[j] = 0.5 * (sim->s[j] + st->z[n + j]);
     sim_eval *mid = &sim->eval[MID];
-    if (st->kernels)
+    if (st->kernels) {   // the kernel writes q̄ and v̄ into the midpoint's x itself
+        for (int i = 0; i < n; i++)
+            st->q1[i] = sim->q[i] + st->dq[i];
         run_point_kernel(sim, CODEGEN_STAGE_MIDPOINT, MID, st->dq);
-    else
+    } else {
+        midpoint_of(sim, st->dq, st->qbar, st->vbar, st->q1);
+        for (int j = 0; j < ns; j++)
+            st->sbar[j] = 0.5 * (sim->s[j] + st->z[n + j]);
         sim_evaluate(sim, mid, st->qbar, st->vbar, st->sbar, sim->t + 0.5 * h, NULL,
                      EVAL_GRADIENT | EVAL_FORCES | EVAL_CONSTRAINTS);
+    }
     for (int j = 0; j < ns; j++) {
         double temperature = -mid->gradient[2 * n + j];
         if (!(temperature > 0.0))
@@ -512,7 +518,7 @@ static dirac_status step_into(dirac_sim *sim, midpoint_state *st, const sim_node
     for (int a = 0; a < mc; a++)
         if (m->constraints[a].time_dependent)
             work -= h * 0.5 * (st->lambda[a] + nu[a]) * mid->rates[a];
-    // q_{k+1} and p* were made in place when `out` is the next node
+    // q_{k+1} and p* were made in place (midpoint_momentum) when `out` is the next node
     if (out->q != st->q1)
         copy_values(out->q, st->q1, n);
     copy_values(out->v, z, n);
@@ -564,7 +570,7 @@ static void midpoint_in_slot(const dirac_sim *sim, midpoint_state *st)
 }
 
 // midpoint: the new node is assembled where it stays, in the simulation's next node (q_{k+1}
-// by the stage-1 assembly, p* by midpoint_momentum).
+// and p* by midpoint_momentum).
 static dirac_status midpoint_step_next(dirac_sim *sim, void *state)
 {
     midpoint_state *st = state;

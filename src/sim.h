@@ -150,6 +150,7 @@ struct dirac_sim {
     // by the finiteness check and the run's quality measures instead of passes of their own
     node_sums node_sums;
     int newton_iterations;
+    long stage_kernel_calls;   // calls of midpoint's generated stage kernels (tests read it)
     double projection_distance;
     // quantities derived at the node (sim_node.c): read by the const accessors
     double *node_velocity_constraint;   // ⟨ω, v⟩ + b (m)
