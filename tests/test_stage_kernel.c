@@ -14,7 +14,9 @@
 //   velocity stage falls back to the assembly) against the same model on the tapes
 //   (DIRAC_CODEGEN_OFF, integ_midpoint.c's block assembly): the kernels perform the
 //   assembly's IEEE operations in the same order without fused multiply-adds, so q, v, p, μ
-//   and the Newton iterations must agree bit for bit (as test_codegen's trajectories);
+//   and the Newton iterations must agree bit for bit (as test_codegen's trajectories), with
+//   adaptive steps, a step size set by the host and dirac2's first step as well; the kernels
+//   must have been called on the compiled model (sim->stage_kernel_calls) and not on the tapes;
 // - where the kernels must not be emitted (entropy variables, the sparse solver's sizes), and
 //   that those models still run.
 #define _GNU_SOURCE   // mkdtemp, setenv
@@ -23,6 +25,7 @@
 
 #include "codegen_stage.h"
 #include "model.h"
+#include "sim.h"
 
 #include <dirac/dirac.h>
 
@@ -97,6 +100,13 @@ static const char rc_model[] = "model rlc\nparameter L = 0.5, C = 2e-3, R = 3\n"
 static const char lc_model[] = "model lc\nparameter Lind = 0.5, C = 2e-3\n"
                                "coordinate qL, qC\nlagrangian Lind/2*qL'^2 - qC^2/(2*C)\n"
                                "constraint kcl: qL' = qC'\ninitial qL = 1e-3, qC = 1e-3\n";
+// A holonomic and a nonholonomic constraint together, the latter with a time-dependent b:
+// a particle on a sphere whose velocity along the turning direction (cos t, sin t) is driven.
+static const char mixed_model[] = "model mixed\ncoordinate x, y, z\n"
+                                  "lagrangian (x'^2 + y'^2 + z'^2)/2 - 9.81*z\n"
+                                  "constraint sphere: x^2 + y^2 + z^2 = 1\n"
+                                  "constraint steer: x'*cos(t) + y'*sin(t) = 0.1*sin(3*t)\n"
+                                  "initial x = 0.6, z = -0.8\n";
 
 typedef struct kernel_case {
     const char *file;   // under examples/, or NULL: text
@@ -118,6 +128,7 @@ static const kernel_case kernel_cases[] = {
     { NULL, rotation_model, 0, "rotation" },    // degenerate: singular Legendre map
     { NULL, rc_model, 0, "rc" },                // degenerate: momentum balance (forces)
     { NULL, lc_model, 0, "lc" },                // degenerate with a constraint
+    { NULL, mixed_model, 0, "mixed" },          // holonomic + nonholonomic with b(t)
 };
 enum { CASES = (int)(sizeof kernel_cases / sizeof kernel_cases[0]) };
 
@@ -289,33 +300,51 @@ static void jacobians_are_derivatives(void)
     close_cache();
 }
 
-// One run of `steps` midpoint steps on the generated kernels and on the tapes: bit for bit.
-static void compare_runs(const kernel_case *c, dirac_linear_solver solver, int steps)
+// How a comparison runs: the method, the linear solver, the steps, adaptive steps (rtol > 0)
+// and a step size set by the host before step `resize_at` (0: none).
+typedef struct run_setup {
+    const char *method;
+    dirac_linear_solver solver;
+    int steps;
+    double rtol;
+    int resize_at;
+    double resize_to;
+} run_setup;
+
+// One run of `steps` steps on the generated kernels and on the tapes: bit for bit (times and
+// step sizes included), and the kernels are called on the compiled model only.
+static void compare_runs(const kernel_case *c, run_setup r)
 {
     const char *name = c->file ? c->file : c->name;
     dirac_model *compiled = compile_case(c, DIRAC_CODEGEN_AUTO);
     dirac_model *taped = compile_case(c, DIRAC_CODEGEN_OFF);
     ENSURE(compiled && codegen_stage(compiled->codegen, CODEGEN_STAGE_VELOCITIES));
     ENSURE(taped && !taped->codegen);
-    dirac_sim_options o = { .method = "midpoint", .dt = 1e-3, .project_initial = 1,
-                            .linear_solver = solver };
+    dirac_sim_options o = { .method = r.method, .dt = 1e-3, .project_initial = 1,
+                            .linear_solver = r.solver, .adaptive_rtol = r.rtol };
     dirac_sim *a = NULL, *b = NULL;
     dirac_error err;
     ENSURE(compiled && dirac_sim_create(compiled, &o, &a, &err) == DIRAC_OK);
     ENSURE(taped && dirac_sim_create(taped, &o, &b, &err) == DIRAC_OK);
     int n = compiled ? dirac_model_coordinate_count(compiled) : 0;
     int mc = compiled ? dirac_model_constraint_count(compiled) : 0;
-    for (int step = 1; a && b && step <= steps; step++) {
+    for (int step = 1; a && b && step <= r.steps; step++) {
         if (c->has_input) {   // a signal that changes every step
             ENSURE_EQ_INT(dirac_sim_set_input(a, 0, sin(0.05 * step)), DIRAC_OK);
             ENSURE_EQ_INT(dirac_sim_set_input(b, 0, sin(0.05 * step)), DIRAC_OK);
+        }
+        if (step == r.resize_at) {
+            ENSURE_EQ_INT(dirac_sim_set_next_step_size(a, r.resize_to), DIRAC_OK);
+            ENSURE_EQ_INT(dirac_sim_set_next_step_size(b, r.resize_to), DIRAC_OK);
         }
         dirac_status sa = dirac_sim_step(a), sb = dirac_sim_step(b);
         ENSURE_EQ_INT(sa, DIRAC_OK);
         ENSURE_EQ_INT(sb, DIRAC_OK);
         if (sa != DIRAC_OK || sb != DIRAC_OK)
             break;
-        int differ = dirac_sim_newton_iterations(a) != dirac_sim_newton_iterations(b);
+        int differ = dirac_sim_newton_iterations(a) != dirac_sim_newton_iterations(b) ||
+                     dirac_sim_time(a) != dirac_sim_time(b) ||
+                     dirac_sim_last_step_size(a) != dirac_sim_last_step_size(b);
         for (int i = 0; i < n; i++)
             differ |= dirac_sim_q(a)[i] != dirac_sim_q(b)[i] ||
                       dirac_sim_v(a)[i] != dirac_sim_v(b)[i] ||
@@ -323,12 +352,16 @@ static void compare_runs(const kernel_case *c, dirac_linear_solver solver, int s
         for (int k = 0; k < mc; k++)
             differ |= dirac_sim_mu(a)[k] != dirac_sim_mu(b)[k];
         if (differ) {
-            fprintf(stderr, "  %s (solver %d): step %d differs: q0 %.17g / %.17g\n", name,
-                    (int)solver, step, dirac_sim_q(a)[0], dirac_sim_q(b)[0]);
+            fprintf(stderr, "  %s (%s, solver %d, rtol %g): step %d differs: q0 %.17g / %.17g\n",
+                    name, r.method, (int)r.solver, r.rtol, step, dirac_sim_q(a)[0],
+                    dirac_sim_q(b)[0]);
             ENSURE(!"generated kernels and tapes give the same trajectory");
             break;
         }
     }
+    // the comparison is one of kernels against the assembly only if the kernels ran
+    ENSURE(a && a->stage_kernel_calls > 0);
+    ENSURE(b && b->stage_kernel_calls == 0);
     dirac_sim_destroy(a);
     dirac_sim_destroy(b);
     dirac_model_destroy(compiled);
@@ -339,10 +372,28 @@ static void trajectories_equal_tapes(void)
 {
     open_cache();
     for (int c = 0; c < CASES; c++)
-        compare_runs(&kernel_cases[c], DIRAC_LINEAR_AUTO, 300);
+        compare_runs(&kernel_cases[c], (run_setup){ .method = "midpoint", .steps = 300 });
     // a sparse solver: the kernels give residuals only, the assembly the Jacobians
-    compare_runs(&kernel_cases[0], DIRAC_LINEAR_SPARSE, 100);
-    compare_runs(&kernel_cases[4], DIRAC_LINEAR_SPARSE, 100);
+    run_setup sparse = { .method = "midpoint", .solver = DIRAC_LINEAR_SPARSE, .steps = 100 };
+    compare_runs(&kernel_cases[0], sparse);
+    compare_runs(&kernel_cases[4], sparse);
+    close_cache();
+}
+
+// Steps of other sizes than the first: adaptive steps (the controller's step-doubling trial
+// steps too), one of them of a size set by the host, and dirac2, whose first step is a
+// midpoint step (integ_midpoint.h).
+static void step_sizes_and_dirac2(void)
+{
+    open_cache();
+    const int cases[] = { 0, 1, 4, 5, CASES - 1 };   // holonomic, nonholonomic, b(t), mixed
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const kernel_case *c = &kernel_cases[cases[k]];
+        compare_runs(c, (run_setup){ .method = "midpoint", .steps = 150, .rtol = 1e-7 });
+        compare_runs(c, (run_setup){ .method = "midpoint", .steps = 150, .rtol = 1e-7,
+                                     .resize_at = 60, .resize_to = 2.5e-3 });
+        compare_runs(c, (run_setup){ .method = "dirac2", .steps = 150 });
+    }
     close_cache();
 }
 
@@ -373,6 +424,7 @@ static void kernels_left_out(void)
         ENSURE(models[k] && dirac_sim_create(models[k], &o, &sim, &err) == DIRAC_OK);
         for (int step = 0; sim && step < 20; step++)
             ENSURE_EQ_INT(dirac_sim_step(sim), DIRAC_OK);
+        ENSURE(sim && sim->stage_kernel_calls == 0);   // the assembly ran every stage
         dirac_sim_destroy(sim);
         dirac_model_destroy(models[k]);
     }
@@ -380,4 +432,4 @@ static void kernels_left_out(void)
 }
 
 TEST_MAIN(TEST(pendulum_residuals_by_hand), TEST(jacobians_are_derivatives),
-          TEST(trajectories_equal_tapes), TEST(kernels_left_out))
+          TEST(trajectories_equal_tapes), TEST(step_sizes_and_dirac2), TEST(kernels_left_out))
