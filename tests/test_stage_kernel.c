@@ -17,6 +17,7 @@
 //   and the Newton iterations must agree bit for bit (as test_codegen's trajectories), with
 //   adaptive steps, a step size set by the host and dirac2's first step as well; the kernels
 //   must have been called on the compiled model (sim->stage_kernel_calls) and not on the tapes;
+// - a kernel source that does not compile: the model keeps its generated code, without kernels;
 // - where the kernels must not be emitted (entropy variables, the sparse solver's sizes), and
 //   that those models still run.
 #define _GNU_SOURCE   // mkdtemp, setenv
@@ -397,6 +398,32 @@ static void step_sizes_and_dirac2(void)
     close_cache();
 }
 
+// A stage-kernel source that does not compile (an emission bug, a compiler quirk) costs the
+// model only its kernels: the build is retried without them and says why.
+static void broken_kernels_left_out(void)
+{
+    open_cache();
+    dirac_model *m = compile_case(&kernel_cases[0], DIRAC_CODEGEN_AUTO);
+    const expr_id *ids[MODEL_CG_COUNT];
+    int counts[MODEL_CG_COUNT];
+    for (int g = 0; m && g < MODEL_CG_COUNT; g++) {
+        const model_group *group = model_codegen_group_of(m, (model_codegen_group)g);
+        ids[g] = group->ids;
+        counts[g] = group->ids ? group->count : 0;
+    }
+    codegen_module *module = NULL;
+    codegen_report report;
+    if (m)
+        codegen_build(m->pool, MODEL_CG_COUNT, ids, counts, "this is not C;\n", &module,
+                      &report);
+    ENSURE(module && report.compiled);
+    ENSURE(module && !codegen_stage(module, CODEGEN_STAGE_POSITIONS));
+    ENSURE_CONTAINS(m ? report.reason : "", "stage kernels left out");
+    codegen_destroy(module);
+    dirac_model_destroy(m);
+    close_cache();
+}
+
 // No kernel for entropy variables or for the sparse solver's sizes (a chain of 30 links: 60
 // coordinates and 30 constraints); both still run.
 static void kernels_left_out(void)
@@ -432,4 +459,5 @@ static void kernels_left_out(void)
 }
 
 TEST_MAIN(TEST(pendulum_residuals_by_hand), TEST(jacobians_are_derivatives),
-          TEST(trajectories_equal_tapes), TEST(step_sizes_and_dirac2), TEST(kernels_left_out))
+          TEST(trajectories_equal_tapes), TEST(step_sizes_and_dirac2),
+          TEST(broken_kernels_left_out), TEST(kernels_left_out))

@@ -118,7 +118,8 @@ typedef struct dirac_model_evaluation {
     double compile_seconds;   ///< wall time spent generating, compiling and loading the code
     long statements;          ///< statements of the generated code
     int functions, files;     ///< its functions and source files
-    const char *reason;       ///< why the tapes run ("" when compiled; valid while the model lives)
+    const char *reason;       ///< why the tapes run; when compiled, why the stage kernels
+                              ///< were left out, else "" (valid while the model lives)
 } dirac_model_evaluation;
 
 /// Fills `out` (a NULL model gives compiled 0 and the reason "no model").
