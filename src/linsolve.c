@@ -99,19 +99,15 @@ static void compressed_free(compressed_lu *f)
     memset(f, 0, sizeof *f);
 }
 
-static void linsolve_free(linsolve *ls)
+// Releases what a recorded sparse pattern built (the compressed matrix, KLU's analysis and
+// factors, the sequence of additions) and forgets the pattern.
+static void release_pattern(linsolve *ls)
 {
     compressed_free(&ls->lu);
     if (ls->numeric)
         klu_free_numeric(&ls->numeric, &ls->common);
     if (ls->symbolic)
         klu_free_symbolic(&ls->symbolic, &ls->common);
-    free(ls->dense);
-    free(ls->assembled);
-    free(ls->hidden);
-    free(ls->pivots);
-    free(ls->trip_row);
-    free(ls->trip_col);
     free(ls->col_start);
     free(ls->row_index);
     free(ls->values);
@@ -119,6 +115,22 @@ static void linsolve_free(linsolve *ls)
     free(ls->add_row);
     free(ls->add_col);
     free(ls->add_position);
+    ls->col_start = ls->row_index = NULL;
+    ls->values = ls->pair = NULL;
+    ls->add_row = ls->add_col = ls->add_position = NULL;
+    ls->add_count = ls->add_next = 0;
+    ls->nnz = 0;
+}
+
+static void linsolve_free(linsolve *ls)
+{
+    release_pattern(ls);
+    free(ls->dense);
+    free(ls->assembled);
+    free(ls->hidden);
+    free(ls->pivots);
+    free(ls->trip_row);
+    free(ls->trip_col);
     memset(ls, 0, sizeof *ls);
 }
 
@@ -237,23 +249,7 @@ void linsolve_begin_pattern(linsolve *ls)
 {
     // a pattern recorded again (after linsolve_end_pattern failed) starts from nothing: the
     // structures of an earlier recording are released and its sequence of additions forgotten
-    compressed_free(&ls->lu);
-    if (ls->numeric)
-        klu_free_numeric(&ls->numeric, &ls->common);
-    if (ls->symbolic)
-        klu_free_symbolic(&ls->symbolic, &ls->common);
-    free(ls->col_start);
-    free(ls->row_index);
-    free(ls->values);
-    free(ls->pair);
-    free(ls->add_row);
-    free(ls->add_col);
-    free(ls->add_position);
-    ls->col_start = ls->row_index = NULL;
-    ls->values = ls->pair = NULL;
-    ls->add_row = ls->add_col = ls->add_position = NULL;
-    ls->add_count = ls->add_next = 0;
-    ls->nnz = 0;
+    release_pattern(ls);
     ls->has_pattern = ls->diagonal = ls->factored = false;
     ls->recording = true;
     ls->trip_count = 0;

@@ -26,10 +26,12 @@ dirac_status sim_fail_newton(dirac_sim *sim, dirac_status status, const char *st
     case DIRAC_ERR_NEWTON:
         snprintf(sim->errmsg, sizeof sim->errmsg,
                  "step %ld from t = %.17g to %.17g (%s, %s): Newton's method did not converge in "
-                 "%d iterations; the largest remaining update is in %s (residual %.3e); try a "
-                 "smaller step (options.dt)",
+                 "%d iteration%s (%d corrections in all); the largest remaining update is in %s "
+                 "(update %.3e, residual %.3e); try a smaller step (options.dt)",
                  sim->steps + 1, sim->t, t_next, sim->method->info.name, stage,
-                 sim->nw.iterations, what, sim->nw.worst_value);
+                 sim->max_iterations, sim->max_iterations == 1 ? "" : "s", sim->nw.iterations,
+                 what, sim->nw.worst >= 0 ? sim->nw.delta[sim->nw.worst] : 0.0,
+                 sim->nw.worst_value);
         break;
     case DIRAC_ERR_SINGULAR:
         snprintf(sim->errmsg, sizeof sim->errmsg,
