@@ -48,7 +48,8 @@ typedef struct codegen_report {
     int functions, files;  // functions and source files of the generated code
     unsigned tape_groups;  // groups the generated code leaves to the tapes (bit g)
     char reason[256];      // why the tapes evaluate the model; when compiled, why the stage
-                           // kernels were left out ("" when all went in)
+                           // kernels' build failed ("" otherwise, also for models that get
+                           // no kernels)
 } codegen_report;
 
 /// A source in memory: the generated files, each a zero-terminated string.

@@ -470,11 +470,9 @@ static dirac_status dgrad_step(dirac_sim *sim, void *state)
         int unbalanced = unbalanced_row(sim, st, &l, z);
         if (unbalanced < 0)
             break;
-        if (solve + 1 >= DGRAD_BALANCE_SOLVES) {
-            sim->nw.worst = unbalanced;
-            sim->nw.worst_value = sim->nw.residual[unbalanced];
-            return sim_fail_newton(sim, DIRAC_ERR_NEWTON, "implicit step", name_dgrad_rows);
-        }
+        if (solve + 1 >= DGRAD_BALANCE_SOLVES)
+            return sim_fail_balance(sim, "implicit step", name_dgrad_rows, solve + 1,
+                                    unbalanced);
     }
     sim->newton_iterations = iterations;
     const double *dx = st->dx, *dg = st->dg;

@@ -631,6 +631,7 @@ dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const i
 {
     nw->size = size;
     nw->iterations = 0;
+    nw->max_iterations = max_iterations;
     nw->measured = false;
     nw->worst = -1;
     nw->worst_value = 0.0;

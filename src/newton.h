@@ -49,6 +49,7 @@ typedef struct newton {
     long jacobians;         // Jacobian assemblies
     // outcome of the last solve
     int iterations;         // corrections z ← z − δ (each one residual and one linear solve)
+    int max_iterations;     // the limit it was given
     int worst;            // index of the largest scaled update (or residual) at failure
     double worst_value;   // that value
 } newton;

@@ -366,6 +366,12 @@ typedef void (*sim_name_fn)(const dirac_sim *sim, int index, char *buf, size_t s
 dirac_status sim_fail_newton(dirac_sim *sim, dirac_status status, const char *stage,
                              sim_name_fn name);
 
+/// A solution that Newton accepted but whose residual in row `row` still breaks an exact
+/// balance the method keeps (dgrad's first law) after `solves` solves: formats the message
+/// and returns DIRAC_ERR_NEWTON.
+dirac_status sim_fail_balance(dirac_sim *sim, const char *stage, sim_name_fn name, int solves,
+                              int row);
+
 /// A temperature −∂L/∂S that is not positive at time t of the step: formats the message and
 /// returns DIRAC_ERR_DOMAIN.
 dirac_status sim_fail_temperature(dirac_sim *sim, int j, double temperature);

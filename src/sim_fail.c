@@ -29,7 +29,8 @@ dirac_status sim_fail_newton(dirac_sim *sim, dirac_status status, const char *st
                  "%d iteration%s (%d corrections in all); the largest remaining update is in %s "
                  "(update %.3e, residual %.3e); try a smaller step (options.dt)",
                  sim->steps + 1, sim->t, t_next, sim->method->info.name, stage,
-                 sim->max_iterations, sim->max_iterations == 1 ? "" : "s", sim->nw.iterations,
+                 sim->nw.max_iterations, sim->nw.max_iterations == 1 ? "" : "s",
+                 sim->nw.iterations,
                  what, sim->nw.worst >= 0 ? sim->nw.delta[sim->nw.worst] : 0.0,
                  sim->nw.worst_value);
         break;
@@ -52,6 +53,20 @@ dirac_status sim_fail_newton(dirac_sim *sim, dirac_status status, const char *st
         break;
     }
     return status;
+}
+
+dirac_status sim_fail_balance(dirac_sim *sim, const char *stage, sim_name_fn name, int solves,
+                              int row)
+{
+    char what[160];
+    name(sim, row, what, sizeof what);
+    snprintf(sim->errmsg, sizeof sim->errmsg,
+             "step %ld from t = %.17g to %.17g (%s, %s): Newton's method converged %d times, but "
+             "the residual of %s (%.3e) still moves the energy balance by more than rounding; "
+             "try a smaller step (options.dt)",
+             sim->steps + 1, sim->t, sim->t + sim->h, sim->method->info.name, stage, solves,
+             what, sim->nw.residual[row]);
+    return DIRAC_ERR_NEWTON;
 }
 
 dirac_status sim_fail_temperature(dirac_sim *sim, int j, double temperature)

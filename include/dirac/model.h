@@ -118,8 +118,10 @@ typedef struct dirac_model_evaluation {
     double compile_seconds;   ///< wall time spent generating, compiling and loading the code
     long statements;          ///< statements of the generated code
     int functions, files;     ///< its functions and source files
-    const char *reason;       ///< why the tapes run; when compiled, why the stage kernels
-                              ///< were left out, else "" (valid while the model lives)
+    const char *reason;       ///< why the tapes run; when compiled, why the stage kernels'
+                              ///< build failed, else "" (also when the model gets no kernels:
+                              ///< entropy variables, 64+ unknowns, over 1000 lines, taped
+                              ///< groups); valid while the model lives
 } dirac_model_evaluation;
 
 /// Fills `out` (a NULL model gives compiled 0 and the reason "no model").
