@@ -492,7 +492,9 @@ static int compile_into_cache(const compiler *cc, const codegen_source *src, con
     return ok;
 }
 
-// One build; returns 1 when the appendix went into the source.
+// One build; returns 1 when the appendix went into the source and compiling or loading it
+// failed (what a retry without the appendix can mend: not a missing compiler or cache, nor
+// memory).
 static int build_once(const expr_pool *pool, int n_groups, const expr_id *const *ids,
                       const int *counts, const char *appendix, codegen_module **out,
                       codegen_report *report)
@@ -512,7 +514,7 @@ static int build_once(const expr_pool *pool, int n_groups, const expr_id *const 
         return 0;
     }
     // the appendix calls dg_eval for its groups: only when the generated code computes them all
-    int appended = 0;
+    int appended = 0, compile_failed = 0;
     if (appendix && src.tape_groups == 0) {
         char *last = src.files[src.file_count - 1];
         char *grown = text_concat(last, appendix, NULL);
@@ -597,9 +599,11 @@ static int build_once(const expr_pool *pool, int n_groups, const expr_id *const 
         if (access(object, R_OK) == 0 &&
             load(object, source_hash, loaded_key, module, ignored, sizeof ignored))
             report->cached = 1;
-        else
+        else {
             ok = compile_into_cache(cc, &src, dir, object, reason, size) &&
                  load(object, source_hash, loaded_key, module, reason, size);
+            compile_failed = !ok;
+        }
     }
     if (ok) {
         module->constants = src.constants;
@@ -617,7 +621,7 @@ static int build_once(const expr_pool *pool, int n_groups, const expr_id *const 
     free(dir);
     free(object);
     report->seconds = seconds_since(&start);
-    return appended;
+    return appended && compile_failed;
 }
 
 void codegen_build(const expr_pool *pool, int n_groups, const expr_id *const *ids,
@@ -627,7 +631,8 @@ void codegen_build(const expr_pool *pool, int n_groups, const expr_id *const *id
     if (!build_once(pool, n_groups, ids, counts, appendix, out, report) || *out)
         return;
     // a broken appendix (an emission bug, a compiler quirk) must not cost the model its compiled
-    // evaluation: retry once without it, and say why the kernels are missing
+    // evaluation: when its source did not compile or load, retry once without it, and say why
+    // the kernels are missing
     codegen_report first = *report;
     build_once(pool, n_groups, ids, counts, NULL, out, report);
     report->seconds += first.seconds;
