@@ -24,12 +24,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t count, size_t size);
-void *__real_realloc(void *p, size_t size);
-void *__wrap_malloc(size_t size);
-void *__wrap_calloc(size_t count, size_t size);
-void *__wrap_realloc(void *p, size_t size);
+#include "malloc_wrap.h"
 
 static long calls;     // allocation calls since the counter was reset
 static long fail_at;   // the call that fails (0: none)

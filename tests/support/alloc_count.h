@@ -6,12 +6,7 @@
 
 #include <stdlib.h>
 
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t count, size_t size);
-void *__real_realloc(void *p, size_t size);
-void *__wrap_malloc(size_t size);
-void *__wrap_calloc(size_t count, size_t size);
-void *__wrap_realloc(void *p, size_t size);
+#include "malloc_wrap.h"
 
 static long allocations;   // calls so far
 
