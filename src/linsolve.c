@@ -2,6 +2,7 @@
 #include "linsolve.h"
 
 #include "error.h"
+#include "linsolve_sweep.h"
 
 #include <float.h>
 #include <klu.h>
@@ -21,6 +22,10 @@ typedef struct compressed_lu {
     int *Lp, *Li, *Up, *Ui, *Fp, *Fi, *P, *Q, *R;
     double *Lx, *Ux, *Fx, *Rs, *X;
     int lnz, unz, fnz;          // allocated entries of L, U and F
+    // one diagonal block (an irreducible matrix): the factors in sweep form, which the
+    // solves read in place of L and U (linsolve_sweep.h)
+    linsolve_sweep sweep;
+    bool swept;
 } compressed_lu;
 
 struct linsolve {
@@ -96,6 +101,7 @@ static void compressed_free(compressed_lu *f)
     free(f->Up); free(f->Ui); free(f->Ux);
     free(f->Fp); free(f->Fi); free(f->Fx);
     free(f->P); free(f->Q); free(f->R); free(f->Rs); free(f->X);
+    linsolve_sweep_free(&f->sweep);
     memset(f, 0, sizeof *f);
 }
 
@@ -495,6 +501,10 @@ static void compressed_extract(linsolve *ls)
     f->nblocks = ls->symbolic->nblocks;
     f->valid = klu_extract(ls->numeric, ls->symbolic, f->Lp, f->Li, f->Lx, f->Up, f->Ui, f->Ux,
                            f->Fp, f->Fi, f->Fx, f->P, f->Q, f->Rs, f->R, &ls->common) != 0;
+    // one block (no F): the sweeps; out of memory for them, the compressed solve
+    f->swept = f->valid && f->nblocks == 1 &&
+               linsolve_sweep_build(&f->sweep, ls->size, f->Lp, f->Li, f->Lx, f->Up, f->Ui,
+                                    f->Ux);
 }
 
 // x = A⁻¹ b from the compressed factors, in the order of operations of klu_solve (SuiteSparse
@@ -617,10 +627,46 @@ void linsolve_solve(linsolve *ls, double *b)
     else if (ls->diagonal)
         for (int i = 0; i < ls->size; i++)
             b[i] /= ls->values[i];
+    else if (ls->lu.valid && ls->lu.swept)
+        linsolve_sweep_solve(&ls->lu.sweep, ls->lu.P, ls->lu.Q, ls->lu.Rs, ls->lu.X, b);
     else if (ls->lu.valid)
         compressed_solve(&ls->lu, ls->size, b);
     else
         klu_solve(ls->symbolic, ls->numeric, ls->size, 1, b, &ls->common);
+}
+
+// No infinity or NaN among x[0 .. n) (|x| <= DBL_MAX is false for both): a select the
+// compiler vectorizes.
+static bool all_finite(const double *restrict x, int n)
+{
+    double bad = 0.0;
+    for (int i = 0; i < n; i++)
+        bad = fabs(x[i]) <= DBL_MAX ? bad : 1.0;
+    return bad == 0.0;
+}
+
+bool linsolve_is_swept(const linsolve *ls)
+{
+    return ls->sparse && ls->lu.valid && ls->lu.swept;
+}
+
+bool linsolve_solve_finite(linsolve *ls, double *b)
+{
+    int n = ls->size;
+    if (ls->sparse && ls->diagonal) {
+        const double *restrict d = ls->values;
+        double bad = 0.0;
+        for (int i = 0; i < n; i++) {
+            double x = b[i] / d[i];
+            b[i] = x;
+            bad = fabs(x) <= DBL_MAX ? bad : 1.0;
+        }
+        return bad == 0.0;
+    }
+    if (ls->sparse && ls->lu.valid && ls->lu.swept)
+        return linsolve_sweep_solve(&ls->lu.sweep, ls->lu.P, ls->lu.Q, ls->lu.Rs, ls->lu.X, b);
+    linsolve_solve(ls, b);
+    return all_finite(b, n);
 }
 
 void linsolve_solve_pair(linsolve *ls, double *b, double *c)

@@ -123,11 +123,21 @@ dirac_status linsolve_factor(linsolve *ls, int *bad_column);
 /// for a factorization reused with its magnitudes later (Newton's constant Jacobians). A sparse
 /// one's factors are also copied into compressed columns (klu_extract; allocated at the first
 /// such factorization), from which linsolve_solve then substitutes in klu_solve's order of
-/// operations (the same numbers) without KLU's packed-storage dispatch.
+/// operations (the same numbers) without KLU's packed-storage dispatch; the factors of an
+/// irreducible matrix (one diagonal block) in sweep form (linsolve_sweep.h), which streams
+/// for banded matrices.
 dirac_status linsolve_factor_keeping(linsolve *ls, int *bad_column);
 
 /// Solves A x = b in place (after a successful factorization).
 void linsolve_solve(linsolve *ls, double *b);
+
+/// linsolve_solve, and whether every entry of x is finite: the diagonal solver and a kept
+/// sparse factorization of one block check the entries as they write them (no pass of its
+/// own), the others scan x.
+bool linsolve_solve_finite(linsolve *ls, double *b);
+
+/// Whether the solves read a kept factorization in sweep form (linsolve_sweep.h; for tests).
+bool linsolve_is_swept(const linsolve *ls);
 
 /// Solves A x = b and A y = c in place: the same operations as two linsolve_solve calls (so
 /// the same numbers), with one dispatch and one pass over a small dense LU.

@@ -601,11 +601,11 @@ grow_block_scales(newton *nw, int size, double *restrict z, const double *restri
 }
 
 // Affine equations with their exact Jacobian factorized for this step size (kept from an
-// earlier solve): the one correction z ← z − J⁻¹ r(z) of kept_linear_newton, in three passes
-// over the vectors (the residual, solved in place, checked finite, then the update with the
-// blocks' scales of newton_solve) where the general path makes eight (a copy of the guess,
-// the floors zeroed, the residual checked, copied and solved, the correction checked, the
-// update, the scales). The same operations on the same numbers, so the same solution. 0 when
+// earlier solve): the one correction z ← z − J⁻¹ r(z) of kept_linear_newton, in two passes
+// over the vectors (the residual, solved in place and checked finite as the solve writes it;
+// then the update with the blocks' scales of newton_solve) where the general path makes eight
+// (a copy of the guess, the floors zeroed, the residual checked, copied and solved, the
+// correction checked, the update, the scales). The same operations on the same numbers, so the same solution. 0 when
 // the residual is outside the domain or the correction is not finite (a non-finite residual
 // gives a non-finite correction: J⁻¹ has no zero column): z is then still the guess, and the
 // general path repeats the solve and reports where it failed.
@@ -614,11 +614,7 @@ static int kept_affine_correction(newton *nw, linsolve *ls, int size, double *re
                                   void *context)
 {
     double *restrict delta = nw->residual;
-    if (assemble(context, z, delta, NULL) != 0)
-        return 0;
-    linsolve_solve(ls, delta);
-    int where = 0;
-    if (!all_finite(delta, size, &where))
+    if (assemble(context, z, delta, NULL) != 0 || !linsolve_solve_finite(ls, delta))
         return 0;
     grow_block_scales(nw, size, z, delta, block);
     nw->iterations = 1;

@@ -7,6 +7,11 @@
 //   through a refactorization with new values too (assembled in another order than the
 //   recorded one), and solve A x = b to backward rounding (ensure_backward_stable);
 // - block-diagonal matrices (no entries between KLU's diagonal blocks) as well;
+// - irreducible matrices (one diagonal block: the factors in sweep form, linsolve_sweep.h):
+//   tridiagonal ones (a spring chain's M/h + h/4 K, and scaled and permuted ones), tridiagonal
+//   ones with entries far from the diagonal (fill in L and U away from the neighbours), and
+//   random sparse ones: bit for bit klu_solve's numbers, backward stable, and the solve's
+//   finiteness check (linsolve_solve_finite) true exactly when every entry is finite;
 // - a dense solver's assembled matrix stays readable until a plain factorization (which
 //   overwrites it with the LU, also when it fails) and beside a kept one (Newton measures its
 //   magnitudes there).
@@ -173,6 +178,126 @@ static void kept_sparse_solve_equals_klu(void)
     }
 }
 
+// An irreducible N x N matrix of kind 0: the spring chain's stage-1 Jacobian M/h + h/4 K
+// (h = 0.01, k = 100, unit masses: diagonal 100.5, neighbours −0.25); 1: tridiagonal with
+// random entries, rows scaled by 10^-6 … 10^6 and rows and columns permuted; 2: kind 1 with
+// 30 entries anywhere; 3: a cycle i → i + 1 (mod N) with 120 random entries and a dominant
+// diagonal. Column-major dense copy in a, pattern in present.
+static void random_irreducible(test_rng *rng, int kind, double *a, bool *present)
+{
+    double t[N * N];
+    memset(t, 0, sizeof t);
+    for (int i = 0; i < N; i++) {
+        int up = i + 1 < N ? i + 1 : (kind == 3 ? 0 : -1);
+        t[i * N + i] = kind == 0 ? 100.5 : 8.0 + test_rng_uniform(rng, 0.0, 4.0);
+        if (up >= 0) {
+            t[up * N + i] = kind == 0 ? -0.25 : test_rng_uniform(rng, -1.0, 1.0);
+            if (kind != 3)
+                t[i * N + up] = kind == 0 ? -0.25 : test_rng_uniform(rng, -1.0, 1.0);
+        }
+    }
+    for (int e = 0; e < (kind == 2 ? 30 : kind == 3 ? 120 : 0); e++)
+        t[test_rng_int(rng, 0, N - 1) * N + test_rng_int(rng, 0, N - 1)] +=
+            test_rng_uniform(rng, -1.0, 1.0);
+    int row_perm[N], col_perm[N];
+    double row_scale[N];
+    for (int i = 0; i < N; i++) {
+        row_perm[i] = col_perm[i] = i;
+        row_scale[i] = kind == 0 ? 1.0 : pow(10.0, test_rng_int(rng, -6, 6));
+    }
+    for (int i = N - 1; kind != 0 && i > 0; i--) {
+        int r = test_rng_int(rng, 0, i), c = test_rng_int(rng, 0, i), s = row_perm[i];
+        row_perm[i] = row_perm[r];
+        row_perm[r] = s;
+        s = col_perm[i];
+        col_perm[i] = col_perm[c];
+        col_perm[c] = s;
+    }
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) {
+            double v = t[col_perm[j] * N + row_perm[i]] * row_scale[i];
+            a[j * N + i] = v;
+            present[j * N + i] = v != 0.0;
+        }
+}
+
+static void swept_solve_equals_klu(void)
+{
+    test_rng rng = { 27 };
+    for (int instance = 0; instance < 24; instance++) {
+        double a[N * N], x_klu[N], x_kept[N], b[N];
+        bool present[N * N];
+        random_irreducible(&rng, instance % 4, a, present);
+        linsolve *plain = NULL, *kept = NULL;
+        ENSURE(linsolve_create(N, true, &plain, NULL) == DIRAC_OK);
+        ENSURE(linsolve_create(N, true, &kept, NULL) == DIRAC_OK);
+        if (!plain || !kept) {
+            linsolve_destroy(plain);
+            linsolve_destroy(kept);
+            return;
+        }
+        for (int round = 0; round < 2; round++) {   // a refactorization with new values
+            if (round == 1)
+                for (int k = 0; k < N * N; k++)
+                    a[k] *= present[k] ? test_rng_uniform(&rng, 0.5, 1.5) : 1.0;
+            int bad = -1;
+            assemble(plain, a, present);
+            ENSURE(linsolve_factor(plain, &bad) == DIRAC_OK);
+            assemble(kept, a, present);
+            ENSURE(linsolve_factor_keeping(kept, &bad) == DIRAC_OK);
+            ENSURE(linsolve_is_swept(kept));
+            for (int i = 0; i < N; i++)
+                b[i] = x_klu[i] = x_kept[i] = test_rng_normal(&rng) * pow(10.0, i % 7 - 3);
+            linsolve_solve(plain, x_klu);
+            ENSURE(linsolve_solve_finite(kept, x_kept));
+            ENSURE(memcmp(x_klu, x_kept, sizeof x_klu) == 0);
+            ensure_backward_stable(a, x_kept, b);
+            memcpy(x_kept, b, sizeof b);
+            linsolve_solve(kept, x_kept);
+            ENSURE(memcmp(x_klu, x_kept, sizeof x_klu) == 0);
+            // an infinite or NaN right-hand side entry spoils the solution (A⁻¹ has no zero
+            // column): the check must see it, wherever it is
+            for (int k = 0; k < 3; k++) {
+                memcpy(x_kept, b, sizeof b);
+                const double spoiler[3] = { (double)INFINITY, -(double)INFINITY, (double)NAN };
+                x_kept[test_rng_int(&rng, 0, N - 1)] = spoiler[k];
+                ENSURE(!linsolve_solve_finite(kept, x_kept));
+            }
+        }
+        linsolve_destroy(plain);
+        linsolve_destroy(kept);
+    }
+}
+
+// The diagonal solver's finiteness check (a mass matrix): x_i = b_i / d_i.
+static void diagonal_solve_checks_finite(void)
+{
+    linsolve *ls = NULL;
+    ENSURE(linsolve_create(N, true, &ls, NULL) == DIRAC_OK);
+    if (!ls)
+        return;
+    linsolve_begin_pattern(ls);
+    for (int i = 0; i < N; i++)
+        linsolve_add(ls, i, i, 0.0);
+    ENSURE(linsolve_end_pattern(ls, NULL) == DIRAC_OK);
+    linsolve_zero(ls);
+    for (int i = 0; i < N; i++)
+        linsolve_add(ls, i, i, 0.5 + i);
+    int bad = -1;
+    ENSURE(linsolve_factor_keeping(ls, &bad) == DIRAC_OK);
+    double x[N];
+    for (int i = 0; i < N; i++)
+        x[i] = 1.0 + 2.0 * i;   // (0.5 + i) · 2 = 1 + 2i: x = 2 exactly
+    ENSURE(linsolve_solve_finite(ls, x));
+    for (int i = 0; i < N; i++)
+        ENSURE(x[i] == 2.0);
+    x[N - 1] = DBL_MAX;   // DBL_MAX / 39.5 is finite; DBL_MAX / 0.5 overflows
+    ENSURE(linsolve_solve_finite(ls, x));
+    x[0] = DBL_MAX;
+    ENSURE(!linsolve_solve_finite(ls, x));
+    linsolve_destroy(ls);
+}
+
 static void dense_matrix_readable_until_factorized(void)
 {
     const int n = 3;
@@ -218,4 +343,5 @@ static void dense_matrix_readable_until_factorized(void)
     }
 }
 
-TEST_MAIN(TEST(kept_sparse_solve_equals_klu), TEST(dense_matrix_readable_until_factorized))
+TEST_MAIN(TEST(kept_sparse_solve_equals_klu), TEST(swept_solve_equals_klu),
+          TEST(diagonal_solve_checks_finite), TEST(dense_matrix_readable_until_factorized))

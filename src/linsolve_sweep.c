@@ -1,0 +1,154 @@
+// A kept sparse LU of one diagonal block solved in two sweeps (linsolve_sweep.h).
+#include "linsolve_sweep.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+enum { LINK_BELOW = 1, LINK_ABOVE = 2 };
+
+void linsolve_sweep_free(linsolve_sweep *s)
+{
+    free(s->below);
+    free(s->above);
+    free(s->pivot);
+    free(s->links);
+    free(s->l_col);
+    free(s->l_row);
+    free(s->l_value);
+    free(s->u_col);
+    free(s->u_row);
+    free(s->u_value);
+    *s = (linsolve_sweep){ 0 };
+}
+
+// Room for `count` (at least 1) entries in one list; 0 when out of memory.
+static int reserve_list(int **col, int **row, double **value, int *capacity, int count)
+{
+    if (count <= *capacity)
+        return 1;
+    size_t c = (size_t)(count > 0 ? count : 1);
+    int *cs = realloc(*col, c * sizeof *cs);
+    if (cs)
+        *col = cs;
+    int *rs = realloc(*row, c * sizeof *rs);
+    if (rs)
+        *row = rs;
+    double *vs = realloc(*value, c * sizeof *vs);
+    if (vs)
+        *value = vs;
+    if (!cs || !rs || !vs)
+        return 0;
+    *capacity = (int)c;
+    return 1;
+}
+
+int linsolve_sweep_build(linsolve_sweep *s, int n, const int *Lp, const int *Li,
+                         const double *Lx, const int *Up, const int *Ui, const double *Ux)
+{
+    s->n = 0;
+    if (n > s->n_capacity) {
+        size_t c = (size_t)n;
+        double *below = realloc(s->below, c * sizeof *below);
+        if (below)
+            s->below = below;
+        double *above = realloc(s->above, c * sizeof *above);
+        if (above)
+            s->above = above;
+        double *pivot = realloc(s->pivot, c * sizeof *pivot);
+        if (pivot)
+            s->pivot = pivot;
+        unsigned char *links = realloc(s->links, c * sizeof *links);
+        if (links)
+            s->links = links;
+        if (!below || !above || !pivot || !links)
+            return 0;
+        s->n_capacity = n;
+    }
+    // the entries off the neighbours' diagonals
+    int l_count = 0, u_count = 0;
+    for (int k = 0; k < n; k++) {
+        for (int p = Lp[k] + 1; p < Lp[k + 1]; p++)
+            l_count += Li[p] != k + 1;
+        for (int p = Up[k]; p < Up[k + 1] - 1; p++)
+            u_count += Ui[p] != k - 1;
+    }
+    if (!reserve_list(&s->l_col, &s->l_row, &s->l_value, &s->l_capacity, l_count) ||
+        !reserve_list(&s->u_col, &s->u_row, &s->u_value, &s->u_capacity, u_count))
+        return 0;
+    s->l_count = s->u_count = 0;
+    for (int k = 0; k < n; k++) {
+        unsigned char links = 0;
+        s->below[k] = s->above[k] = 0.0;
+        for (int p = Lp[k] + 1; p < Lp[k + 1]; p++)   // after the unit diagonal
+            if (Li[p] == k + 1) {
+                s->below[k] = Lx[p];
+                links |= LINK_BELOW;
+            } else {
+                s->l_col[s->l_count] = k;
+                s->l_row[s->l_count] = Li[p];
+                s->l_value[s->l_count++] = Lx[p];
+            }
+        int diagonal = Up[k + 1] - 1;
+        s->pivot[k] = Ux[diagonal];
+        for (int p = Up[k]; p < diagonal; p++)
+            if (Ui[p] == k - 1) {
+                s->above[k] = Ux[p];
+                links |= LINK_ABOVE;
+            } else {
+                s->u_col[s->u_count] = k;
+                s->u_row[s->u_count] = Ui[p];
+                s->u_value[s->u_count++] = Ux[p];
+            }
+        s->links[k] = links;
+    }
+    s->n = n;
+    return 1;
+}
+
+// Forward: x_k = b_{P_k} / Rs_k, then L's column updates in column order; the update of row
+// k + 1 by column k is the last its row receives (every other column of L reaching it is
+// left of k), so it is applied in the register as row k + 1 is reached. Rows reached by an
+// entry of the lists before their turn are made ready (scaled) first. Back: x_k ← x_k / U_kk
+// after U's updates from the columns right of k, column k + 1's last; then b_{Q_k} = x_k.
+bool linsolve_sweep_solve(const linsolve_sweep *s, const int *restrict P, const int *restrict Q,
+                          const double *restrict Rs, double *restrict x, double *restrict b)
+{
+    const int n = s->n;
+    const double *restrict below = s->below, *restrict above = s->above,
+                           *restrict pivot = s->pivot;
+    const unsigned char *restrict links = s->links;
+    const int *restrict l_col = s->l_col, *restrict l_row = s->l_row;
+    const int *restrict u_col = s->u_col, *restrict u_row = s->u_row;
+    const double *restrict l_value = s->l_value, *restrict u_value = s->u_value;
+    int ready = 0, e = 0;   // x[0 .. ready) hold their scaled right-hand sides (and updates)
+    double previous = 0.0;
+    for (int k = 0; k < n; k++) {
+        double xk = k < ready ? x[k] : b[P[k]] / Rs[k];
+        if (k > 0 && (links[k - 1] & LINK_BELOW))
+            xk -= below[k - 1] * previous;
+        x[k] = xk;
+        previous = xk;
+        ready = k < ready ? ready : k + 1;
+        for (; e < s->l_count && l_col[e] == k; e++) {
+            int row = l_row[e];
+            for (; ready <= row; ready++)
+                x[ready] = b[P[ready]] / Rs[ready];
+            x[row] -= l_value[e] * xk;
+        }
+    }
+    double next = 0.0, bad = 0.0;
+    e = s->u_count - 1;
+    for (int k = n - 1; k >= 0; k--) {
+        double xk = x[k];
+        if (k + 1 < n && (links[k + 1] & LINK_ABOVE))
+            xk -= above[k + 1] * next;
+        xk /= pivot[k];
+        b[Q[k]] = xk;
+        next = xk;
+        bad = fabs(xk) <= DBL_MAX ? bad : 1.0;   // false for infinities and NaN
+        for (; e >= 0 && u_col[e] == k; e--)
+            x[u_row[e]] -= u_value[e] * xk;
+    }
+    return bad == 0.0;
+}
