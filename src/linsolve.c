@@ -504,7 +504,7 @@ static void compressed_extract(linsolve *ls)
     // one block (no F): the sweeps; out of memory for them, the compressed solve
     f->swept = f->valid && f->nblocks == 1 &&
                linsolve_sweep_build(&f->sweep, ls->size, f->Lp, f->Li, f->Lx, f->Up, f->Ui,
-                                    f->Ux);
+                                    f->Ux, f->Rs);
 }
 
 // x = A⁻¹ b from the compressed factors, in the order of operations of klu_solve (SuiteSparse
@@ -628,7 +628,7 @@ void linsolve_solve(linsolve *ls, double *b)
         for (int i = 0; i < ls->size; i++)
             b[i] /= ls->values[i];
     else if (ls->lu.valid && ls->lu.swept)
-        linsolve_sweep_solve(&ls->lu.sweep, ls->lu.P, ls->lu.Q, ls->lu.Rs, ls->lu.X, b);
+        linsolve_sweep_solve(&ls->lu.sweep, ls->lu.P, ls->lu.Q, ls->lu.X, b);
     else if (ls->lu.valid)
         compressed_solve(&ls->lu, ls->size, b);
     else
@@ -664,7 +664,7 @@ bool linsolve_solve_finite(linsolve *ls, double *b)
         return bad == 0.0;
     }
     if (ls->sparse && ls->lu.valid && ls->lu.swept)
-        return linsolve_sweep_solve(&ls->lu.sweep, ls->lu.P, ls->lu.Q, ls->lu.Rs, ls->lu.X, b);
+        return linsolve_sweep_solve(&ls->lu.sweep, ls->lu.P, ls->lu.Q, ls->lu.X, b);
     linsolve_solve(ls, b);
     return all_finite(b, n);
 }

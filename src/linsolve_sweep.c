@@ -12,6 +12,7 @@ void linsolve_sweep_free(linsolve_sweep *s)
     free(s->below);
     free(s->above);
     free(s->pivot);
+    free(s->scale);
     free(s->links);
     free(s->l_col);
     free(s->l_row);
@@ -44,7 +45,8 @@ static int reserve_list(int **col, int **row, double **value, int *capacity, int
 }
 
 int linsolve_sweep_build(linsolve_sweep *s, int n, const int *Lp, const int *Li,
-                         const double *Lx, const int *Up, const int *Ui, const double *Ux)
+                         const double *Lx, const int *Up, const int *Ui, const double *Ux,
+                         const double *Rs)
 {
     s->n = 0;
     if (n > s->n_capacity) {
@@ -58,10 +60,13 @@ int linsolve_sweep_build(linsolve_sweep *s, int n, const int *Lp, const int *Li,
         double *pivot = realloc(s->pivot, c * sizeof *pivot);
         if (pivot)
             s->pivot = pivot;
+        double *scale = realloc(s->scale, c * sizeof *scale);
+        if (scale)
+            s->scale = scale;
         unsigned char *links = realloc(s->links, c * sizeof *links);
         if (links)
             s->links = links;
-        if (!below || !above || !pivot || !links)
+        if (!below || !above || !pivot || !scale || !links)
             return 0;
         s->n_capacity = n;
     }
@@ -90,7 +95,8 @@ int linsolve_sweep_build(linsolve_sweep *s, int n, const int *Lp, const int *Li,
                 s->l_value[s->l_count++] = Lx[p];
             }
         int diagonal = Up[k + 1] - 1;
-        s->pivot[k] = Ux[diagonal];
+        s->pivot[k] = 1.0 / Ux[diagonal];
+        s->scale[k] = 1.0 / Rs[k];
         for (int p = Up[k]; p < diagonal; p++)
             if (Ui[p] == k - 1) {
                 s->above[k] = Ux[p];
@@ -102,6 +108,9 @@ int linsolve_sweep_build(linsolve_sweep *s, int n, const int *Lp, const int *Li,
             }
         s->links[k] = links;
     }
+    // U[k-1][k] / U[k-1][k-1], the coupling of pivot k - 1 to k in the back sweep
+    for (int k = 1; k < n; k++)
+        s->above[k] *= s->pivot[k - 1];
     s->n = n;
     return 1;
 }
@@ -109,14 +118,15 @@ int linsolve_sweep_build(linsolve_sweep *s, int n, const int *Lp, const int *Li,
 // Forward: x_k = b_{P_k} / Rs_k, then L's column updates in column order; the update of row
 // k + 1 by column k is the last its row receives (every other column of L reaching it is
 // left of k), so it is applied in the register as row k + 1 is reached. Rows reached by an
-// entry of the lists before their turn are made ready (scaled) first. Back: x_k ← x_k / U_kk
-// after U's updates from the columns right of k, column k + 1's last; then b_{Q_k} = x_k.
+// entry of the lists before their turn are made ready (scaled) first. Back: after U's updates
+// from the columns right of k + 1, x_k ← x_k / U_kk − (U_k,k+1 / U_kk) x_{k+1}; then
+// b_{Q_k} = x_k. The divisions are multiplications by reciprocals made with the factors.
 bool linsolve_sweep_solve(const linsolve_sweep *s, const int *restrict P, const int *restrict Q,
-                          const double *restrict Rs, double *restrict x, double *restrict b)
+                          double *restrict x, double *restrict b)
 {
     const int n = s->n;
     const double *restrict below = s->below, *restrict above = s->above,
-                           *restrict pivot = s->pivot;
+                           *restrict pivot = s->pivot, *restrict scale = s->scale;
     const unsigned char *restrict links = s->links;
     const int *restrict l_col = s->l_col, *restrict l_row = s->l_row;
     const int *restrict u_col = s->u_col, *restrict u_row = s->u_row;
@@ -124,7 +134,7 @@ bool linsolve_sweep_solve(const linsolve_sweep *s, const int *restrict P, const 
     int ready = 0, e = 0;   // x[0 .. ready) hold their scaled right-hand sides (and updates)
     double previous = 0.0;
     for (int k = 0; k < n; k++) {
-        double xk = k < ready ? x[k] : b[P[k]] / Rs[k];
+        double xk = k < ready ? x[k] : b[P[k]] * scale[k];
         if (k > 0 && (links[k - 1] & LINK_BELOW))
             xk -= below[k - 1] * previous;
         x[k] = xk;
@@ -133,17 +143,16 @@ bool linsolve_sweep_solve(const linsolve_sweep *s, const int *restrict P, const 
         for (; e < s->l_count && l_col[e] == k; e++) {
             int row = l_row[e];
             for (; ready <= row; ready++)
-                x[ready] = b[P[ready]] / Rs[ready];
+                x[ready] = b[P[ready]] * scale[ready];
             x[row] -= l_value[e] * xk;
         }
     }
     double next = 0.0, bad = 0.0;
     e = s->u_count - 1;
     for (int k = n - 1; k >= 0; k--) {
-        double xk = x[k];
+        double xk = x[k] * pivot[k];
         if (k + 1 < n && (links[k + 1] & LINK_ABOVE))
             xk -= above[k + 1] * next;
-        xk /= pivot[k];
         b[Q[k]] = xk;
         next = xk;
         bad = fabs(xk) <= DBL_MAX ? bad : 1.0;   // false for infinities and NaN

@@ -3,15 +3,17 @@
 //   solved from its compressed-column copy (klu_extract) by linsolve.c's own substitution;
 //   on reducible matrices (several diagonal blocks of KLU's block triangular form, singletons,
 //   off-diagonal blocks, rows scaled over 12 decades) its solutions must equal KLU's own
-//   klu_solve of the same factorization bit for bit (the same operations in the same order),
+//   klu_solve of the same factorization bit for bit (the same operations in the same order;
+//   checked to run that solve, not the sweeps of one block),
 //   through a refactorization with new values too (assembled in another order than the
 //   recorded one), and solve A x = b to backward rounding (ensure_backward_stable);
 // - block-diagonal matrices (no entries between KLU's diagonal blocks) as well;
 // - irreducible matrices (one diagonal block: the factors in sweep form, linsolve_sweep.h):
 //   tridiagonal ones (a spring chain's M/h + h/4 K, and scaled and permuted ones), tridiagonal
 //   ones with entries far from the diagonal (fill in L and U away from the neighbours), and
-//   random sparse ones: bit for bit klu_solve's numbers, backward stable, and the solve's
-//   finiteness check (linsolve_solve_finite) true exactly when every entry is finite;
+//   random sparse ones: backward stable, within 8 ε of klu_solve's solution for the chain,
+//   and the solve's finiteness check (linsolve_solve_finite) true exactly when every entry is
+//   finite;
 // - a dense solver's assembled matrix stays readable until a plain factorization (which
 //   overwrites it with the LU, also when it fails) and beside a kept one (Newton measures its
 //   magnitudes there).
@@ -29,7 +31,7 @@
 // A reducible N x N matrix: diagonal blocks of the sizes below (dense within, diagonally
 // dominant), entries above them in block order with probability `coupling` each (the
 // off-diagonal blocks of the block triangular form; none at 0: decoupled subsystems), rows
-// scaled by 10^-6 … 10^6, then rows and columns permuted at random. Column-major dense copy in
+// scaled by 10^-6 … 10^6, then rows and columns permuted at random (one permutation). Column-major dense copy in
 // a (for the reference check); `present` marks the pattern.
 static void random_reducible(test_rng *rng, double coupling, double *a, bool *present)
 {
@@ -51,17 +53,17 @@ static void random_reducible(test_rng *rng, double coupling, double *a, bool *pr
             else if (above)
                 t[j * N + i] = test_rng_uniform(rng, -3.0, 3.0);
         }
-    int row_perm[N], col_perm[N];
+    // one permutation of rows and columns: the diagonal stays the diagonal, which the sparse
+    // pattern always holds (linsolve_end_pattern), so the blocks stay blocks
+    int perm[N];
     for (int i = 0; i < N; i++)
-        row_perm[i] = col_perm[i] = i;
+        perm[i] = i;
     for (int i = N - 1; i > 0; i--) {
-        int r = test_rng_int(rng, 0, i), c = test_rng_int(rng, 0, i), s = row_perm[i];
-        row_perm[i] = row_perm[r];
-        row_perm[r] = s;
-        s = col_perm[i];
-        col_perm[i] = col_perm[c];
-        col_perm[c] = s;
+        int r = test_rng_int(rng, 0, i), s = perm[i];
+        perm[i] = perm[r];
+        perm[r] = s;
     }
+    const int *row_perm = perm, *col_perm = perm;
     double row_scale[N];
     for (int i = 0; i < N; i++)
         row_scale[i] = pow(10.0, test_rng_int(rng, -6, 6));
@@ -155,6 +157,7 @@ static void kept_sparse_solve_equals_klu(void)
                 b[i] = x_klu[i] = x_kept[i] = test_rng_normal(&rng) * pow(10.0, i % 7 - 3);
             linsolve_solve(plain, x_klu);
             linsolve_solve(kept, x_kept);
+            ENSURE(!linsolve_is_swept(kept));   // several blocks: the compressed solve
             ENSURE(memcmp(x_klu, x_kept, sizeof x_klu) == 0);
             ensure_backward_stable(a, x_kept, b);
             // the pair solve is two solves (klu_solve with two right-hand sides, and the
@@ -250,11 +253,22 @@ static void swept_solve_equals_klu(void)
                 b[i] = x_klu[i] = x_kept[i] = test_rng_normal(&rng) * pow(10.0, i % 7 - 3);
             linsolve_solve(plain, x_klu);
             ENSURE(linsolve_solve_finite(kept, x_kept));
-            ENSURE(memcmp(x_klu, x_kept, sizeof x_klu) == 0);
             ensure_backward_stable(a, x_kept, b);
-            memcpy(x_kept, b, sizeof b);
-            linsolve_solve(kept, x_kept);
-            ENSURE(memcmp(x_klu, x_kept, sizeof x_klu) == 0);
+            double difference = 0.0, size = 0.0;
+            for (int i = 0; i < N; i++) {
+                difference = fmax(difference, fabs(x_kept[i] - x_klu[i]));
+                size = fmax(size, fabs(x_klu[i]));
+            }
+            // the spring chain's matrix is diagonally dominant (κ∞ < 1.01) with factors whose
+            // multipliers are about 0.0025: both solutions are within a few roundings of the
+            // exact one, 8 ε |x|∞ apart at most (the others' agreement depends on their
+            // condition: backward stability above is what holds for them)
+            if (instance % 4 == 0)
+                ENSURE_LE(difference, 8.0 * DBL_EPSILON * size);
+            double again[N];
+            memcpy(again, b, sizeof b);
+            linsolve_solve(kept, again);   // the plain solve gives the same numbers
+            ENSURE(memcmp(again, x_kept, sizeof again) == 0);
             // an infinite or NaN right-hand side entry spoils the solution (A⁻¹ has no zero
             // column): the check must see it, wherever it is
             for (int k = 0; k < 3; k++) {
