@@ -131,33 +131,48 @@ bool linsolve_sweep_solve(const linsolve_sweep *s, const int *restrict P, const 
     const int *restrict l_col = s->l_col, *restrict l_row = s->l_row;
     const int *restrict u_col = s->u_col, *restrict u_row = s->u_row;
     const double *restrict l_value = s->l_value, *restrict u_value = s->u_value;
+    // forward, in runs of columns up to the next column with entries in the list
     int ready = 0, e = 0;   // x[0 .. ready) hold their scaled right-hand sides (and updates)
     double previous = 0.0;
-    for (int k = 0; k < n; k++) {
-        double xk = k < ready ? x[k] : b[P[k]] * scale[k];
-        if (k > 0 && (links[k - 1] & LINK_BELOW))
-            xk -= below[k - 1] * previous;
-        x[k] = xk;
-        previous = xk;
-        ready = k < ready ? ready : k + 1;
-        for (; e < s->l_count && l_col[e] == k; e++) {
+    for (int k = 0; k < n;) {
+        int stop = e < s->l_count ? l_col[e] + 1 : n;
+        for (; k < stop && k < ready; k++) {   // rows an entry of the list reached early
+            double xk = x[k];
+            if (k > 0 && (links[k - 1] & LINK_BELOW))
+                xk -= below[k - 1] * previous;
+            x[k] = xk;
+            previous = xk;
+        }
+        for (; k < stop; k++) {
+            double xk = b[P[k]] * scale[k];
+            if (k > 0 && (links[k - 1] & LINK_BELOW))
+                xk -= below[k - 1] * previous;
+            x[k] = xk;
+            previous = xk;
+        }
+        ready = ready > k ? ready : k;
+        for (; e < s->l_count && l_col[e] == k - 1; e++) {   // column k − 1's list entries
             int row = l_row[e];
             for (; ready <= row; ready++)
                 x[ready] = b[P[ready]] * scale[ready];
-            x[row] -= l_value[e] * xk;
+            x[row] -= l_value[e] * previous;
         }
     }
+    // back, in runs of columns down to the next column with entries in the list
     double next = 0.0, bad = 0.0;
     e = s->u_count - 1;
-    for (int k = n - 1; k >= 0; k--) {
-        double xk = x[k] * pivot[k];
-        if (k + 1 < n && (links[k + 1] & LINK_ABOVE))
-            xk -= above[k + 1] * next;
-        b[Q[k]] = xk;
-        next = xk;
-        bad = fabs(xk) <= DBL_MAX ? bad : 1.0;   // false for infinities and NaN
-        for (; e >= 0 && u_col[e] == k; e--)
-            x[u_row[e]] -= u_value[e] * xk;
+    for (int k = n - 1; k >= 0;) {
+        int stop = e >= 0 ? u_col[e] - 1 : -1;
+        for (; k > stop; k--) {
+            double xk = x[k] * pivot[k];
+            if (k + 1 < n && (links[k + 1] & LINK_ABOVE))
+                xk -= above[k + 1] * next;
+            b[Q[k]] = xk;
+            next = xk;
+            bad = fabs(xk) <= DBL_MAX ? bad : 1.0;   // false for infinities and NaN
+        }
+        for (; e >= 0 && u_col[e] == k + 1; e--)   // column k + 1's list entries
+            x[u_row[e]] -= u_value[e] * next;
     }
     return bad == 0.0;
 }

@@ -5,10 +5,21 @@
 #include <math.h>
 #include <string.h>
 
+bool sim_forces_vanish(const dirac_model *m)
+{
+    for (int i = 0; i < m->forces.count; i++)
+        if (!expr_is_const(m->pool, m->forces.ids[i], 0.0) ||
+            signbit(expr_const_value(m->pool, m->forces.ids[i])))   // +0, as the arrays hold
+            return false;
+    return m->force_jacobian.nnz == 0;
+}
+
 void sim_evaluate(dirac_sim *sim, sim_eval *e, const double *q, const double *v, const double *s,
                   double t, const double *mu, int what)
 {
     const dirac_model *m = sim->model;
+    if (sim->forces_vanish)   // n zeros written at every evaluation, read as zeros anyway
+        what &= ~EVAL_FORCES;
     int n = sim->n;
     double *x = e->x, *xv = x + m->first_v, *xs = x + m->first_s, *xmu = x + m->first_mu;
     // loops: small models pay memcpy's call more than the copy; a caller that keeps its
