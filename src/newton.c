@@ -591,9 +591,18 @@ static inline __attribute__((always_inline)) void
 grow_block_scales(newton *nw, int size, double *restrict z, const double *restrict delta,
                   const int *restrict block)
 {
-    // a run of unknowns of one block keeps its scale in a register (a chain of maxima through
-    // memory costs a store and a load per unknown)
     double *restrict block_floor = nw->block_floor;
+    if (size < 64) {
+        for (int i = 0; i < size; i++) {
+            double updated = delta ? z[i] - delta[i] : z[i], magnitude = fabs(updated);
+            z[i] = updated;
+            if (magnitude > block_floor[block[i]])
+                block_floor[block[i]] = magnitude;
+        }
+        return;
+    }
+    // large systems: a run of unknowns of one block keeps its scale in a register (a chain of
+    // maxima through memory costs a store and a load per unknown)
     int current = block[0];
     double top = block_floor[current];
     for (int i = 0; i < size; i++) {

@@ -378,7 +378,7 @@ dirac_status sim_create(const dirac_model *model, const dirac_sim_options *optio
     sim->ns = model->ns;
     sim->mc = model->m;
     apply_options(sim, options, h);
-    sim->forces_vanish = sim_forces_vanish(model);
+    sim->evaluated_groups = sim_forces_vanish(model) ? ~(int)EVAL_FORCES : ~0;
     status = alloc_common(sim, err);
     if (status == DIRAC_OK && model->thermodynamic && !method->thermodynamic)
         status = error_set(err, DIRAC_ERR_UNSUPPORTED,

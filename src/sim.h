@@ -160,8 +160,9 @@ struct dirac_sim {
     // evaluation
     double *tape_work;            // tape scratch (one tape run)
     sim_eval eval[SIM_EVAL_SLOTS];
-    bool forces_vanish;           // F ≡ 0 (no force, friction or two-form): sim_evaluate skips
-                                  // the forces, whose arrays keep the zeros of their allocation
+    int evaluated_groups;         // the EVAL_ bits sim_evaluate computes: all but the forces
+                                  // when F ≡ 0 (no force, friction or two-form), whose arrays
+                                  // keep the zeros of their allocation
     double *thermal_values;       // friction forces, conductances, heat inputs (one evaluation)
     sim_kkt kkt;
     newton nw;
@@ -288,7 +289,8 @@ int sim_degenerate_coordinate(dirac_sim *sim);
 /// (src/sim_project.c; creation only, allocates).
 dirac_status sim_initial_consistency(dirac_sim *sim, int project, dirac_error *err);
 
-/// Whether the model's forces are the constant 0 with an empty Jacobian (sim->forces_vanish).
+/// Whether the model's forces are the constant +0 with an empty Jacobian
+/// (sim->evaluated_groups).
 bool sim_forces_vanish(const dirac_model *m);
 
 /// Evaluates the requested groups at (q, v, s, t, mu) into e (mu may be NULL: zero).

@@ -18,8 +18,7 @@ void sim_evaluate(dirac_sim *sim, sim_eval *e, const double *q, const double *v,
                   double t, const double *mu, int what)
 {
     const dirac_model *m = sim->model;
-    if (sim->forces_vanish)   // n zeros written at every evaluation, read as zeros anyway
-        what &= ~EVAL_FORCES;
+    what &= sim->evaluated_groups;   // F ≡ 0: not n zeros at every evaluation
     int n = sim->n;
     double *x = e->x, *xv = x + m->first_v, *xs = x + m->first_s, *xmu = x + m->first_mu;
     // loops: small models pay memcpy's call more than the copy; a caller that keeps its

@@ -50,40 +50,38 @@ static inline double sticky_max(double m, double a)
 #define NODE_LANES 4
 #define NODE_LANES_FROM 64
 
-// One pass over q, v, p: ⟨p, v⟩, the energy ⟨p, v⟩ − L (small models: −L + p_1 v_1 + … in
-// order) and the largest |q_i|, |v_i|.
-static node_sums node_pass(const double *restrict q, const double *restrict v,
-                           const double *restrict p, int n, double lagrangian, double *energy)
+// One pass over q, v, p in lanes (n >= NODE_LANES_FROM): ⟨p, v⟩, the energy ⟨p, v⟩ − L and
+// the largest |q_i|, |v_i|.
+static __attribute__((noinline)) node_sums
+node_pass_lanes(const double *restrict q, const double *restrict v,
+                                 const double *restrict p, int n, double lagrangian,
+                                 double *energy)
 {
     double pv[NODE_LANES] = { 0 }, q_max[NODE_LANES] = { 0 }, v_max[NODE_LANES] = { 0 };
     double q_nan[NODE_LANES] = { 0 }, v_nan[NODE_LANES] = { 0 };   // 1: a NaN was seen
-    double in_order = -lagrangian;
     int i = 0;
     // the lanes' maxima without NaN, and whether each lane saw one (selects the compiler
     // vectorizes); a NaN then sticks below
-    if (n >= NODE_LANES_FROM)
-        for (; i + NODE_LANES <= n; i += NODE_LANES)
-            for (int j = 0; j < NODE_LANES; j++) {
-                double aq = fabs(q[i + j]), av = fabs(v[i + j]);
-                pv[j] += p[i + j] * v[i + j];
-                q_max[j] = aq > q_max[j] ? aq : q_max[j];
-                v_max[j] = av > v_max[j] ? av : v_max[j];
-                q_nan[j] = aq != aq ? 1.0 : q_nan[j];
-                v_nan[j] = av != av ? 1.0 : v_nan[j];
-            }
-    for (; i < n; i++) {   // in order (small models), or the last few into lane 0
-        in_order += p[i] * v[i];
+    for (; i + NODE_LANES <= n; i += NODE_LANES)
+        for (int j = 0; j < NODE_LANES; j++) {
+            double aq = fabs(q[i + j]), av = fabs(v[i + j]);
+            pv[j] += p[i + j] * v[i + j];
+            q_max[j] = aq > q_max[j] ? aq : q_max[j];
+            v_max[j] = av > v_max[j] ? av : v_max[j];
+            q_nan[j] = aq != aq ? 1.0 : q_nan[j];
+            v_nan[j] = av != av ? 1.0 : v_nan[j];
+        }
+    for (; i < n; i++) {   // the last few into lane 0
         pv[0] += p[i] * v[i];
         q_max[0] = sticky_max(q_max[0], fabs(q[i]));
         v_max[0] = sticky_max(v_max[0], fabs(v[i]));
     }
-    node_sums sums = { n >= NODE_LANES_FROM ? (pv[0] + pv[1]) + (pv[2] + pv[3]) : pv[0],
-                       q_max[0], v_max[0], 0.0 };
+    node_sums sums = { (pv[0] + pv[1]) + (pv[2] + pv[3]), q_max[0], v_max[0], 0.0 };
     for (int j = 0; j < NODE_LANES; j++) {
         sums.q_max = sticky_max(sums.q_max, q_nan[j] != 0.0 ? (double)NAN : q_max[j]);
         sums.v_max = sticky_max(sums.v_max, v_nan[j] != 0.0 ? (double)NAN : v_max[j]);
     }
-    *energy = n >= NODE_LANES_FROM ? -lagrangian + sums.pv : in_order;
+    *energy = -lagrangian + sums.pv;
     return sums;
 }
 
@@ -96,7 +94,20 @@ void sim_update_diagnostics(dirac_sim *sim)
                  EVAL_LAGRANGIAN | EVAL_CONSTRAINTS | (sim->ns > 0 ? EVAL_GRADIENT : 0));
     // one pass over q, v, p for E = ⟨p, v⟩ − L and the sums the finiteness check and the
     // run's quality read (node_sums)
-    node_sums sums = node_pass(sim->q, sim->v, sim->p, sim->n, e->lagrangian, &sim->energy);
+    const double *q = sim->q, *v = sim->v, *p = sim->p;
+    node_sums sums = { 0.0, 0.0, 0.0, 0.0 };
+    if (sim->n >= NODE_LANES_FROM) {
+        sums = node_pass_lanes(q, v, p, sim->n, e->lagrangian, &sim->energy);
+    } else {   // in order: E = −L + p_1 v_1 + …
+        double energy = -e->lagrangian;
+        for (int i = 0; i < sim->n; i++) {
+            energy += p[i] * v[i];
+            sums.pv += p[i] * v[i];
+            sums.q_max = sticky_max(sums.q_max, fabs(q[i]));
+            sums.v_max = sticky_max(sums.v_max, fabs(v[i]));
+        }
+        sim->energy = energy;
+    }
     // a non-finite p_i or v_i makes its term p_i v_i, and so ⟨p, v⟩, NaN or ±∞ (∞·0 is NaN),
     // and a non-finite q_i makes q_max so; 0·x is NaN exactly for those (an overflowing
     // ⟨p, v⟩ of finite values only sends sim_check_finite to its full scan)
