@@ -11,8 +11,9 @@
 //   same points to the bit, for random times at any offset: the predictor writes the weights
 //   out but forms the same quotients and products.
 // - A history restarts on a change of size, a step that does not start where it ends, or a
-//   time that does not increase; a prediction from another node, or from memory no push wrote
-//   (a damaged header), uses no points and leaves `out` alone.
+//   time that does not increase; a prediction from another node uses no points and leaves
+//   `out` alone; a damaged header (memory no push wrote) uses at most the points the memory
+//   holds and reads nothing outside it (the sanitizer build checks the reads).
 // - A copy of the memory (what snapshots and the failed-step backup hold) predicts and
 //   continues exactly like the original.
 #include "harness.h"
