@@ -623,10 +623,10 @@ grow_block_scales(newton *nw, int size, double *restrict z, const double *restri
 // over the vectors (the residual, solved in place and checked finite as the solve writes it;
 // then the update with the blocks' scales of newton_solve) where the general path makes eight
 // (a copy of the guess, the floors zeroed, the residual checked, copied and solved, the
-// correction checked, the update, the scales). The same operations on the same numbers, so the same solution. 0 when
-// the residual is outside the domain or the correction is not finite (a non-finite residual
-// gives a non-finite correction: J⁻¹ has no zero column): z is then still the guess, and the
-// general path repeats the solve and reports where it failed.
+// correction checked, the update, the scales). The same operations on the same numbers, so
+// the same solution. 0 when the residual is outside the domain or the correction is not
+// finite (a non-finite residual gives a non-finite correction: J⁻¹ has no zero column): z is
+// then still the guess, and the general path repeats the solve and reports where it failed.
 static int kept_affine_correction(newton *nw, linsolve *ls, int size, double *restrict z,
                                   const int *restrict block, newton_assemble_fn assemble,
                                   void *context)

@@ -31,8 +31,8 @@
 // A reducible N x N matrix: diagonal blocks of the sizes below (dense within, diagonally
 // dominant), entries above them in block order with probability `coupling` each (the
 // off-diagonal blocks of the block triangular form; none at 0: decoupled subsystems), rows
-// scaled by 10^-6 … 10^6, then rows and columns permuted at random (one permutation). Column-major dense copy in
-// a (for the reference check); `present` marks the pattern.
+// scaled by 10^-6 … 10^6, then rows and columns permuted at random (one permutation).
+// Column-major dense copy in a (for the reference check); `present` marks the pattern.
 static void random_reducible(test_rng *rng, double coupling, double *a, bool *present)
 {
     static const int sizes[] = { 1, 5, 1, 10, 3, 1, 19 };
