@@ -34,6 +34,15 @@ typedef struct newton {
     double measured_block_max[NEWTON_MAX_BLOCKS];
     bool measured;
     double *guess;          // the start of the solve (the full-Newton retry starts there again)
+    // lazy floors (newton.c): a fresh Jacobian's floors are measured only when a decision
+    // needs them, i.e. when its first update is not small with every floor at 0 (a floor only
+    // raises what an update may be); until then they are pending
+    int floors_pending;     // 0, or how the pending floors are measured (newton.c)
+    double *floor_point;    // z at the Jacobian whose floors are pending
+    double *alternating;    // scratch: the alternating right-hand side of the floors' solve
+    bool eager_floors;      // tests: measure the floors with every Jacobian (the reference)
+    long floor_measurements;   // counters: floors measured, and lazy floors that accepted an
+    long floors_decided;       // update the floors at 0 did not (tests)
     // reuse of factorizations (simplified Newton; newton_solve)
     bool full;              // full Newton only: a fresh Jacobian every iteration, and the
                             // methods' plain guesses, no predictor (the path tests compare to)
@@ -51,7 +60,8 @@ typedef struct newton {
     int iterations;         // corrections z ← z − δ (each one residual and one linear solve)
     int max_iterations;     // the limit it was given
     int worst;            // index of the largest scaled update (or residual) at failure
-    double worst_value;   // that value
+    double worst_value;   // that value (both are set on success too, but then unspecified:
+                          // with lazy floors the largest ratio may be measured without them)
 } newton;
 
 /// Allocates the vectors for systems of up to `capacity` unknowns (the matrices live in the
