@@ -212,34 +212,43 @@ static inline bool all_small(const update_ratios *u)
     return u->primary <= 1.0 && u->multiplier <= 1.0;
 }
 
-// The update's ratios (measure_of_size); records the worst unknown in nw->worst and its
-// residual in nw->worst_value. `iteration` says whether stagnated will read the relative
-// updates. Lazy floors: while a fresh Jacobian's floors are pending, the update is measured
-// with every floor at 0 first; a floor only raises the allowed update, so when that finds
+// The update's ratios (measure_of_size) with the floors; records the worst unknown in
+// nw->worst and its residual in nw->worst_value. `iteration` says whether stagnated will read
+// the relative updates.
+static update_ratios measure(newton *nw, int size, const double *z, const int *block,
+                             double rtol, int iteration)
+{
+    double tolerance = rtol > 16.0 * DBL_EPSILON ? rtol : 16.0 * DBL_EPSILON;
+    int worst = 0;
+    update_ratios u = measure_switch(nw, size, z, block, tolerance, iteration > 2, true, &worst);
+    nw->worst = worst;
+    nw->worst_value = nw->residual[worst];
+    nw->measured = true;
+    return u;
+}
+
+// measure while a fresh Jacobian's floors are pending (lazy floors; out of line, so that the
+// eager measure stays as small as it was): the update is measured with every floor at 0 first; a floor only raises the allowed update, so when that finds
 // every update small, so would the floors, and the solve accepts without them (every measure
 // with pending floors is the first after a fresh Jacobian: it accepts exactly when its updates
 // are small, newton_solve). Otherwise the floors are measured (from the Jacobian, its LU and
 // the guess's residual, all still as fresh_jacobian left them) and the ratios that read them
 // measured again (floored_ratios), so every later decision reads the same numbers as with
-// eager floors.
-static update_ratios measure(newton *nw, linsolve *ls, int size, const double *z,
-                             const int *block, double rtol, int iteration)
+// eager floors. nw->worst is then the worst unknown with or without floors (unspecified on
+// success, newton.h).
+static __attribute__((noinline)) update_ratios
+measure_pending(newton *nw, linsolve *ls, int size, const double *z, const int *block,
+                double rtol, int iteration)
 {
     double tolerance = rtol > 16.0 * DBL_EPSILON ? rtol : 16.0 * DBL_EPSILON;
-    bool relative = iteration > 2;
     int worst = 0;
-    update_ratios u;
-    if (nw->floors_pending == FLOORS_NONE) {
-        u = measure_switch(nw, size, z, block, tolerance, relative, true, &worst);
-    } else {
-        u = measure_switch(nw, size, z, block, tolerance, relative, false, &worst);
-        if (!all_small(&u)) {
-            finish_floors(nw, ls, size, block);
-            floored_ratios(size, nw->measured_block_max, z, block, nw->delta, nw->floor,
-                           tolerance, &u, &worst);
-            if (all_small(&u))
-                nw->floors_decided++;
-        }
+    update_ratios u = measure_switch(nw, size, z, block, tolerance, iteration > 2, false, &worst);
+    if (!all_small(&u)) {
+        finish_floors(nw, ls, size, block);
+        floored_ratios(size, nw->measured_block_max, z, block, nw->delta, nw->floor, tolerance,
+                       &u, &worst);
+        if (all_small(&u))
+            nw->floors_decided++;
     }
     nw->worst = worst;
     nw->worst_value = nw->residual[worst];
@@ -506,13 +515,15 @@ static dirac_status full_newton(newton *nw, linsolve *ls, int size, double *z, c
             return status;
         if (!correct(nw, ls, size, z))
             return DIRAC_ERR_NOT_FINITE;
-        update_ratios ratios = measure(nw, ls, size, z, block, rtol, it);
+        update_ratios ratios = nw->floors_pending
+                                   ? measure_pending(nw, ls, size, z, block, rtol, it)
+                                   : measure(nw, size, z, block, rtol, it);
         if (converged(&ratios, it, previous_multiplier))
             return DIRAC_OK;
         // a cheap look ahead with the same factorization: the residual at the new point and
         // the correction it asks for; near the solution that correction is already small
         if (residual_at(nw, size, z, assemble, context) && correct(nw, ls, size, z)) {
-            update_ratios next = measure(nw, ls, size, z, block, rtol, it);
+            update_ratios next = measure(nw, size, z, block, rtol, it);
             if (converged(&next, it + 1, ratios.multiplier))
                 return DIRAC_OK;
             ratios = next;
@@ -602,7 +613,7 @@ static dirac_status kept_linear_newton(newton *nw, linsolve *ls, int size, doubl
         // rounding of one solve (unless rounding level itself is asked for)
         if (nw->affine && rtol > NEWTON_FULL_RTOL)
             return DIRAC_OK;
-        update_ratios u = measure(nw, ls, size, z, block, rtol, it);
+        update_ratios u = measure(nw, size, z, block, rtol, it);
         contraction_measure(&c, &u, previous_primary);
         if (accepted(&u, it, &c))
             return DIRAC_OK;
@@ -661,7 +672,8 @@ static dirac_status simplified_newton(newton *nw, linsolve *ls, int size, double
         have_residual = false;
         if (!correct(nw, ls, size, z))
             return DIRAC_ERR_NOT_FINITE;
-        update_ratios u = measure(nw, ls, size, z, block, rtol, it);
+        update_ratios u = nw->floors_pending ? measure_pending(nw, ls, size, z, block, rtol, it)
+                                             : measure(nw, size, z, block, rtol, it);
         contraction_measure(&c, &u, previous_primary);
         if (accepted(&u, it, &c))
             return DIRAC_OK;
