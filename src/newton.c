@@ -177,19 +177,27 @@ measure_switch(newton *nw, int size, const double *z, const int *block, double t
 #undef MEASURE_CASE
 }
 
-// The ratios of measure_of_size that read the floors (primary, multiplier and the worst
-// unknown), the same operations on the same numbers, for an update measured without them
-// (measure): its blocks' largest magnitudes `block_max` are already known.
-static void floored_ratios(int n, const double *restrict block_max, const double *restrict z,
-                           const int *restrict block, const double *restrict delta,
-                           const double *restrict floor, double tolerance, update_ratios *u,
-                           int *worst_index)
+// Whether every update is small with every floor at 0 (its ratio as measure_of_size computes
+// it without floors is <= 1), stopping at the first that is not: the test of the lazy floors
+// (measure_pending), cheap where it fails at once. When it is, *u holds the largest ratios
+// (primary and multiplier; the rest 0: they are not read once an update is accepted), the
+// worst unknown is in *worst_index and the blocks' largest magnitudes in block_max, as
+// measure_of_size leaves them.
+static inline __attribute__((always_inline)) bool
+small_of_size(int n, const double *restrict block_floor, const double *restrict z,
+              const int *restrict block, const double *restrict delta, double tolerance,
+              double *restrict block_max, update_ratios *u, int *worst_index)
 {
+    memcpy(block_max, block_floor, NEWTON_MAX_BLOCKS * sizeof *block_max);
+    for (int i = 0; i < n; i++)
+        if (fabs(z[i]) > block_max[block[i]])
+            block_max[block[i]] = fabs(z[i]);
     double primary = 0.0, multiplier = 0.0, worst = -1.0;
     for (int i = 0; i < n; i++) {
-        double scale = fabs(z[i]) + block_max[block[i]];
-        double allowed = larger(tolerance * scale, floor[i]);
-        double ratio = fabs(delta[i]) / (allowed > 0.0 ? allowed : DBL_MIN);
+        double allowed = tolerance * (fabs(z[i]) + block_max[block[i]]);
+        double ratio = fabs(delta[i]) / (allowed > 0.0 ? allowed : DBL_TRUE_MIN);
+        if (!(ratio <= 1.0))
+            return false;
         if (block[i] >= NEWTON_MULTIPLIER_BLOCK) {
             if (ratio > multiplier)
                 multiplier = ratio;
@@ -201,8 +209,24 @@ static void floored_ratios(int n, const double *restrict block_max, const double
             *worst_index = i;
         }
     }
-    u->primary = primary;
-    u->multiplier = multiplier;
+    *u = (update_ratios){ primary, multiplier, 0.0, 0.0, 0.0 };
+    return true;
+}
+
+// small_of_size on nw->delta with the size a compile-time constant for small systems.
+static bool small_without_floors(newton *nw, int size, const double *z, const int *block,
+                                 double tolerance, update_ratios *u, int *worst)
+{
+#define SMALL_CASE(k)                                                                             \
+    return small_of_size(k, nw->block_floor, z, block, nw->delta, tolerance,                      \
+                         nw->measured_block_max, u, worst)
+    switch (size) {
+        LINSOLVE_SMALL_CASES(SMALL_CASE);
+    default:
+        return small_of_size(size, nw->block_floor, z, block, nw->delta, tolerance,
+                             nw->measured_block_max, u, worst);
+    }
+#undef SMALL_CASE
 }
 
 // All updates small: every decision that reads the ratios accepts (converged, and with it
@@ -228,25 +252,27 @@ static update_ratios measure(newton *nw, int size, const double *z, const int *b
 }
 
 // measure while a fresh Jacobian's floors are pending (lazy floors; out of line, so that the
-// eager measure stays as small as it was): the update is measured with every floor at 0 first; a floor only raises the allowed update, so when that finds
-// every update small, so would the floors, and the solve accepts without them (every measure
-// with pending floors is the first after a fresh Jacobian: it accepts exactly when its updates
-// are small, newton_solve). Otherwise the floors are measured (from the Jacobian, its LU and
-// the guess's residual, all still as fresh_jacobian left them) and the ratios that read them
-// measured again (floored_ratios), so every later decision reads the same numbers as with
-// eager floors. nw->worst is then the worst unknown with or without floors (unspecified on
-// success, newton.h).
+// eager measure stays as small as it was). The update is first tested with every floor at 0:
+// a floor only raises the allowed update, so when every update is small without floors, so it
+// is with them, and the solve accepts without them (every measure with pending floors is the
+// first after a fresh Jacobian, and accepts exactly when its updates are small: newton_solve).
+// Otherwise the floors are measured (from the Jacobian, its LU and the guess's residual, all
+// still as fresh_jacobian left them) and the update with them, so every later decision reads
+// the same numbers as with eager floors. nw->worst is then the worst unknown without floors
+// or with them (unspecified on success, newton.h).
 static __attribute__((noinline)) update_ratios
 measure_pending(newton *nw, linsolve *ls, int size, const double *z, const int *block,
                 double rtol, int iteration)
 {
     double tolerance = rtol > 16.0 * DBL_EPSILON ? rtol : 16.0 * DBL_EPSILON;
     int worst = 0;
-    update_ratios u = measure_switch(nw, size, z, block, tolerance, iteration > 2, false, &worst);
-    if (!all_small(&u)) {
+    update_ratios u;
+    if (small_without_floors(nw, size, z, block, tolerance, &u, &worst)) {
+        nw->lazy_misses = 0;
+    } else {
+        nw->lazy_misses++;
         finish_floors(nw, ls, size, block);
-        floored_ratios(size, nw->measured_block_max, z, block, nw->delta, nw->floor, tolerance,
-                       &u, &worst);
+        u = measure_switch(nw, size, z, block, tolerance, iteration > 2, true, &worst);
         if (all_small(&u))
             nw->floors_decided++;
     }
@@ -397,6 +423,19 @@ static void defer_floors(newton *nw, int size, const double *z, enum floors floo
     nw->floors_pending = floors;
 }
 
+// Lazy floors cost a test and a copy more when the update is not small without them (the
+// first update of a large system far from convergence, of a double pendulum in long stretches):
+// after LAZY_MISSES such tests in a row the floors are measured eagerly, except at every
+// LAZY_PROBE-th Jacobian, which tries again (docs/benchmarks.md, "Lazy rounding floors").
+// Either way the decisions are the same (measure_pending): only the cost differs.
+#define LAZY_MISSES 32
+#define LAZY_PROBE 8
+static bool lazy_floors_pay(const newton *nw)
+{
+    return !nw->eager_floors &&
+           (nw->lazy_misses < LAZY_MISSES || nw->jacobians % LAZY_PROBE == 0);
+}
+
 // The pending floors (defer_floors), from the state fresh_jacobian left.
 static void finish_floors(newton *nw, linsolve *ls, int size, const int *block)
 {
@@ -433,7 +472,7 @@ static dirac_status fresh_jacobian(newton *nw, linsolve *ls, int size, const dou
         nw->worst_value = nw->residual[where];
         return DIRAC_ERR_NOT_FINITE;
     }
-    bool lazy = floors != FLOORS_NONE && defer && !nw->eager_floors,
+    bool lazy = floors != FLOORS_NONE && defer && lazy_floors_pay(nw),
          eager = floors != FLOORS_NONE && !lazy;
     if (eager)
         measure_rows(nw, ls, size, z, block, floors == FLOORS_FIRST);
@@ -644,11 +683,11 @@ static dirac_status simplified_newton(newton *nw, linsolve *ls, int size, double
         if (!residual_at(nw, size, z, assemble, context))
             return DIRAC_ERR_NOT_FINITE;
         memcpy(nw->hidden_magnitude, linsolve_kept_hidden(ls), (size_t)size * sizeof(double));
-        if (nw->eager_floors) {
+        if (lazy_floors_pay(nw)) {
+            defer_floors(nw, size, z, FLOORS_FIRST);
+        } else {
             measure_rows(nw, ls, size, z, block, 1);
             propagate_rounding(nw, ls, size);
-        } else {
-            defer_floors(nw, size, z, FLOORS_FIRST);
         }
     } else {
         // affine equations: one correction, as with a kept factorization (a run split

@@ -41,6 +41,7 @@ typedef struct newton {
     double *floor_point;    // z at the Jacobian whose floors are pending
     double *alternating;    // scratch: the alternating right-hand side of the floors' solve
     bool eager_floors;      // tests: measure the floors with every Jacobian (the reference)
+    int lazy_misses;        // lazy tests in a row that needed the floors (newton.c)
     long floor_measurements;   // counters: floors measured, and lazy floors that accepted an
     long floors_decided;       // update the floors at 0 did not (tests)
     // reuse of factorizations (simplified Newton; newton_solve)
