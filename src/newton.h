@@ -80,6 +80,10 @@ void newton_free(newton *nw);
 /// equations' rounding passes to each unknown through the whole system, invariant under any
 /// scaling of rows and unknowns (at small h the momentum rows scale like 1/h, a constraint's
 /// like 1, and the per-equation reach drops the constraint as a weak coupling).
+/// The floors are measured only when a decision needs them: a floor only raises what an
+/// update may be, so a first update after a fresh Jacobian that is small with every floor at 0
+/// is accepted without them (lazy floors: the same decisions and numbers as floors measured
+/// with every Jacobian, which nw->eager_floors forces for tests).
 /// This absolute floor comes from the model's own magnitudes and keeps exact zeros and
 /// all-zero blocks (a mechanism at rest, momenta of a Lagrangian without velocities)
 /// convergent. Converged when
