@@ -429,7 +429,7 @@ static void defer_floors(newton *nw, int size, const double *z, enum floors floo
 // LAZY_PROBE-th Jacobian, which tries again (docs/benchmarks.md, "Lazy rounding floors").
 // Either way the decisions are the same (measure_pending): only the cost differs.
 #define LAZY_MISSES 32
-#define LAZY_PROBE 8
+#define LAZY_PROBE 16
 static bool lazy_floors_pay(const newton *nw)
 {
     return !nw->eager_floors &&
