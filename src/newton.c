@@ -106,15 +106,11 @@ typedef struct update_ratios {
 // magnitude of its unknowns now or at any earlier solve (so a block passing through zero, like
 // the momenta at a pendulum's turning point, keeps its scale: into block_max). The worst
 // unknown's index into *worst_index. `relative` only when asked (stagnated reads it from the
-// third iteration on). Without floors (`floored` false, a constant after inlining; `floor`
-// is then not read) every floor is 0 and an
-// unknown whose tolerance is 0 is measured against the least positive double (not DBL_MIN): its
-// ratio is then <= 1 only for an update of 0 or that double, which any floor allows too, so a
-// ratio <= 1 without floors is <= 1 with any floors (lazy floors: measure).
+// third iteration on).
 static inline __attribute__((always_inline)) update_ratios
 measure_of_size(int n, const double *restrict block_floor, const double *restrict z,
                 const int *restrict block, const double *restrict delta,
-                const double *restrict floor, bool floored, double tolerance, bool relative,
+                const double *restrict floor, double tolerance, bool relative,
                 double *restrict block_max, int *worst_index)
 {
     memcpy(block_max, block_floor, NEWTON_MAX_BLOCKS * sizeof *block_max);
@@ -125,8 +121,8 @@ measure_of_size(int n, const double *restrict block_floor, const double *restric
     double worst = -1.0;
     for (int i = 0; i < n; i++) {
         double scale = fabs(z[i]) + block_max[block[i]], size = fabs(delta[i]);
-        double allowed = floored ? larger(tolerance * scale, floor[i]) : tolerance * scale;
-        double ratio = size / (allowed > 0.0 ? allowed : floored ? DBL_MIN : DBL_TRUE_MIN);
+        double allowed = larger(tolerance * scale, floor[i]);
+        double ratio = size / (allowed > 0.0 ? allowed : DBL_MIN);
         // rounding level: ε of the unknown's scale (multipliers too: their conditioning
         // limits their accuracy to ε/h², yet full Newton's end point is within ε of a smooth
         // function of the state, and runs that reach a step by different paths must agree)
@@ -159,27 +155,30 @@ enum floors { FLOORS_NONE, FLOORS_RENEWAL, FLOORS_FIRST };
 
 static void finish_floors(newton *nw, linsolve *ls, int size, const int *block);
 
-// measure_of_size on nw->delta with the size a compile-time constant for small systems (with
-// nw->floor, or with every floor 0: `floored`, a constant after inlining).
+// measure_of_size on nw->delta with the size a compile-time constant for small systems.
 static inline __attribute__((always_inline)) update_ratios
 measure_switch(newton *nw, int size, const double *z, const int *block, double tolerance,
-               bool relative, bool floored, int *worst)
+               bool relative, int *worst)
 {
 #define MEASURE_CASE(k)                                                                           \
-    return measure_of_size(k, nw->block_floor, z, block, nw->delta, nw->floor, floored,          \
-                           tolerance, relative, nw->measured_block_max, worst)
+    return measure_of_size(k, nw->block_floor, z, block, nw->delta, nw->floor, tolerance,        \
+                           relative, nw->measured_block_max, worst)
     switch (size) {
         LINSOLVE_SMALL_CASES(MEASURE_CASE);
     default:
-        return measure_of_size(size, nw->block_floor, z, block, nw->delta, nw->floor, floored,
-                               tolerance, relative, nw->measured_block_max, worst);
+        return measure_of_size(size, nw->block_floor, z, block, nw->delta, nw->floor, tolerance,
+                               relative, nw->measured_block_max, worst);
     }
 #undef MEASURE_CASE
 }
 
 // Whether every update is small with every floor at 0 (its ratio as measure_of_size computes
-// it without floors is <= 1), stopping at the first that is not: the test of the lazy floors
-// (measure_pending), cheap where it fails at once. When it is, *u holds the largest ratios
+// it, the floors at 0, is <= 1), stopping at the first that is not: the test of the lazy floors
+// (measure_pending), cheap where it fails at once. A floor only raises the allowed update, so
+// then every ratio with floors is <= 1 too; an unknown whose tolerance is 0 is measured
+// against the least positive double here (measure_of_size: DBL_MIN, or a floor that may lie
+// below it), so its ratio is <= 1 only for an update of 0 or that double, which every floor
+// allows as well. When every update is small, *u holds the largest ratios
 // (primary and multiplier; the rest 0: they are not read once an update is accepted), the
 // worst unknown is in *worst_index and the blocks' largest magnitudes in block_max, as
 // measure_of_size leaves them.
@@ -244,7 +243,7 @@ static update_ratios measure(newton *nw, int size, const double *z, const int *b
 {
     double tolerance = rtol > 16.0 * DBL_EPSILON ? rtol : 16.0 * DBL_EPSILON;
     int worst = 0;
-    update_ratios u = measure_switch(nw, size, z, block, tolerance, iteration > 2, true, &worst);
+    update_ratios u = measure_switch(nw, size, z, block, tolerance, iteration > 2, &worst);
     nw->worst = worst;
     nw->worst_value = nw->residual[worst];
     nw->measured = true;
@@ -272,7 +271,7 @@ measure_pending(newton *nw, linsolve *ls, int size, const double *z, const int *
     } else {
         nw->lazy_misses++;
         finish_floors(nw, ls, size, block);
-        u = measure_switch(nw, size, z, block, tolerance, iteration > 2, true, &worst);
+        u = measure_switch(nw, size, z, block, tolerance, iteration > 2, &worst);
         if (all_small(&u))
             nw->floors_decided++;
     }
@@ -448,9 +447,9 @@ static void finish_floors(newton *nw, linsolve *ls, int size, const int *block)
 // floors, the equations' magnitudes are measured from the matrix and the floors finished from
 // the LU (measure_rows, propagate_rounding): with `defer` lazily (defer_floors: a dense matrix
 // is then kept beside its LU), else (or with nw->eager_floors) now, the matrix measured before
-// its LU overwrites it; FLOORS_FIRST at the guess of a solve. A constant Jacobian's factorization is kept across
-// solves with its matrix and hidden magnitudes (simplified_newton measures its floors again at
-// every solve). On failure nw->worst and worst_value say where.
+// its LU overwrites it; FLOORS_FIRST at the guess of a solve. A constant Jacobian's
+// factorization is kept across solves with its matrix and hidden magnitudes (simplified_newton
+// measures its floors again at every solve). On failure nw->worst and worst_value say where.
 static dirac_status fresh_jacobian(newton *nw, linsolve *ls, int size, const double *z,
                                    const int *block, newton_assemble_fn assemble, void *context,
                                    enum floors floors, bool defer)
