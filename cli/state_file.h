@@ -14,8 +14,9 @@
 #include <stdint.h>
 
 #define STATE_FILE_FORMAT "dirac-state"
-#define STATE_FILE_VERSION 3   // 2 (dirac 0.2): affine midpoint models keep no predictor history;
-                               // 3: dgrad keeps the last velocity and step for its guess
+#define STATE_FILE_VERSION 4   // 2 (dirac 0.2): affine midpoint models keep no predictor history;
+                               // 3: dgrad keeps the last velocity and step for its guess;
+                               // 4: midpoint's predictor history is a ring (src/predictor.h)
 
 /// The settings of the run that shape its trajectory.
 typedef struct state_settings {

@@ -39,11 +39,15 @@ lagrange_interpolate(const double *nodes, int count, double x, const double *res
     }
 }
 
-/// A history of up to `capacity` values per point in caller-owned memory of
-/// predictor_memory_size(capacity) doubles, zeroed (empty).
+/// A history of up to PREDICTOR_POINTS points of up to `capacity` values each in caller-owned
+/// memory of predictor_memory_size(capacity) doubles, zeroed (empty): a header (the number of
+/// points, their size, the row of the newest, the node the history ends at) | the times of the
+/// points, newest first | their values, a ring of PREDICTOR_POINTS rows of `capacity` (the
+/// newest point's row, then the older points' in the rows after it, cyclically), so that a step
+/// stores its values once and moves none.
 typedef struct predictor {
     int capacity;
-    double *memory;   // count | size | node_t | times (PREDICTOR_POINTS) | values, newest first
+    double *memory;
 } predictor;
 
 size_t predictor_memory_size(int capacity);

@@ -5,8 +5,9 @@
 
 #include <string.h>
 
-// "dir" and the layout's version (2: the degenerate-node flag and Newton's block scales)
-enum { STATE_MAGIC = 0x64697202 };
+// "dir" and the layout's version (2: the degenerate-node flag and Newton's block scales;
+// 3: the predictors' histories in a ring)
+enum { STATE_MAGIC = 0x64697203 };
 
 typedef struct state_header {
     long magic, n, ns, mc, nu, history_size, method;

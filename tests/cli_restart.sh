@@ -229,13 +229,17 @@ bad = dict(s); bad['state'] = dict(s['state'], x=s['state']['x'] + 1e-9)
 json.dump(bad, open(d + '/edited.json', 'w'))
 bad = dict(s, version=1)
 json.dump(bad, open(d + '/v1.json', 'w'))
+json.dump(dict(s, version=3), open(d + '/v3.json', 'w'))
 open(d + '/truncated.json', 'w').write(open(d + '/p.json').read()[:500])
 EOF
 refuse "damaged snapshot" "is damaged: the checksum" "$pend" --t-end 1 --initial-state "$tmp/damaged.json"
 refuse "edited state" "was edited or damaged: \"state\" has x = " \
   "$pend" --t-end 1 --initial-state "$tmp/edited.json"
-refuse "other version" "is a state file of version 1; this dirac reads version 3" \
+refuse "other version" "is a state file of version 1; this dirac reads version 4" \
   "$pend" --t-end 1 --initial-state "$tmp/v1.json"
+# version 3 held midpoint's predictor history in the order before the ring (src/predictor.h)
+refuse "version 3" "is a state file of version 3; this dirac reads version 4" \
+  "$pend" --t-end 1 --initial-state "$tmp/v3.json"
 refuse "truncated file" "is not a dirac state file (not JSON: line" \
   "$pend" --t-end 1 --initial-state "$tmp/truncated.json"
 refuse "a CSV file" "is not a dirac state file" "$pend" --t-end 1 --initial-state "$tmp/p.csv"
