@@ -562,10 +562,25 @@ dirac_status linsolve_factor(linsolve *ls, int *bad_column)
     return status;
 }
 
+// d = s for an n x n matrix, with n from 1 to 16 a compile-time constant (the compiler then
+// writes the moves in place of a library call: most of the cost of copying a 3 x 3 matrix).
+static void copy_square(double *restrict d, const double *restrict s, int n)
+{
+#define COPY_SQUARE_CASE(k)                                                                       \
+    memcpy(d, s, (k) * (k) * sizeof *d);                                                          \
+    return
+    switch (n) {
+        LINSOLVE_SMALL_CASES(COPY_SQUARE_CASE);
+    default:
+        memcpy(d, s, (size_t)n * (size_t)n * sizeof *d);
+    }
+#undef COPY_SQUARE_CASE
+}
+
 dirac_status linsolve_factor_keeping(linsolve *ls, int *bad_column)
 {
     if (!ls->sparse)
-        memcpy(ls->assembled, ls->dense, (size_t)ls->size * (size_t)ls->size * sizeof *ls->dense);
+        copy_square(ls->assembled, ls->dense, ls->size);
     dirac_status status = linsolve_factor(ls, bad_column);
     ls->kept = status == DIRAC_OK && !ls->sparse;
     if (status == DIRAC_OK && ls->sparse && !ls->diagonal)

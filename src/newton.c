@@ -23,8 +23,10 @@ dirac_status newton_init(newton *nw, int capacity, dirac_error *err)
     nw->floor = malloc(c * sizeof *nw->floor);
     nw->hidden_magnitude = malloc(c * sizeof *nw->hidden_magnitude);
     nw->guess = malloc(c * sizeof *nw->guess);
+    nw->floor_point = malloc(c * sizeof *nw->floor_point);
+    nw->alternating = malloc(c * sizeof *nw->alternating);
     if (!nw->residual || !nw->delta || !nw->scale || !nw->row_scale || !nw->floor ||
-        !nw->hidden_magnitude || !nw->guess) {
+        !nw->hidden_magnitude || !nw->guess || !nw->floor_point || !nw->alternating) {
         newton_free(nw);
         return error_set(err, DIRAC_ERR_NOMEM, "out of memory for a Newton solver of size %d",
                          capacity);
@@ -41,6 +43,8 @@ void newton_free(newton *nw)
     free(nw->floor);
     free(nw->hidden_magnitude);
     free(nw->guess);
+    free(nw->floor_point);
+    free(nw->alternating);
     memset(nw, 0, sizeof *nw);
 }
 
@@ -145,27 +149,132 @@ measure_of_size(int n, const double *restrict block_floor, const double *restric
     return u;
 }
 
-// measure_of_size on nw->delta with the size a compile-time constant for small systems;
-// records the worst unknown in nw->worst and its residual in nw->worst_value. `iteration`
-// says whether stagnated will read the relative updates.
-static update_ratios measure(newton *nw, int size, const double *z, const int *block, double rtol,
-                             int iteration)
+// How a fresh Jacobian's floors are measured (fresh_jacobian): not at all, at a renewal (each
+// equation's magnitude at least the one before: measure_rows), or at the guess of a solve.
+enum floors { FLOORS_NONE, FLOORS_RENEWAL, FLOORS_FIRST };
+
+static void finish_floors(newton *nw, linsolve *ls, int size, const int *block);
+
+// measure_of_size on nw->delta with the size a compile-time constant for small systems.
+static inline __attribute__((always_inline)) update_ratios
+measure_switch(newton *nw, int size, const double *z, const int *block, double tolerance,
+               bool relative, int *worst)
 {
-    double tolerance = rtol > 16.0 * DBL_EPSILON ? rtol : 16.0 * DBL_EPSILON;
-    bool relative = iteration > 2;
-    int worst = 0;
-    update_ratios u;
 #define MEASURE_CASE(k)                                                                           \
-    u = measure_of_size(k, nw->block_floor, z, block, nw->delta, nw->floor, tolerance, relative, \
-                        nw->measured_block_max, &worst);                                          \
-    break
+    return measure_of_size(k, nw->block_floor, z, block, nw->delta, nw->floor, tolerance,        \
+                           relative, nw->measured_block_max, worst)
     switch (size) {
         LINSOLVE_SMALL_CASES(MEASURE_CASE);
     default:
-        u = measure_of_size(size, nw->block_floor, z, block, nw->delta, nw->floor, tolerance,
-                            relative, nw->measured_block_max, &worst);
+        return measure_of_size(size, nw->block_floor, z, block, nw->delta, nw->floor, tolerance,
+                               relative, nw->measured_block_max, worst);
     }
 #undef MEASURE_CASE
+}
+
+// Whether every update is small with every floor at 0 (its ratio as measure_of_size computes
+// it, the floors at 0, is <= 1), stopping at the first that is not: the test of the lazy floors
+// (measure_pending), cheap where it fails at once. A floor only raises the allowed update, so
+// then every ratio with floors is <= 1 too; an unknown whose tolerance is 0 is measured
+// against the least positive double here (measure_of_size: DBL_MIN, or a floor that may lie
+// below it), so its ratio is <= 1 only for an update of 0 or that double, which every floor
+// allows as well. When every update is small, *u holds the largest ratios
+// (primary and multiplier; the rest 0: they are not read once an update is accepted), the
+// worst unknown is in *worst_index and the blocks' largest magnitudes in block_max, as
+// measure_of_size leaves them.
+static inline __attribute__((always_inline)) bool
+small_of_size(int n, const double *restrict block_floor, const double *restrict z,
+              const int *restrict block, const double *restrict delta, double tolerance,
+              double *restrict block_max, update_ratios *u, int *worst_index)
+{
+    memcpy(block_max, block_floor, NEWTON_MAX_BLOCKS * sizeof *block_max);
+    for (int i = 0; i < n; i++)
+        if (fabs(z[i]) > block_max[block[i]])
+            block_max[block[i]] = fabs(z[i]);
+    double primary = 0.0, multiplier = 0.0, worst = -1.0;
+    for (int i = 0; i < n; i++) {
+        double allowed = tolerance * (fabs(z[i]) + block_max[block[i]]);
+        double ratio = fabs(delta[i]) / (allowed > 0.0 ? allowed : DBL_TRUE_MIN);
+        if (!(ratio <= 1.0))
+            return false;
+        if (block[i] >= NEWTON_MULTIPLIER_BLOCK) {
+            if (ratio > multiplier)
+                multiplier = ratio;
+        } else if (ratio > primary) {
+            primary = ratio;
+        }
+        if (ratio > worst) {
+            worst = ratio;
+            *worst_index = i;
+        }
+    }
+    *u = (update_ratios){ primary, multiplier, 0.0, 0.0, 0.0 };
+    return true;
+}
+
+// small_of_size on nw->delta with the size a compile-time constant for small systems.
+static bool small_without_floors(newton *nw, int size, const double *z, const int *block,
+                                 double tolerance, update_ratios *u, int *worst)
+{
+#define SMALL_CASE(k)                                                                             \
+    return small_of_size(k, nw->block_floor, z, block, nw->delta, tolerance,                      \
+                         nw->measured_block_max, u, worst)
+    switch (size) {
+        LINSOLVE_SMALL_CASES(SMALL_CASE);
+    default:
+        return small_of_size(size, nw->block_floor, z, block, nw->delta, tolerance,
+                             nw->measured_block_max, u, worst);
+    }
+#undef SMALL_CASE
+}
+
+// All updates small: every decision that reads the ratios accepts (converged, and with it
+// accepted after a fresh Jacobian, whose θ is 0).
+static inline bool all_small(const update_ratios *u)
+{
+    return u->primary <= 1.0 && u->multiplier <= 1.0;
+}
+
+// The update's ratios (measure_of_size) with the floors; records the worst unknown in
+// nw->worst and its residual in nw->worst_value. `iteration` says whether stagnated will read
+// the relative updates.
+static update_ratios measure(newton *nw, int size, const double *z, const int *block,
+                             double rtol, int iteration)
+{
+    double tolerance = rtol > 16.0 * DBL_EPSILON ? rtol : 16.0 * DBL_EPSILON;
+    int worst = 0;
+    update_ratios u = measure_switch(nw, size, z, block, tolerance, iteration > 2, &worst);
+    nw->worst = worst;
+    nw->worst_value = nw->residual[worst];
+    nw->measured = true;
+    return u;
+}
+
+// measure while a fresh Jacobian's floors are pending (lazy floors; out of line, so that the
+// eager measure stays as small as it was). The update is first tested with every floor at 0:
+// a floor only raises the allowed update, so when every update is small without floors, so it
+// is with them, and the solve accepts without them (every measure with pending floors is the
+// first after a fresh Jacobian, and accepts exactly when its updates are small: newton_solve).
+// Otherwise the floors are measured (from the Jacobian, its LU and the guess's residual, all
+// still as fresh_jacobian left them) and the update with them, so every later decision reads
+// the same numbers as with eager floors. nw->worst is then the worst unknown without floors
+// or with them (unspecified on success, newton.h).
+static __attribute__((noinline)) update_ratios
+measure_pending(newton *nw, linsolve *ls, int size, const double *z, const int *block,
+                double rtol, int iteration)
+{
+    double tolerance = rtol > 16.0 * DBL_EPSILON ? rtol : 16.0 * DBL_EPSILON;
+    int worst = 0;
+    update_ratios u;
+    if (small_without_floors(nw, size, z, block, tolerance, &u, &worst)) {
+        nw->lazy_misses = 0;
+    } else {
+        nw->lazy_misses++;
+        finish_floors(nw, ls, size, block);
+        u = measure_switch(nw, size, z, block, tolerance, iteration > 2, &worst);
+        if (all_small(&u))
+            nw->floors_decided++;
+    }
     nw->worst = worst;
     nw->worst_value = nw->residual[worst];
     nw->measured = true;
@@ -237,10 +346,11 @@ dense_rows(int n, const double *restrict a, const double *restrict hidden,
 // |r_i(guess)| (the guess's residual carries the constant terms, e.g. −p_k, that the Jacobian
 // does not see) + the hidden magnitude the assembly reported (absolute positions behind
 // increments), from them the rounding floor of each unknown (newton.h), and in nw->scale and
-// nw->delta the right-hand sides of propagate_rounding.
+// nw->alternating the right-hand sides of propagate_rounding.
 static void measure_rows(newton *nw, const linsolve *ls, int size, const double *z,
                          const int *block, int first)
 {
+    nw->floor_measurements++;
     double block_max[NEWTON_MAX_BLOCKS];
     memcpy(block_max, nw->block_floor, sizeof block_max);
     for (int i = 0; i < size; i++)
@@ -251,35 +361,35 @@ static void measure_rows(newton *nw, const linsolve *ls, int size, const double 
     const double *a = linsolve_dense_matrix(ls);
     if (a) {
 #define ROWS_CASE(k)                                                                              \
-    dense_rows(k, a, nw->hidden_magnitude, nw->residual, first, nw->scale, nw->delta,             \
+    dense_rows(k, a, nw->hidden_magnitude, nw->residual, first, nw->scale, nw->alternating,       \
                nw->row_scale, nw->floor);                                                         \
     return
         switch (size) {
             LINSOLVE_SMALL_CASES(ROWS_CASE);
         default:
-            dense_rows(size, a, nw->hidden_magnitude, nw->residual, first, nw->scale, nw->delta,
-                       nw->row_scale, nw->floor);
+            dense_rows(size, a, nw->hidden_magnitude, nw->residual, first, nw->scale,
+                       nw->alternating, nw->row_scale, nw->floor);
             return;
         }
 #undef ROWS_CASE
     }
-    // sparse: Σ_j |J_ij| scale_j into delta (free until the solve), the rows, the reach
-    linsolve_row_magnitudes(ls, nw->scale, nw->delta);
+    // sparse: Σ_j |J_ij| scale_j into `alternating`, the rows, the reach
+    linsolve_row_magnitudes(ls, nw->scale, nw->alternating);
     row_scales(size, nw->hidden_magnitude, nw->residual, first, nw->row_scale, nw->scale,
-               nw->delta);
+               nw->alternating);
     linsolve_column_reach(ls, nw->row_scale, ROUNDING_FACTOR, nw->floor);
 }
 
 // Raises each unknown's floor to the rounding noise the equations pass to it through the
 // whole factorized Jacobian: x = J⁻¹ (±NEWTON_ROUNDING ε R) for two sign patterns (all +, and
-// alternating: measure_rows left them in nw->scale and nw->delta), floor_j = max(floor_j,
+// alternating: measure_rows left them in nw->scale and nw->alternating), floor_j = max(floor_j,
 // |x_j|), an estimate of (|J⁻¹| ρ)_j that, unlike the column reach, is invariant under any
 // scaling of rows and unknowns: at tiny steps the momentum rows' entries grow like 1/h and a
 // holonomic constraint's stay O(1), yet the constraint alone fixes the normal part of Δq to
 // ε |q|. The two patterns are solved in one pass.
 static void propagate_rounding(newton *nw, linsolve *ls, int size)
 {
-    double *restrict all_plus = nw->scale, *restrict alternating = nw->delta;
+    double *restrict all_plus = nw->scale, *restrict alternating = nw->alternating;
     double *restrict floor = nw->floor;
     linsolve_solve_pair(ls, all_plus, alternating);
     for (int j = 0; j < size; j++) {
@@ -302,18 +412,47 @@ static bool kept_factorization(const newton *nw, const linsolve *ls)
            (linsolve_is_sparse(ls) || linsolve_dense_matrix(ls));
 }
 
-// How a fresh Jacobian's floors are measured (fresh_jacobian).
-enum floors { FLOORS_NONE, FLOORS_RENEWAL, FLOORS_FIRST };
+// The floors of the Jacobian assembled at z, measured when a decision needs them (measure):
+// measure_rows reads the matrix (a dense one kept beside its LU, a sparse one's values that KLU
+// keeps), the hidden magnitudes and, for FLOORS_FIRST, the guess's residual, none of which
+// changes before the first measure of the update.
+static void defer_floors(newton *nw, int size, const double *z, enum floors floors)
+{
+    copy_doubles(nw->floor_point, z, size);
+    nw->floors_pending = floors;
+}
+
+// Lazy floors cost a test and a copy more when the update is not small without them (the
+// first update of a large system far from convergence, of a double pendulum in long stretches):
+// after LAZY_MISSES such tests in a row the floors are measured eagerly, except at every
+// LAZY_PROBE-th Jacobian, which tries again (docs/benchmarks.md, "Lazy rounding floors").
+// Either way the decisions are the same (measure_pending): only the cost differs.
+#define LAZY_MISSES 32
+#define LAZY_PROBE 16
+static bool lazy_floors_pay(const newton *nw)
+{
+    return !nw->eager_floors &&
+           (nw->lazy_misses < LAZY_MISSES || nw->jacobians % LAZY_PROBE == 0);
+}
+
+// The pending floors (defer_floors), from the state fresh_jacobian left.
+static void finish_floors(newton *nw, linsolve *ls, int size, const int *block)
+{
+    measure_rows(nw, ls, size, nw->floor_point, block, nw->floors_pending == FLOORS_FIRST);
+    propagate_rounding(nw, ls, size);
+    nw->floors_pending = FLOORS_NONE;
+}
 
 // Assembles r and J at z into ls (recording a sparse pattern first) and factorizes J. With
-// floors, the equations' magnitudes are measured from the matrix before its LU overwrites it,
-// and the floors finished from the LU (measure_rows, propagate_rounding); FLOORS_FIRST at the
-// guess of a solve. A constant Jacobian's factorization is kept across solves with its matrix
-// and hidden magnitudes (simplified_newton measures its floors again at every solve); other
-// ones need no copies. On failure nw->worst and worst_value say where.
+// floors, the equations' magnitudes are measured from the matrix and the floors finished from
+// the LU (measure_rows, propagate_rounding): with `defer` lazily (defer_floors: a dense matrix
+// is then kept beside its LU), else (or with nw->eager_floors) now, the matrix measured before
+// its LU overwrites it; FLOORS_FIRST at the guess of a solve. A constant Jacobian's
+// factorization is kept across solves with its matrix and hidden magnitudes (simplified_newton
+// measures its floors again at every solve). On failure nw->worst and worst_value say where.
 static dirac_status fresh_jacobian(newton *nw, linsolve *ls, int size, const double *z,
                                    const int *block, newton_assemble_fn assemble, void *context,
-                                   enum floors floors)
+                                   enum floors floors, bool defer)
 {
     if (linsolve_is_sparse(ls) && !linsolve_has_pattern(ls)) {
         // one assembly records the Jacobian's pattern (first solve only)
@@ -322,6 +461,7 @@ static dirac_status fresh_jacobian(newton *nw, linsolve *ls, int size, const dou
         if (linsolve_end_pattern(ls, NULL) != DIRAC_OK)
             return DIRAC_ERR_NOMEM;
     }
+    nw->floors_pending = FLOORS_NONE;
     linsolve_zero(ls);
     linsolve_zero_doubles(nw->hidden_magnitude, size, false);
     nw->jacobians++;
@@ -331,11 +471,14 @@ static dirac_status fresh_jacobian(newton *nw, linsolve *ls, int size, const dou
         nw->worst_value = nw->residual[where];
         return DIRAC_ERR_NOT_FINITE;
     }
-    if (floors != FLOORS_NONE)
+    bool lazy = floors != FLOORS_NONE && defer && lazy_floors_pay(nw),
+         eager = floors != FLOORS_NONE && !lazy;
+    if (eager)
         measure_rows(nw, ls, size, z, block, floors == FLOORS_FIRST);
     int bad = -1;
-    dirac_status factored = nw->constant_jacobian ? linsolve_factor_keeping(ls, &bad)
-                                                  : linsolve_factor(ls, &bad);
+    dirac_status factored = nw->constant_jacobian || (lazy && !linsolve_is_sparse(ls))
+                                ? linsolve_factor_keeping(ls, &bad)
+                                : linsolve_factor(ls, &bad);
     if (factored != DIRAC_OK) {
         nw->worst = bad >= 0 ? bad : 0;
         nw->worst_value = 0.0;
@@ -345,8 +488,10 @@ static dirac_status fresh_jacobian(newton *nw, linsolve *ls, int size, const dou
         memcpy(linsolve_kept_hidden(ls), nw->hidden_magnitude, (size_t)size * sizeof(double));
         linsolve_set_kept_step_size(ls, nw->step_size);
     }
-    if (floors != FLOORS_NONE)
+    if (eager)
         propagate_rounding(nw, ls, size);
+    else if (lazy)
+        defer_floors(nw, size, z, floors);
     return DIRAC_OK;
 }
 
@@ -400,13 +545,17 @@ static dirac_status full_newton(newton *nw, linsolve *ls, int size, double *z, c
 {
     double previous_multiplier = HUGE_VAL, previous_primary = HUGE_VAL;
     for (int it = 1; it <= max_iterations; it++) {
+        // the first update from the methods' plain guesses is hardly ever small without the
+        // floors (they would be measured after all): lazy floors only for later Jacobians
         dirac_status status = fresh_jacobian(nw, ls, size, z, block, assemble, context,
-                                             it == 1 ? FLOORS_FIRST : FLOORS_RENEWAL);
+                                             it == 1 ? FLOORS_FIRST : FLOORS_RENEWAL, it > 1);
         if (status != DIRAC_OK)
             return status;
         if (!correct(nw, ls, size, z))
             return DIRAC_ERR_NOT_FINITE;
-        update_ratios ratios = measure(nw, size, z, block, rtol, it);
+        update_ratios ratios = nw->floors_pending
+                                   ? measure_pending(nw, ls, size, z, block, rtol, it)
+                                   : measure(nw, size, z, block, rtol, it);
         if (converged(&ratios, it, previous_multiplier))
             return DIRAC_OK;
         // a cheap look ahead with the same factorization: the residual at the new point and
@@ -533,19 +682,23 @@ static dirac_status simplified_newton(newton *nw, linsolve *ls, int size, double
         if (!residual_at(nw, size, z, assemble, context))
             return DIRAC_ERR_NOT_FINITE;
         memcpy(nw->hidden_magnitude, linsolve_kept_hidden(ls), (size_t)size * sizeof(double));
-        measure_rows(nw, ls, size, z, block, 1);
-        propagate_rounding(nw, ls, size);
+        if (lazy_floors_pay(nw)) {
+            defer_floors(nw, size, z, FLOORS_FIRST);
+        } else {
+            measure_rows(nw, ls, size, z, block, 1);
+            propagate_rounding(nw, ls, size);
+        }
     } else {
         // affine equations: one correction, as with a kept factorization (a run split
         // anywhere repeats the whole run's numbers)
         if (nw->constant_jacobian && nw->affine && rtol > NEWTON_FULL_RTOL) {
             if ((status = fresh_jacobian(nw, ls, size, z, block, assemble, context,
-                                         FLOORS_NONE)) != DIRAC_OK)
+                                         FLOORS_NONE, false)) != DIRAC_OK)
                 return status;
             return correct(nw, ls, size, z) ? DIRAC_OK : DIRAC_ERR_NOT_FINITE;
         }
-        if ((status = fresh_jacobian(nw, ls, size, z, block, assemble, context, FLOORS_FIRST)) !=
-            DIRAC_OK)
+        if ((status = fresh_jacobian(nw, ls, size, z, block, assemble, context, FLOORS_FIRST,
+                                     true)) != DIRAC_OK)
             return status;
     }
     contraction c = { 0.0, -1.0, HUGE_VAL, HUGE_VAL, HUGE_VAL };
@@ -557,7 +710,8 @@ static dirac_status simplified_newton(newton *nw, linsolve *ls, int size, double
         have_residual = false;
         if (!correct(nw, ls, size, z))
             return DIRAC_ERR_NOT_FINITE;
-        update_ratios u = measure(nw, size, z, block, rtol, it);
+        update_ratios u = nw->floors_pending ? measure_pending(nw, ls, size, z, block, rtol, it)
+                                             : measure(nw, size, z, block, rtol, it);
         contraction_measure(&c, &u, previous_primary);
         if (accepted(&u, it, &c))
             return DIRAC_OK;
@@ -575,7 +729,7 @@ static dirac_status simplified_newton(newton *nw, linsolve *ls, int size, double
             if (++renewals > 2)
                 return DIRAC_ERR_NEWTON;
             if ((status = fresh_jacobian(nw, ls, size, z, block, assemble, context,
-                                         FLOORS_RENEWAL)) != DIRAC_OK)
+                                         FLOORS_RENEWAL, true)) != DIRAC_OK)
                 return status;
             have_residual = fresh = true;
             c = (contraction){ 0.0, -1.0, HUGE_VAL, HUGE_VAL, c.previous_multiplier };
@@ -649,6 +803,7 @@ dirac_status newton_solve(newton *nw, linsolve *ls, int size, double *z, const i
     nw->measured = false;
     nw->worst = -1;
     nw->worst_value = 0.0;
+    nw->floors_pending = FLOORS_NONE;
     if (size <= 0)
         return DIRAC_OK;
     if (!ls)

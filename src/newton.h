@@ -34,6 +34,16 @@ typedef struct newton {
     double measured_block_max[NEWTON_MAX_BLOCKS];
     bool measured;
     double *guess;          // the start of the solve (the full-Newton retry starts there again)
+    // lazy floors (newton.c): a fresh Jacobian's floors are measured only when a decision
+    // needs them, i.e. when its first update is not small with every floor at 0 (a floor only
+    // raises what an update may be); until then they are pending
+    int floors_pending;     // 0, or how the pending floors are measured (newton.c)
+    double *floor_point;    // z at the Jacobian whose floors are pending
+    double *alternating;    // scratch: the alternating right-hand side of the floors' solve
+    bool eager_floors;      // tests: measure the floors with every Jacobian (the reference)
+    int lazy_misses;        // lazy tests in a row that needed the floors (newton.c)
+    long floor_measurements;   // counters: floors measured, and lazy floors that accepted an
+    long floors_decided;       // update the floors at 0 did not (tests)
     // reuse of factorizations (simplified Newton; newton_solve)
     bool full;              // full Newton only: a fresh Jacobian every iteration, and the
                             // methods' plain guesses, no predictor (the path tests compare to)
@@ -51,7 +61,8 @@ typedef struct newton {
     int iterations;         // corrections z ← z − δ (each one residual and one linear solve)
     int max_iterations;     // the limit it was given
     int worst;            // index of the largest scaled update (or residual) at failure
-    double worst_value;   // that value
+    double worst_value;   // that value (both are set on success too, but then unspecified:
+                          // with lazy floors the largest ratio may be measured without them)
 } newton;
 
 /// Allocates the vectors for systems of up to `capacity` unknowns (the matrices live in the
@@ -69,6 +80,10 @@ void newton_free(newton *nw);
 /// equations' rounding passes to each unknown through the whole system, invariant under any
 /// scaling of rows and unknowns (at small h the momentum rows scale like 1/h, a constraint's
 /// like 1, and the per-equation reach drops the constraint as a weak coupling).
+/// The floors are measured only when a decision needs them: a floor only raises what an
+/// update may be, so a first update after a fresh Jacobian that is small with every floor at 0
+/// is accepted without them (lazy floors: the same decisions and numbers as floors measured
+/// with every Jacobian, which nw->eager_floors forces for tests).
 /// This absolute floor comes from the model's own magnitudes and keeps exact zeros and
 /// all-zero blocks (a mechanism at rest, momenta of a Lagrangian without velocities)
 /// convergent. Converged when
